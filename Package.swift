@@ -1,0 +1,76 @@
+// swift-tools-version:6.2
+// Swiftlet: a WebRTC SFU for Linux. The target graph is the architecture
+// (docs/ARCHITECTURE.md): arrows point only down, protocol targets are
+// sans-IO and never import sockets, threads or the clock.
+import PackageDescription
+
+// Span-based parsers keep a `RawSpan` inside a non-escapable reader, which
+// needs lifetime annotations (`@_lifetime`), still experimental in Swift 6.3.
+let swiftSettings: [SwiftSetting] = [
+    .enableExperimentalFeature("Lifetimes"),
+]
+
+func protocolTarget(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: deps, swiftSettings: swiftSettings)
+}
+
+func testTarget(_ name: String, _ deps: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+    .testTarget(name: name, dependencies: deps, resources: resources, swiftSettings: swiftSettings)
+}
+
+let package = Package(
+    name: "Swiftlet",
+    products: [
+        .executable(name: "swiftlet", targets: ["SwiftletServer"]),
+        .executable(name: "roombot", targets: ["RoomBot"]),
+        // Library products let the separate fuzzing package (Fuzz/) link the parsers.
+        .library(name: "Wire", targets: ["Wire"]),
+        .library(name: "FuzzEntryPoints", targets: ["FuzzEntryPoints"]),
+    ],
+    targets: [
+        // C libraries from Debian, through pkg-config.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        // One-line C wrappers for what Swift cannot import: function-like
+        // macros, variadic calls, recvmmsg/sendmmsg.
+        .target(name: "CShim", dependencies: ["COpenSSL", "COpus"]),
+
+        // Base.
+        protocolTarget("Wire", []),
+        protocolTarget("CryptoPrimitives", ["COpenSSL"]),
+
+        // Wire formats: sans-IO, parse in place.
+        protocolTarget("STUN", ["Wire", "CryptoPrimitives"]),
+        protocolTarget("RTP", ["Wire"]),
+        protocolTarget("RTCP", ["Wire"]),
+        protocolTarget("Codecs", ["Wire"]),
+        protocolTarget("SDP", ["Wire"]),
+
+        // Test support: virtual clock, packet builders.
+        protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs"]),
+
+        // Parser entry points shared by the libFuzzer binaries (Fuzz/) and the
+        // corpus replay test, so both exercise exactly the same code.
+        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP"]),
+
+        // Apps.
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "STUN", "CShim"],
+                          swiftSettings: swiftSettings),
+        .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX"],
+                          swiftSettings: swiftSettings),
+
+        // Tests: one target per target.
+        testTarget("WireTests", ["Wire"]),
+        testTarget("CryptoPrimitivesTests", ["CryptoPrimitives"]),
+        testTarget("STUNTests", ["STUN", "Wire", "SFUTesting"]),
+        testTarget("RTPTests", ["RTP", "Wire", "SFUTesting"]),
+        testTarget("RTCPTests", ["RTCP", "Wire", "SFUTesting"]),
+        testTarget("CodecsTests", ["Codecs", "Wire", "SFUTesting"]),
+        testTarget("SDPTests", ["SDP"], resources: [.copy("Fixtures")]),
+        testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
+        testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,44 @@
+// One-line C wrappers for what Swift cannot import from the C libraries:
+// function-like macros, variadic functions, and the GNU batch socket calls.
+// Keep every function here trivial; logic belongs in Swift.
+#ifndef SWIFTLET_CSHIM_H
+#define SWIFTLET_CSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+typedef struct ssl_ctx_st SSL_CTX;
+typedef struct ssl_st SSL;
+typedef struct evp_pkey_st EVP_PKEY;
+typedef struct OpusEncoder OpusEncoder;
+
+// OpenSSL macros (FACTS.md: not importable).
+int swiftlet_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
+int swiftlet_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version);
+long swiftlet_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes);
+long swiftlet_DTLS_set_link_mtu(SSL *ssl, long mtu);
+long swiftlet_SSL_set_mtu(SSL *ssl, long mtu);
+long swiftlet_SSL_set_options_no_query_mtu(SSL *ssl);
+long swiftlet_DTLSv1_get_timeout(SSL *ssl, long *seconds, long *microseconds);
+long swiftlet_DTLSv1_handle_timeout(SSL *ssl);
+EVP_PKEY *swiftlet_EVP_EC_gen_p256(void);
+
+// Opus: opus_encoder_ctl is variadic.
+int swiftlet_opus_set_bitrate(OpusEncoder *enc, int32_t bitrate);
+int swiftlet_opus_set_dtx(OpusEncoder *enc, int32_t on);
+int swiftlet_opus_set_complexity(OpusEncoder *enc, int32_t complexity);
+
+// Batched datagram I/O (glibc's recvmmsg/sendmmsg are not in Swift's Glibc
+// module). `messages` is an array of `count` mmsghdr laid out by the caller
+// through the accessors below, so Swift never needs the struct layout.
+size_t swiftlet_mmsghdr_size(void);
+void swiftlet_mmsghdr_set(void *messages, unsigned index, struct iovec *iov,
+                          void *address, socklen_t address_length);
+unsigned swiftlet_mmsghdr_length(const void *messages, unsigned index);
+socklen_t swiftlet_mmsghdr_address_length(const void *messages, unsigned index);
+int swiftlet_recvmmsg(int fd, void *messages, unsigned count, int flags);
+int swiftlet_sendmmsg(int fd, void *messages, unsigned count, int flags);
+
+#endif

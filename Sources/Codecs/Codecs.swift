@@ -1,0 +1,1 @@
+// Codecs: see README.md in this folder.

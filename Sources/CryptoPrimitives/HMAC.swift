@@ -1,0 +1,96 @@
+import COpenSSL
+
+/// Keyed hashes over OpenSSL, for STUN MESSAGE-INTEGRITY (RFC 8489 section
+/// 14.5 and 14.6) and JWT HS256 (RFC 7518 section 3.2).
+public enum HMAC {
+    public enum Algorithm: Sendable {
+        case sha1, sha256
+        public var digestLength: Int { self == .sha1 ? 20 : 32 }
+        var evp: OpaquePointer? { self == .sha1 ? EVP_sha1() : EVP_sha256() }
+    }
+
+    /// The MAC of `message` under `key`. `message` may be split in parts so
+    /// that callers can MAC a header they patched plus the original body
+    /// without building a contiguous copy.
+    public static func authenticationCode(
+        _ algorithm: Algorithm, key: UnsafeRawBufferPointer, message parts: UnsafeRawBufferPointer...
+    ) -> [UInt8] {
+        authenticationCode(algorithm, key: key, parts: parts)
+    }
+
+    public static func authenticationCode(
+        _ algorithm: Algorithm, key: UnsafeRawBufferPointer, parts: [UnsafeRawBufferPointer]
+    ) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: algorithm.digestLength)
+        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { return out }
+        defer { EVP_MAC_free(mac) }
+        guard let ctx = EVP_MAC_CTX_new(mac) else { return out }
+        defer { EVP_MAC_CTX_free(ctx) }
+        let digestName = algorithm == .sha1 ? "SHA1" : "SHA256"
+        var ok = digestName.withCString { name -> Bool in
+            var params = [
+                OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
+                OSSL_PARAM_construct_end(),
+            ]
+            // An empty key is legal for HMAC; OpenSSL wants a non-null pointer.
+            var zero: UInt8 = 0
+            return withUnsafeMutablePointer(to: &zero) { zp in
+                let keyPointer = key.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(zp)
+                return EVP_MAC_init(ctx, keyPointer, key.count, &params) == 1
+            }
+        }
+        for part in parts where ok && part.count > 0 {
+            ok = EVP_MAC_update(ctx, part.baseAddress!.assumingMemoryBound(to: UInt8.self), part.count) == 1
+        }
+        var written = 0
+        if ok {
+            _ = out.withUnsafeMutableBufferPointer { EVP_MAC_final(ctx, $0.baseAddress, &written, $0.count) }
+        }
+        return out
+    }
+
+    public static func authenticationCode(_ algorithm: Algorithm, key: [UInt8], message: [UInt8]) -> [UInt8] {
+        key.withUnsafeBytes { k in message.withUnsafeBytes { m in authenticationCode(algorithm, key: k, parts: [m]) } }
+    }
+}
+
+/// One-shot digests.
+public enum Digest {
+    public static func sha1(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha1(), 20, data) }
+    public static func sha256(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha256(), 32, data) }
+    public static func sha384(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha384(), 48, data) }
+    public static func sha512(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha512(), 64, data) }
+
+    public static func sha1(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha1($0) } }
+    public static func sha256(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha256($0) } }
+
+    private static func digest(_ md: OpaquePointer?, _ length: Int, _ data: UnsafeRawBufferPointer) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: length)
+        var size: UInt32 = 0
+        var empty: UInt8 = 0
+        withUnsafeMutablePointer(to: &empty) { ep in
+            let p = data.baseAddress ?? UnsafeRawPointer(ep)
+            _ = out.withUnsafeMutableBufferPointer { EVP_Digest(p, data.count, $0.baseAddress, &size, md, nil) }
+        }
+        return out
+    }
+}
+
+/// Cryptographically secure random bytes (ICE credentials, tie-breakers,
+/// SSRCs, STUN transaction ids).
+public enum SecureRandom {
+    public static func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let ok = out.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        precondition(ok == 1, "OpenSSL RAND_bytes failed: the process has no entropy source")
+        return out
+    }
+
+    public static func uint32() -> UInt32 {
+        bytes(4).reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    public static func uint64() -> UInt64 {
+        bytes(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}

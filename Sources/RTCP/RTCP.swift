@@ -1,0 +1,1 @@
+// RTCP: see README.md in this folder.

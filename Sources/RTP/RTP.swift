@@ -1,0 +1,1 @@
+// RTP: see README.md in this folder.

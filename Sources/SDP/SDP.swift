@@ -1,0 +1,1 @@
+// SDP: see README.md in this folder.

@@ -1,0 +1,1 @@
+// STUN: see README.md in this folder.

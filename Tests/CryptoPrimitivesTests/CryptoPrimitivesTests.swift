@@ -1,0 +1,45 @@
+import Testing
+import CryptoPrimitives
+
+private func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+import Foundation
+
+@Suite struct CryptoPrimitivesTests {
+    // RFC 2202 test case 2 (HMAC-SHA1) and RFC 4231 test case 2 (HMAC-SHA256).
+    @Test func hmacMatchesRFCVectors() {
+        let key = Array("Jefe".utf8), msg = Array("what do ya want for nothing?".utf8)
+        #expect(hex(HMAC.authenticationCode(.sha1, key: key, message: msg)) == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+        #expect(hex(HMAC.authenticationCode(.sha256, key: key, message: msg))
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
+    @Test func hmacOverPartsEqualsHmacOverWhole() {
+        let key = Array("k".utf8), a = Array("hello ".utf8), b = Array("world".utf8)
+        let whole = HMAC.authenticationCode(.sha1, key: key, message: a + b)
+        let parts = key.withUnsafeBytes { k in a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in
+            HMAC.authenticationCode(.sha1, key: k, message: pa, pb) } } }
+        #expect(whole == parts)
+    }
+
+    @Test func hmacWithEmptyKey() {
+        // RFC 4231 does not cover it; value from OpenSSL's `openssl dgst -hmac ""`.
+        let mac = HMAC.authenticationCode(.sha256, key: [], message: [])
+        #expect(hex(mac) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+    }
+
+    @Test func digests() {
+        #expect(hex(Digest.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex(Digest.sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+    }
+
+    @Test func crc32MatchesCheckValue() {
+        // The standard check value of CRC-32/ISO-HDLC over "123456789".
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
+    }
+
+    @Test func randomBytesDiffer() {
+        #expect(SecureRandom.bytes(16) != SecureRandom.bytes(16))
+        #expect(SecureRandom.bytes(0).isEmpty)
+    }
+}

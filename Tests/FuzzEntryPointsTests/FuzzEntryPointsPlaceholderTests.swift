@@ -1,0 +1,4 @@
+import Testing
+@testable import FuzzEntryPoints
+
+@Test func moduleBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import RTCP
+
+@Test func moduleBuilds() {}

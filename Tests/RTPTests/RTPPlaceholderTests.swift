@@ -1,0 +1,4 @@
+import Testing
+@testable import RTP
+
+@Test func moduleBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import SDP
+
+@Test func moduleBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import STUN
+
+@Test func moduleBuilds() {}
