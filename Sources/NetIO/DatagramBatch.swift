@@ -1,0 +1,75 @@
+import CShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Preallocated buffers for one `recvmmsg`/`sendmmsg` batch: `capacity`
+/// slots of `slotSize` bytes, each with its peer address. Allocated once;
+/// receiving and sending reuse the same memory, so the media path allocates
+/// nothing per packet. Owned by one worker thread.
+public final class DatagramBatch {
+    public let capacity: Int
+    public let slotSize: Int
+    /// Number of filled slots (after a receive, or as set by the sender).
+    public var count: Int = 0
+
+    let buffers: UnsafeMutableRawBufferPointer
+    let lengths: UnsafeMutableBufferPointer<Int>
+    let addresses: UnsafeMutableBufferPointer<sockaddr_storage>
+    let iovecs: UnsafeMutableBufferPointer<iovec>
+    let headers: UnsafeMutableRawPointer
+
+    public init(capacity: Int = 32, slotSize: Int = 2048) {
+        precondition(capacity > 0 && slotSize > 0)
+        self.capacity = capacity
+        self.slotSize = slotSize
+        buffers = .allocate(byteCount: capacity * slotSize, alignment: 16)
+        buffers.initializeMemory(as: UInt8.self, repeating: 0)
+        lengths = .allocate(capacity: capacity)
+        lengths.initialize(repeating: 0)
+        addresses = .allocate(capacity: capacity)
+        addresses.initialize(repeating: sockaddr_storage())
+        iovecs = .allocate(capacity: capacity)
+        iovecs.initialize(repeating: iovec())
+        headers = .allocate(byteCount: capacity * swiftlet_mmsghdr_size(), alignment: 16)
+    }
+
+    deinit {
+        buffers.deallocate(); lengths.deallocate(); addresses.deallocate()
+        iovecs.deallocate(); headers.deallocate()
+    }
+
+    /// The writable buffer of slot `i`, `slotSize` bytes.
+    public func slot(_ i: Int) -> UnsafeMutableRawBufferPointer {
+        precondition(i >= 0 && i < capacity, "slot index is ours, not the wire's")
+        return UnsafeMutableRawBufferPointer(rebasing: buffers[i * slotSize ..< (i + 1) * slotSize])
+    }
+
+    /// The datagram in slot `i` (its received or to-be-sent length).
+    public func datagram(_ i: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: slot(i)[0 ..< min(lengths[i], slotSize)])
+    }
+
+    public func length(_ i: Int) -> Int { lengths[i] }
+    public func setLength(_ length: Int, at i: Int) {
+        precondition(length >= 0 && length <= slotSize)
+        lengths[i] = length
+    }
+
+    public func address(_ i: Int) -> SocketAddress? { SocketAddress(storage: addresses[i]) }
+    public func setAddress(_ address: SocketAddress, at i: Int) { addresses[i] = address.storage }
+
+    /// Points the kernel headers at the slots; `forSend` uses each slot's
+    /// length and address, otherwise the full slot and room for an address.
+    func prepareHeaders(count n: Int, forSend: Bool) {
+        for i in 0 ..< n {
+            let base = buffers.baseAddress! + i * slotSize
+            iovecs[i] = iovec(iov_base: base, iov_len: forSend ? lengths[i] : slotSize)
+            let addressLength = forSend
+                ? (SocketAddress(storage: addresses[i])?.length ?? 0)
+                : socklen_t(MemoryLayout<sockaddr_storage>.size)
+            swiftlet_mmsghdr_set(headers, UInt32(i), iovecs.baseAddress! + i,
+                                 UnsafeMutableRawPointer(addresses.baseAddress! + i), addressLength)
+        }
+    }
+}

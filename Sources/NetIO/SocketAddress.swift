@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 UDP endpoint, stored as the kernel's `sockaddr_storage`
+/// so it passes to and from system calls without conversion.
+public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+    public enum Family: Sendable { case v4, v6 }
+
+    public private(set) var storage: sockaddr_storage
+    public var family: Family { Int32(storage.ss_family) == AF_INET6 ? .v6 : .v4 }
+
+    public var length: socklen_t {
+        socklen_t(family == .v4 ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+    }
+
+    public init?(storage: sockaddr_storage) {
+        let f = Int32(storage.ss_family)
+        guard f == AF_INET || f == AF_INET6 else { return nil }
+        self.storage = storage
+    }
+
+    /// Parses a numeric address ("127.0.0.1", "::1"); no name resolution.
+    public init?(ip: String, port: UInt16) {
+        var s = sockaddr_storage()
+        if ip.contains(":") {
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_port = port.bigEndian
+            guard inet_pton(AF_INET6, ip, &a.sin6_addr) == 1 else { return nil }
+            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &s) { $0.copyMemory(from: src) } }
+        } else {
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, ip, &a.sin_addr) == 1 else { return nil }
+            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &s) { $0.copyMemory(from: src) } }
+        }
+        storage = s
+    }
+
+    /// Parses "HOST:PORT" or "[V6HOST]:PORT".
+    public init?(hostAndPort: String) {
+        let host: Substring, port: Substring
+        if hostAndPort.hasPrefix("["), let close = hostAndPort.firstIndex(of: "]") {
+            host = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex) ..< close]
+            let rest = hostAndPort[hostAndPort.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            port = rest.dropFirst()
+        } else {
+            guard let colon = hostAndPort.lastIndex(of: ":") else { return nil }
+            host = hostAndPort[..<colon]
+            port = hostAndPort[hostAndPort.index(after: colon)...]
+        }
+        guard let p = UInt16(port) else { return nil }
+        self.init(ip: String(host), port: p)
+    }
+
+    public var port: UInt16 {
+        withUnsafeBytes(of: storage) { raw in
+            family == .v4
+                ? UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)
+                : UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)
+        }
+    }
+
+    /// The address bytes in network order: 4 for IPv4, 16 for IPv6.
+    public var ipBytes: [UInt8] {
+        withUnsafeBytes(of: storage) { raw in
+            if family == .v4 {
+                return withUnsafeBytes(of: raw.load(as: sockaddr_in.self).sin_addr) { Array($0) }
+            }
+            return withUnsafeBytes(of: raw.load(as: sockaddr_in6.self).sin6_addr) { Array($0) }
+        }
+    }
+
+    public var ip: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let bytes = ipBytes
+        bytes.withUnsafeBytes { src in
+            _ = inet_ntop(family == .v4 ? AF_INET : AF_INET6, src.baseAddress, &buffer, socklen_t(buffer.count))
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public var description: String { family == .v4 ? "\(ip):\(port)" : "[\(ip)]:\(port)" }
+
+    public static func == (a: SocketAddress, b: SocketAddress) -> Bool {
+        a.family == b.family && a.port == b.port && a.ipBytes == b.ipBytes
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(port)
+        h.combine(ipBytes)
+    }
+}

@@ -1,0 +1,107 @@
+import CShim
+import Wire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct SocketError: Error, CustomStringConvertible {
+    public let operation: String
+    public let errno: Int32
+    public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}
+
+/// One UDP socket, owned by exactly one value and closed when it goes away.
+/// Receives and sends in batches (`recvmmsg`/`sendmmsg`). A worker thread
+/// owns its socket; nothing here locks.
+public struct UDPSocket: ~Copyable {
+    public let descriptor: Int32
+
+    /// Binds to `address` (port 0 picks a free port). `reusePort` lets
+    /// several workers bind the same port (SO_REUSEPORT).
+    public init(bindingTo address: SocketAddress, reusePort: Bool = false) throws(SocketError) {
+        let fd = socket(address.family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
+        var one: Int32 = 1
+        if reusePort {
+            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if address.family == .v6 {
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var storage = address.storage
+        let rc = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw SocketError(operation: "bind \(address)", errno: e)
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    public func localAddress() throws(SocketError) -> SocketAddress {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard rc == 0, let a = SocketAddress(storage: storage) else {
+            throw SocketError(operation: "getsockname", errno: errno)
+        }
+        return a
+    }
+
+    /// Blocks at most `timeout` in receive calls (nil: forever).
+    public func setReceiveTimeout(_ timeout: Duration?) {
+        let ns = timeout?.nanoseconds ?? 0
+        var tv = timeval(tv_sec: Int(ns / 1_000_000_000), tv_usec: Int(ns % 1_000_000_000 / 1000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    public func setNonBlocking() {
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    /// Fills `batch` with up to `batch.capacity` datagrams; returns how many.
+    /// Returns 0 when nothing is there (non-blocking) or the timeout passed.
+    /// A datagram longer than a slot is truncated by the kernel and dropped here.
+    public func receive(into batch: DatagramBatch) throws(SocketError) -> Int {
+        batch.prepareHeaders(count: batch.capacity, forSend: false)
+        // MSG_WAITFORONE: block (up to the receive timeout) for the first datagram
+        // only, then take what is already queued; otherwise recvmmsg waits
+        // to fill the whole batch.
+        let n = swiftlet_recvmmsg(descriptor, batch.headers, UInt32(batch.capacity), Int32(MSG_WAITFORONE))
+        if n < 0 {
+            let e = errno
+            if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { batch.count = 0; return 0 }
+            throw SocketError(operation: "recvmmsg", errno: e)
+        }
+        for i in 0 ..< Int(n) {
+            batch.lengths[i] = Int(swiftlet_mmsghdr_length(batch.headers, UInt32(i)))
+        }
+        batch.count = Int(n)
+        return Int(n)
+    }
+
+    /// Sends the first `batch.count` slots to their addresses; returns how
+    /// many the kernel took. A datagram the kernel refuses is skipped, so one
+    /// bad destination cannot stall the batch.
+    @discardableResult
+    public func send(_ batch: DatagramBatch) -> Int {
+        batch.prepareHeaders(count: batch.count, forSend: true)
+        var sent = 0
+        while sent < batch.count {
+            let n = swiftlet_sendmmsg(descriptor, batch.headers + sent * swiftlet_mmsghdr_size(),
+                                      UInt32(batch.count - sent), 0)
+            if n > 0 { sent += Int(n); continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            sent += 1 // skip the datagram that failed
+        }
+        return sent
+    }
+}
