@@ -49,6 +49,10 @@ let package = Package(
         protocolTarget("Codecs", ["Wire"]),
         protocolTarget("SDP", ["Wire"]),
 
+        // Secure transport: sans-IO state over the C libraries.
+        protocolTarget("SRTP", ["Wire", "CSRTP"]),
+        protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
+
         // Test support: virtual clock, packet builders.
         protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs"]),
 
@@ -77,6 +81,8 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
+        testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
+        testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,1 @@
+// DTLS: see README.md in this folder.

@@ -1,0 +1,1 @@
+// SRTP: see README.md in this folder.

@@ -1,0 +1,55 @@
+import NetIO
+
+/// The options of `swiftlet serve`, parsed and validated before anything
+/// starts, so that a typo is an error message rather than a half-started
+/// server.
+struct ServeOptions: Equatable {
+    var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
+    var udpPort: UInt16 = 10000
+    var workers = 0 // 0: one per core
+    var dev = false
+    var configPath: String?
+
+    struct Invalid: Error, CustomStringConvertible { let description: String }
+
+    static func parse(_ arguments: [String]) throws(Invalid) -> ServeOptions {
+        var o = ServeOptions()
+        var i = 0
+        func value(_ name: String) throws(Invalid) -> String {
+            i += 1
+            guard i < arguments.count else { throw Invalid(description: "\(name) needs a value") }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let a = arguments[i]
+            switch a {
+            case "--dev": o.dev = true
+            case "--config": o.configPath = try value(a)
+            case "--http":
+                let v = try value(a)
+                guard let address = SocketAddress(hostAndPort: v) else {
+                    throw Invalid(description: "--http wants HOST:PORT with a numeric host, got '\(v)'")
+                }
+                o.httpAddress = address
+            case "--udp-port":
+                let v = try value(a)
+                guard let p = UInt16(v), p > 0 else { throw Invalid(description: "--udp-port wants 1...65535, got '\(v)'") }
+                o.udpPort = p
+            case "--workers":
+                let v = try value(a)
+                guard let n = Int(v), n >= 1, n <= 256 else { throw Invalid(description: "--workers wants 1...256, got '\(v)'") }
+                o.workers = n
+            default:
+                throw Invalid(description: "unknown option '\(a)'")
+            }
+            i += 1
+        }
+        if o.configPath != nil {
+            throw Invalid(description: "--config: configuration files arrive with the rooms and signalling work; use the flags for now")
+        }
+        if o.workers > 0, Int(o.udpPort) + o.workers - 1 > 65535 {
+            throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
+        }
+        return o
+    }
+}

@@ -1,0 +1,4 @@
+import Testing
+@testable import DTLS
+
+@Test func moduleBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import SRTP
+
+@Test func moduleBuilds() {}
