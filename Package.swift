@@ -70,6 +70,10 @@ let package = Package(
         .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX"],
                           swiftSettings: swiftSettings),
 
+        // Benchmarks (Scripts/bench-*), never part of a test run.
+        .executableTarget(name: "TransportBench", dependencies: ["SRTP", "NetIO", "Wire"],
+                          swiftSettings: swiftSettings),
+
         // Tests: one target per target.
         testTarget("WireTests", ["Wire"]),
         testTarget("CryptoPrimitivesTests", ["CryptoPrimitives"]),

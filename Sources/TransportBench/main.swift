@@ -1,0 +1,2 @@
+// Transport benchmark: see Scripts/bench-transport.
+print("not written yet")
