@@ -72,4 +72,26 @@ public final class DatagramBatch {
                                  UnsafeMutableRawPointer(addresses.baseAddress! + i), addressLength)
         }
     }
+
+    /// Sends the first `count` slots on `descriptor` with as few `sendmmsg`
+    /// calls as the kernel allows, then empties the batch. A destination the
+    /// kernel refuses costs that one datagram; a full socket buffer (EAGAIN)
+    /// drops the rest of the batch rather than spinning: late media is
+    /// useless media.
+    func transmit(on descriptor: Int32) -> (sent: Int, dropped: Int) {
+        guard count > 0 else { return (0, 0) }
+        prepareHeaders(count: count, forSend: true)
+        var done = 0, sent = 0
+        while done < count {
+            let n = swiftlet_sendmmsg(descriptor, headers + done * swiftlet_mmsghdr_size(), UInt32(count - done), 0)
+            if n > 0 { done += Int(n); sent += Int(n); continue }
+            let e = errno
+            if n < 0 && e == EINTR { continue }
+            if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { break }
+            done += 1
+        }
+        let total = count
+        count = 0
+        return (sent, total - sent)
+    }
 }

@@ -87,21 +87,10 @@ public struct UDPSocket: ~Copyable {
         return Int(n)
     }
 
-    /// Sends the first `batch.count` slots to their addresses; returns how
-    /// many the kernel took. A datagram the kernel refuses is skipped, so one
-    /// bad destination cannot stall the batch.
+    /// Sends the first `batch.count` slots to their addresses and empties
+    /// the batch; returns how many the kernel took.
     @discardableResult
     public func send(_ batch: DatagramBatch) -> Int {
-        batch.prepareHeaders(count: batch.count, forSend: true)
-        var sent = 0
-        while sent < batch.count {
-            let n = swiftlet_sendmmsg(descriptor, batch.headers + sent * swiftlet_mmsghdr_size(),
-                                      UInt32(batch.count - sent), 0)
-            if n > 0 { sent += Int(n); continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            sent += 1 // skip the datagram that failed
-        }
-        return sent
+        batch.transmit(on: descriptor).sent
     }
 }

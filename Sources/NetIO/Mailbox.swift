@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import CShim
+
+/// How control reaches a worker thread: any thread posts a message, the
+/// worker's epoll loop wakes on the eventfd and drains the queue. The lock
+/// is taken per control message, never per media packet.
+public final class Mailbox<Message: Sendable>: Sendable {
+    private let queue = Mutex<[Message]>([])
+    /// Readable (non-zero counter) while messages are waiting.
+    public let eventDescriptor: Int32
+
+    public init() {
+        eventDescriptor = swiftlet_eventfd_create()
+        precondition(eventDescriptor >= 0, "eventfd failed: \(errno)")
+    }
+
+    deinit { close(eventDescriptor) }
+
+    public func post(_ message: Message) {
+        queue.withLock { $0.append(message) }
+        var one: UInt64 = 1
+        _ = write(eventDescriptor, &one, 8)
+    }
+
+    /// Takes every waiting message, oldest first, and clears the wakeup.
+    public func drain() -> [Message] {
+        var counter: UInt64 = 0
+        _ = read(eventDescriptor, &counter, 8)
+        return queue.withLock { q in
+            let out = q
+            q.removeAll(keepingCapacity: true)
+            return out
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CShim
+import Wire
+
+/// Datagrams a worker's engine wants sent, written straight into the slots
+/// of a preallocated batch and flushed with one `sendmmsg` when the batch
+/// fills or the worker finishes a round. Engines never touch the socket.
+public final class TransmitQueue {
+    let batch: DatagramBatch
+    let descriptor: Int32
+    /// Datagrams handed to the kernel, and those it refused or that did not fit.
+    public private(set) var sent = 0
+    public private(set) var dropped = 0
+
+    init(descriptor: Int32, capacity: Int, slotSize: Int) {
+        self.descriptor = descriptor
+        batch = DatagramBatch(capacity: capacity, slotSize: slotSize)
+    }
+
+    /// Reserves a slot for a datagram to `address`; `write` fills the
+    /// buffer and returns the length (0 or less: nothing is sent).
+    public func send(to address: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int) {
+        if batch.count == batch.capacity { flush() }
+        let i = batch.count
+        let length = write(batch.slot(i))
+        guard length > 0 else { return }
+        guard length <= batch.slotSize else { dropped += 1; return }
+        batch.setLength(length, at: i)
+        batch.setAddress(address, at: i)
+        batch.count += 1
+    }
+
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
+        send(to: address) { slot in
+            guard bytes.count <= slot.count else { return -1 }
+            slot.copyMemory(from: bytes)
+            return bytes.count
+        }
+    }
+
+    public func send(_ bytes: [UInt8], to address: SocketAddress) {
+        bytes.withUnsafeBytes { send($0, to: address) }
+    }
+
+    public var pending: Int { batch.count }
+
+    public func flush() {
+        let (s, d) = batch.transmit(on: descriptor)
+        sent += s
+        dropped += d
+    }
+}

@@ -1,0 +1,124 @@
+import CShim
+import Synchronization
+import Wire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a worker drives: the sans-IO world of one worker thread (its
+/// sessions, rooms and timers). The worker reads the clock and the socket and
+/// hands bytes and `now` in; the engine answers through the transmit queue
+/// and says when it next needs to be woken.
+public protocol WorkerEngine: AnyObject {
+    associatedtype Control: Sendable
+
+    /// One received datagram. The buffer is the worker's receive slot and
+    /// may be decrypted or rewritten in place; it is reused after return.
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: Instant, transmit: TransmitQueue)
+    /// A control message posted to the worker's mailbox (signalling side).
+    func control(_ message: Control, now: Instant, transmit: TransmitQueue)
+    /// Called once `now` has reached `nextDeadline()`.
+    func timeout(now: Instant, transmit: TransmitQueue)
+    /// The earliest instant the engine needs `timeout`, or nil.
+    func nextDeadline() -> Instant?
+}
+
+/// One media worker: a UDP socket, an epoll loop, a mailbox woken by an
+/// eventfd, and the engine that owns this worker's sessions. Everything but
+/// `mailbox` and `requestStop()` belongs to the thread running `run()`:
+/// packets are read, handled and sent on that thread, without a lock.
+public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
+    public let mailbox = Mailbox<Engine.Control>()
+    public let localAddress: SocketAddress
+    private let socket: UDPSocket
+    private let engine: Engine
+    private let receiveBatch: DatagramBatch
+    private let transmit: TransmitQueue
+    private let epoll: Int32
+    private let stopRequested = Atomic<Bool>(false)
+    /// Datagrams received since start (read it from the worker thread or
+    /// after `run()` returned).
+    public private(set) var receivedDatagrams = 0
+
+    private static var socketTag: UInt64 { 1 }
+    private static var mailboxTag: UInt64 { 2 }
+
+    public init(bindingTo address: SocketAddress, engine: Engine, reusePort: Bool = false,
+                batchSize: Int = 32, slotSize: Int = 2048) throws(SocketError) {
+        let s = try UDPSocket(bindingTo: address, reusePort: reusePort)
+        s.setNonBlocking()
+        localAddress = try s.localAddress()
+        transmit = TransmitQueue(descriptor: s.descriptor, capacity: batchSize, slotSize: slotSize)
+        socket = s
+        self.engine = engine
+        receiveBatch = DatagramBatch(capacity: batchSize, slotSize: slotSize)
+        epoll = swiftlet_epoll_create()
+        guard epoll >= 0,
+              swiftlet_epoll_add_readable(epoll, socket.descriptor, Self.socketTag) == 0,
+              swiftlet_epoll_add_readable(epoll, mailbox.eventDescriptor, Self.mailboxTag) == 0
+        else { throw SocketError(operation: "epoll", errno: errno) }
+    }
+
+    deinit { close(epoll) }
+
+    /// Asks `run()` to return after its current round. Any thread.
+    public func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+        var one: UInt64 = 1
+        _ = write(mailbox.eventDescriptor, &one, 8)
+    }
+
+    /// Runs the loop on the calling thread until `requestStop()`.
+    public func run() {
+        var tags = [UInt64](repeating: 0, count: 4)
+        while !stopRequested.load(ordering: .acquiring) {
+            let wait = Self.waitMilliseconds(until: engine.nextDeadline(), now: MonotonicClock.now())
+            let n = tags.withUnsafeMutableBufferPointer { swiftlet_epoll_wait(epoll, $0.baseAddress, Int32($0.count), wait) }
+            if n > 0 {
+                for i in 0 ..< Int(n) {
+                    if tags[i] == Self.socketTag { drainSocket() } else { drainMailbox() }
+                }
+            }
+            let now = MonotonicClock.now()
+            if let deadline = engine.nextDeadline(), deadline <= now {
+                engine.timeout(now: now, transmit: transmit)
+            }
+            transmit.flush()
+        }
+    }
+
+    /// epoll's timeout: until the deadline, rounded up so we never wake
+    /// early and spin; at most one second without a deadline.
+    static func waitMilliseconds(until deadline: Instant?, now: Instant) -> Int32 {
+        guard let deadline else { return 1000 }
+        let ns = deadline.nanoseconds - now.nanoseconds
+        if ns <= 0 { return 0 }
+        return Int32(min((ns + 999_999) / 1_000_000, 1000))
+    }
+
+    private func drainSocket() {
+        // Bounded so that a flood cannot starve timers and control.
+        for _ in 0 ..< 16 {
+            let count: Int
+            do { count = try socket.receive(into: receiveBatch) } catch { return }
+            if count == 0 { return }
+            receivedDatagrams += count
+            let now = MonotonicClock.now()
+            for i in 0 ..< count {
+                let length = receiveBatch.length(i)
+                // A datagram larger than a slot was truncated by the kernel: drop it.
+                guard length <= receiveBatch.slotSize, let source = receiveBatch.address(i) else { continue }
+                let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBatch.slot(i)[0 ..< length])
+                engine.receive(buffer, from: source, now: now, transmit: transmit)
+            }
+            if count < receiveBatch.capacity { return }
+        }
+    }
+
+    private func drainMailbox() {
+        let now = MonotonicClock.now()
+        for message in mailbox.drain() {
+            engine.control(message, now: now, transmit: transmit)
+        }
+    }
+}
