@@ -59,6 +59,15 @@ extension STUNMessage {
         return true
     }
 
+    public func verifyFingerprint(in bytes: [UInt8]) -> Bool { verifyFingerprint(in: bytes.span.bytes) }
+    public func verifyMessageIntegrity(key: [UInt8], in bytes: [UInt8]) -> Bool {
+        verifyMessageIntegrity(key: key, in: bytes.span.bytes)
+    }
+    public func verifyMessageIntegritySHA256(key: [UInt8], in bytes: [UInt8]) -> Bool {
+        verifyMessageIntegritySHA256(key: key, in: bytes.span.bytes)
+    }
+    public func verifyIntegrity(key: [UInt8], in bytes: [UInt8]) -> Bool { verifyIntegrity(key: key, in: bytes.span.bytes) }
+
     private func verifyMAC(_ algorithm: HMAC.Algorithm, key: [UInt8], location: AttributeLocation, _ bytes: RawSpan) -> Bool {
         withBody(bytes, coveredUpTo: location) { header, body, value in
             let mac = key.withUnsafeBytes { k in HMAC.authenticationCode(algorithm, key: k, parts: [header, body]) }

@@ -42,6 +42,10 @@ public struct STUNMessage: Hashable, Sendable {
         public let offset: Int
         /// Length of the value, before padding.
         public let valueLength: Int
+        public init(offset: Int, valueLength: Int) {
+            self.offset = offset
+            self.valueLength = valueLength
+        }
         public var valueRange: Range<Int> { offset + 4 ..< offset + 4 + valueLength }
     }
 
@@ -94,6 +98,14 @@ public struct STUNMessage: Hashable, Sendable {
         let cookie = UInt32(bytes.byte(at: 4)) << 24 | UInt32(bytes.byte(at: 5)) << 16
             | UInt32(bytes.byte(at: 6)) << 8 | UInt32(bytes.byte(at: 7))
         return cookie == magicCookie && length % 4 == 0 && headerLength + length == bytes.byteCount
+    }
+
+    public static func looksLikeSTUN(_ bytes: [UInt8]) -> Bool { looksLikeSTUN(bytes.span.bytes) }
+
+    /// Parses one whole STUN message held in an array (the control plane's
+    /// usual container).
+    public static func parse(_ bytes: [UInt8]) throws(STUNParseError) -> STUNMessage {
+        try parse(bytes.span.bytes)
     }
 
     /// Parses one whole STUN message.
