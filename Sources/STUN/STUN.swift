@@ -1,1 +1,0 @@
-// STUN: see README.md in this folder.

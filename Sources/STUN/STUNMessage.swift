@@ -1,0 +1,256 @@
+import Wire
+
+/// A parsed STUN message (RFC 8489) with the attributes ICE needs (RFC 8445
+/// section 16.1).
+///
+/// Parsing is one pass over a borrowed `RawSpan`; the result holds field
+/// values and the byte offsets of the integrity and fingerprint attributes,
+/// never the bytes themselves. To verify those, pass the same bytes again to
+/// `verifyFingerprint(in:)` / `verifyIntegrity(key:in:)`.
+///
+/// Rules applied while parsing (RFC 8489 sections 5, 14 and 14.5 to 14.7):
+/// - the header length is a multiple of 4 and equals the bytes present
+///   after the 20-byte header: one datagram, one message;
+/// - every attribute value plus its padding to 4 bytes lies inside the
+///   message; padding bytes may hold any value and are ignored;
+/// - nothing may follow FINGERPRINT (an error);
+/// - after MESSAGE-INTEGRITY only MESSAGE-INTEGRITY-SHA256 and FINGERPRINT
+///   are processed, after MESSAGE-INTEGRITY-SHA256 only FINGERPRINT; other
+///   attributes there are skipped, as they are not covered by the MAC;
+/// - of repeated attributes only the first is processed (section 14);
+/// - unknown comprehension-optional attributes are skipped; unknown
+///   comprehension-required ones are listed in
+///   `unknownComprehensionRequired` for a 420 answer (section 6.3.1.1).
+public struct STUNMessage: Hashable, Sendable {
+    /// RFC 8489 section 5.
+    public static let magicCookie: UInt32 = 0x2112_A442
+    public static let headerLength = 20
+    /// The FINGERPRINT CRC-32 is xored with this ("STUN"), RFC 8489 section 14.7.
+    public static let fingerprintXOR: UInt32 = 0x5354_554E
+    /// Attributes accepted per message. ICE messages carry fewer than ten;
+    /// the bound keeps the work and the unknown-attribute list small.
+    public static let maxAttributes = 64
+    /// Longest USERNAME, SOFTWARE, REALM, NONCE or reason phrase accepted, in
+    /// bytes: 128 characters of up to 6 bytes once decoded, as RFC 8489
+    /// sections 14.3, 14.8, 14.9, 14.10 and 14.14 allow a receiver to see.
+    public static let maxTextLength = 763
+
+    /// Where an attribute sits in the message, for verification.
+    public struct AttributeLocation: Hashable, Sendable {
+        /// Offset of the attribute's 4-byte type/length header from the
+        /// start of the message.
+        public let offset: Int
+        /// Length of the value, before padding.
+        public let valueLength: Int
+        public init(offset: Int, valueLength: Int) {
+            self.offset = offset
+            self.valueLength = valueLength
+        }
+        public var valueRange: Range<Int> { offset + 4 ..< offset + 4 + valueLength }
+    }
+
+    public var type: STUNMessageType
+    public var transactionID: TransactionID
+    /// Bytes of the whole message, header included.
+    public var byteCount: Int
+    /// Every attribute counted, including skipped ones.
+    public var attributeCount: Int
+
+    public var mappedAddress: STUNTransportAddress?
+    public var xorMappedAddress: STUNTransportAddress?
+    public var username: String?
+    public var software: String?
+    public var realm: String?
+    public var nonce: String?
+    public var errorCode: STUNErrorCode?
+    /// The contents of an UNKNOWN-ATTRIBUTES attribute (in a 420 response).
+    public var unknownAttributes: [STUNAttributeType]?
+    public var priority: UInt32?
+    public var useCandidate: Bool
+    public var iceControlling: UInt64?
+    public var iceControlled: UInt64?
+
+    public var messageIntegrity: AttributeLocation?
+    public var messageIntegritySHA256: AttributeLocation?
+    public var fingerprint: AttributeLocation?
+
+    /// Comprehension-required attribute types this parser does not know,
+    /// without duplicates, in order of appearance. A request with any of
+    /// them must be answered with 420 (RFC 8489 section 6.3.1.1).
+    public var unknownComprehensionRequired: [STUNAttributeType]
+
+    /// An empty message, for building values to compare against.
+    public init(type: STUNMessageType, transactionID: TransactionID) {
+        self.type = type
+        self.transactionID = transactionID
+        byteCount = Self.headerLength
+        attributeCount = 0
+        useCandidate = false
+        unknownComprehensionRequired = []
+    }
+
+    /// A cheap test for RFC 7983 demultiplexing and for rejecting junk before
+    /// a full parse: top two bits zero, magic cookie present, length a
+    /// multiple of 4 that matches the datagram.
+    public static func looksLikeSTUN(_ bytes: RawSpan) -> Bool {
+        guard bytes.byteCount >= headerLength, bytes.byte(at: 0) & 0xC0 == 0 else { return false }
+        let length = Int(bytes.byte(at: 2)) << 8 | Int(bytes.byte(at: 3))
+        let cookie = UInt32(bytes.byte(at: 4)) << 24 | UInt32(bytes.byte(at: 5)) << 16
+            | UInt32(bytes.byte(at: 6)) << 8 | UInt32(bytes.byte(at: 7))
+        return cookie == magicCookie && length % 4 == 0 && headerLength + length == bytes.byteCount
+    }
+
+    public static func looksLikeSTUN(_ bytes: [UInt8]) -> Bool { looksLikeSTUN(bytes.span.bytes) }
+
+    /// Parses one whole STUN message held in an array (the control plane's
+    /// usual container).
+    public static func parse(_ bytes: [UInt8]) throws(STUNParseError) -> STUNMessage {
+        try parse(bytes.span.bytes)
+    }
+
+    /// Parses one whole STUN message.
+    public static func parse(_ bytes: RawSpan) throws(STUNParseError) -> STUNMessage {
+        var reader = ByteReader(bytes)
+        let rawType = try reader.uint16(or: STUNParseError.truncated)
+        let length = Int(try reader.uint16(or: STUNParseError.truncated))
+        let cookie = try reader.uint32(or: STUNParseError.truncated)
+        let idHigh = try reader.uint32(or: STUNParseError.truncated)
+        let idLow = try reader.uint64(or: STUNParseError.truncated)
+        guard rawType & 0xC000 == 0 else { throw .notSTUN }
+        guard cookie == magicCookie else { throw .badMagicCookie }
+        guard length % 4 == 0 else { throw .lengthNotMultipleOfFour }
+        guard reader.remaining == length else { throw .lengthMismatch }
+
+        var message = STUNMessage(type: STUNMessageType(rawValue: rawType),
+                                  transactionID: TransactionID(high: idHigh, low: idLow))
+        message.byteCount = headerLength + length
+
+        while !reader.isAtEnd {
+            let offset = reader.offset
+            let type = STUNAttributeType(try reader.uint16(or: STUNParseError.attributeOverrun))
+            let valueLength = Int(try reader.uint16(or: STUNParseError.attributeOverrun))
+            let paddedLength = (valueLength + 3) & ~3
+            guard reader.canRead(paddedLength) else { throw .attributeOverrun }
+            var value = try reader.subReader(valueLength, or: STUNParseError.attributeOverrun)
+            try reader.skip(paddedLength - valueLength, or: STUNParseError.attributeOverrun)
+
+            message.attributeCount += 1
+            guard message.attributeCount <= maxAttributes else { throw .tooManyAttributes }
+            guard message.fingerprint == nil else { throw .attributeAfterFingerprint }
+            try message.process(type, &value, at: offset, valueLength: valueLength)
+        }
+        return message
+    }
+
+    /// Applies one attribute; `value` spans exactly its value bytes.
+    private mutating func process(
+        _ type: STUNAttributeType, _ value: inout ByteReader, at offset: Int, valueLength: Int
+    ) throws(STUNParseError) {
+        let location = AttributeLocation(offset: offset, valueLength: valueLength)
+        // RFC 8489 sections 14.5 and 14.6: what follows an integrity
+        // attribute is not covered by it, so only the later integrity
+        // attribute and FINGERPRINT count.
+        if messageIntegritySHA256 != nil, type != .fingerprint { return }
+        if messageIntegrity != nil, type != .fingerprint, type != .messageIntegritySHA256 { return }
+
+        switch type {
+        case .fingerprint:
+            guard valueLength == 4 else { throw .malformedAttribute(type) }
+            fingerprint = location
+        case .messageIntegrity:
+            guard valueLength == 20 else { throw .malformedAttribute(type) }
+            messageIntegrity = location
+        case .messageIntegritySHA256:
+            guard messageIntegritySHA256 == nil else { return }
+            guard (16 ... 32).contains(valueLength), valueLength % 4 == 0 else { throw .malformedAttribute(type) }
+            messageIntegritySHA256 = location
+        case .mappedAddress:
+            guard mappedAddress == nil else { return }
+            mappedAddress = try Self.transportAddress(&value, type: type)
+        case .xorMappedAddress:
+            guard xorMappedAddress == nil else { return }
+            xorMappedAddress = try Self.transportAddress(&value, type: type).xored(with: transactionID)
+        case .username:
+            guard username == nil else { return }
+            username = try Self.text(&value, type: type)
+        case .software:
+            guard software == nil else { return }
+            software = try Self.text(&value, type: type)
+        case .realm:
+            guard realm == nil else { return }
+            realm = try Self.text(&value, type: type)
+        case .nonce:
+            guard nonce == nil else { return }
+            nonce = try Self.text(&value, type: type)
+        case .errorCode:
+            guard errorCode == nil else { return }
+            errorCode = try Self.errorCode(&value)
+        case .unknownAttributes:
+            guard unknownAttributes == nil else { return }
+            guard valueLength % 2 == 0 else { throw .malformedAttribute(type) }
+            var types: [STUNAttributeType] = []
+            types.reserveCapacity(valueLength / 2)
+            while !value.isAtEnd { types.append(STUNAttributeType(try value.uint16(or: STUNParseError.malformedAttribute(type)))) }
+            unknownAttributes = types
+        case .priority:
+            guard priority == nil else { return }
+            guard valueLength == 4 else { throw .malformedAttribute(type) }
+            priority = try value.uint32(or: STUNParseError.malformedAttribute(type))
+        case .useCandidate:
+            guard valueLength == 0 else { throw .malformedAttribute(type) }
+            useCandidate = true
+        case .iceControlling:
+            guard iceControlling == nil else { return }
+            guard valueLength == 8 else { throw .malformedAttribute(type) }
+            iceControlling = try value.uint64(or: STUNParseError.malformedAttribute(type))
+        case .iceControlled:
+            guard iceControlled == nil else { return }
+            guard valueLength == 8 else { throw .malformedAttribute(type) }
+            iceControlled = try value.uint64(or: STUNParseError.malformedAttribute(type))
+        default:
+            if type.isComprehensionRequired, !unknownComprehensionRequired.contains(type) {
+                unknownComprehensionRequired.append(type)
+            }
+        }
+    }
+
+    /// MAPPED-ADDRESS layout (RFC 8489 section 14.1): one ignored byte,
+    /// family, port, then 4 or 16 address bytes; the length must fit the
+    /// family exactly.
+    private static func transportAddress(
+        _ value: inout ByteReader, type: STUNAttributeType
+    ) throws(STUNParseError) -> STUNTransportAddress {
+        let bad = STUNParseError.malformedAttribute(type)
+        try value.skip(1, or: bad)
+        guard let family = STUNTransportAddress.Family(rawValue: try value.uint8(or: bad)) else { throw bad }
+        let port = try value.uint16(or: bad)
+        guard value.remaining == family.addressLength else { throw bad }
+        switch family {
+        case .ipv4:
+            return STUNTransportAddress(ipv4: try value.uint32(or: bad), port: port)
+        case .ipv6:
+            let high = try value.uint64(or: bad)
+            return STUNTransportAddress(ipv6: high, try value.uint64(or: bad), port: port)
+        }
+    }
+
+    /// A UTF-8 text value of at most `maxTextLength` bytes.
+    private static func text(_ value: inout ByteReader, type: STUNAttributeType) throws(STUNParseError) -> String {
+        guard value.remaining <= maxTextLength else { throw .malformedAttribute(type) }
+        let bytes = try value.bytesArray(value.remaining, or: STUNParseError.malformedAttribute(type))
+        guard let string = String(validating: bytes, as: UTF8.self) else { throw .malformedAttribute(type) }
+        return string
+    }
+
+    /// ERROR-CODE (RFC 8489 section 14.8): 21 reserved bits, a 3-bit class
+    /// 3...6, an 8-bit number 0...99, then the reason phrase.
+    private static func errorCode(_ value: inout ByteReader) throws(STUNParseError) -> STUNErrorCode {
+        let bad = STUNParseError.malformedAttribute(.errorCode)
+        try value.skip(2, or: bad)
+        let errorClass = UInt16(try value.uint8(or: bad) & 0x07)
+        let number = UInt16(try value.uint8(or: bad))
+        guard (3 ... 6).contains(errorClass), number <= 99 else { throw bad }
+        let reason = try text(&value, type: .errorCode)
+        return STUNErrorCode(uncheckedCode: errorClass * 100 + number, reason: reason)
+    }
+}

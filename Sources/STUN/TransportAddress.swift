@@ -1,0 +1,97 @@
+/// An IP address and port as carried by MAPPED-ADDRESS and
+/// XOR-MAPPED-ADDRESS (RFC 8489 sections 14.1 and 14.2), kept inline: the
+/// 4 or 16 address bytes live in two integers, never on the heap.
+public struct STUNTransportAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The family byte of the attribute (RFC 8489 section 14.1).
+    public enum Family: UInt8, Hashable, Sendable {
+        case ipv4 = 0x01
+        case ipv6 = 0x02
+
+        /// Address bytes that follow the port for this family.
+        public var addressLength: Int { self == .ipv4 ? 4 : 16 }
+    }
+
+    public let family: Family
+    public var port: UInt16
+    // Address bytes in wire order: IPv4 in the low 32 bits of `low`;
+    // IPv6 bytes 0..<8 in `high`, 8..<16 in `low`.
+    private let high: UInt64
+    private let low: UInt64
+
+    public init(ipv4 address: UInt32, port: UInt16) {
+        family = .ipv4
+        self.port = port
+        high = 0
+        low = UInt64(address)
+    }
+
+    public init(ipv4 a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, port: UInt16) {
+        self.init(ipv4: UInt32(a) << 24 | UInt32(b) << 16 | UInt32(c) << 8 | UInt32(d), port: port)
+    }
+
+    public init(ipv6 high: UInt64, _ low: UInt64, port: UInt16) {
+        family = .ipv6
+        self.port = port
+        self.high = high
+        self.low = low
+    }
+
+    /// Fails unless `bytes` holds 4 (IPv4) or 16 (IPv6) address bytes.
+    public init?(addressBytes bytes: [UInt8], port: UInt16) {
+        switch bytes.count {
+        case 4:
+            self.init(ipv4: bytes.reduce(0) { $0 << 8 | UInt32($1) }, port: port)
+        case 16:
+            self.init(ipv6: bytes[0 ..< 8].reduce(0) { $0 << 8 | UInt64($1) },
+                      bytes[8 ..< 16].reduce(0) { $0 << 8 | UInt64($1) }, port: port)
+        default:
+            return nil
+        }
+    }
+
+    /// The IPv4 address as a 32-bit big-endian value; nil for IPv6.
+    public var ipv4: UInt32? { family == .ipv4 ? UInt32(truncatingIfNeeded: low) : nil }
+
+    /// The IPv6 address as two 64-bit big-endian halves; nil for IPv4.
+    public var ipv6: (high: UInt64, low: UInt64)? { family == .ipv6 ? (high, low) : nil }
+
+    /// Address byte `index` in wire order; 0 out of range.
+    public func addressByte(at index: Int) -> UInt8 {
+        switch (family, index) {
+        case (.ipv4, 0 ..< 4): UInt8(truncatingIfNeeded: low >> (8 * UInt64(3 - index)))
+        case (.ipv6, 0 ..< 8): UInt8(truncatingIfNeeded: high >> (8 * UInt64(7 - index)))
+        case (.ipv6, 8 ..< 16): UInt8(truncatingIfNeeded: low >> (8 * UInt64(15 - index)))
+        default: 0
+        }
+    }
+
+    public var addressBytes: [UInt8] { (0 ..< family.addressLength).map { addressByte(at: $0) } }
+
+    /// `192.0.2.1:32853` or `[2001:db8:0:0:0:0:0:1]:443` (IPv6 groups are
+    /// written in full, without `::` compression).
+    public var description: String {
+        switch family {
+        case .ipv4:
+            return addressBytes.map { String($0) }.joined(separator: ".") + ":\(port)"
+        case .ipv6:
+            let b = addressBytes
+            let groups = stride(from: 0, to: 16, by: 2).map { String(UInt16(b[$0]) << 8 | UInt16(b[$0 + 1]), radix: 16) }
+            return "[" + groups.joined(separator: ":") + "]:\(port)"
+        }
+    }
+
+    /// The XOR transform of XOR-MAPPED-ADDRESS (RFC 8489 section 14.2): the
+    /// port with the cookie's top 16 bits, an IPv4 address with the cookie,
+    /// an IPv6 address with cookie || transaction id. It is its own inverse.
+    public func xored(with transactionID: TransactionID) -> STUNTransportAddress {
+        let cookie = STUNMessage.magicCookie
+        let xPort = port ^ UInt16(truncatingIfNeeded: cookie >> 16)
+        switch family {
+        case .ipv4:
+            return STUNTransportAddress(ipv4: UInt32(truncatingIfNeeded: low) ^ cookie, port: xPort)
+        case .ipv6:
+            let maskHigh = UInt64(cookie) << 32 | UInt64(transactionID.high)
+            return STUNTransportAddress(ipv6: high ^ maskHigh, low ^ transactionID.low, port: xPort)
+        }
+    }
+}

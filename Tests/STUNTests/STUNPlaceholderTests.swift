@@ -1,4 +1,0 @@
-import Testing
-@testable import STUN
-
-@Test func moduleBuilds() {}
