@@ -6,28 +6,26 @@ public enum HMAC {
     public enum Algorithm: Sendable {
         case sha1, sha256
         public var digestLength: Int { self == .sha1 ? 20 : 32 }
-        var evp: OpaquePointer? { self == .sha1 ? EVP_sha1() : EVP_sha256() }
+        var digestName: String { self == .sha1 ? "SHA1" : "SHA256" }
     }
 
-    /// The MAC of `message` under `key`. `message` may be split in parts so
-    /// that callers can MAC a header they patched plus the original body
-    /// without building a contiguous copy.
-    public static func authenticationCode(
-        _ algorithm: Algorithm, key: UnsafeRawBufferPointer, message parts: UnsafeRawBufferPointer...
-    ) -> [UInt8] {
-        authenticationCode(algorithm, key: key, parts: parts)
-    }
+    /// OpenSSL's HMAC implementation, fetched once: `EVP_MAC_fetch` walks the
+    /// provider tables and is far slower than the MAC of a STUN message.
+    private static let implementation = MACImplementation()
 
+    /// The MAC of the concatenation of `parts` under `key`. Taking parts lets
+    /// STUN authenticate a header with a patched length followed by the
+    /// original body without building a contiguous copy.
+    ///
+    /// Returns nil when OpenSSL fails (no HMAC provider, out of memory):
+    /// callers must treat that as "cannot authenticate", never as a zero MAC
+    /// that an attacker could match.
     public static func authenticationCode(
         _ algorithm: Algorithm, key: UnsafeRawBufferPointer, parts: [UnsafeRawBufferPointer]
-    ) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: algorithm.digestLength)
-        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { return out }
-        defer { EVP_MAC_free(mac) }
-        guard let ctx = EVP_MAC_CTX_new(mac) else { return out }
+    ) -> [UInt8]? {
+        guard let mac = implementation.pointer, let ctx = EVP_MAC_CTX_new(mac) else { return nil }
         defer { EVP_MAC_CTX_free(ctx) }
-        let digestName = algorithm == .sha1 ? "SHA1" : "SHA256"
-        var ok = digestName.withCString { name -> Bool in
+        var ok = algorithm.digestName.withCString { name -> Bool in
             var params = [
                 OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
                 OSSL_PARAM_construct_end(),
@@ -42,16 +40,25 @@ public enum HMAC {
         for part in parts where ok && part.count > 0 {
             ok = EVP_MAC_update(ctx, part.baseAddress!.assumingMemoryBound(to: UInt8.self), part.count) == 1
         }
+        guard ok else { return nil }
+        var out = [UInt8](repeating: 0, count: algorithm.digestLength)
         var written = 0
-        if ok {
-            _ = out.withUnsafeMutableBufferPointer { EVP_MAC_final(ctx, $0.baseAddress, &written, $0.count) }
-        }
+        let finished = out.withUnsafeMutableBufferPointer { EVP_MAC_final(ctx, $0.baseAddress, &written, $0.count) }
+        guard finished == 1, written == algorithm.digestLength else { return nil }
         return out
     }
 
-    public static func authenticationCode(_ algorithm: Algorithm, key: [UInt8], message: [UInt8]) -> [UInt8] {
+    public static func authenticationCode(_ algorithm: Algorithm, key: [UInt8], message: [UInt8]) -> [UInt8]? {
         key.withUnsafeBytes { k in message.withUnsafeBytes { m in authenticationCode(algorithm, key: k, parts: [m]) } }
     }
+}
+
+/// Owns the fetched `EVP_MAC` for the life of the process. Immutable after
+/// init and thread-safe in OpenSSL, hence `@unchecked Sendable`.
+private final class MACImplementation: @unchecked Sendable {
+    let pointer: OpaquePointer?
+    init() { pointer = EVP_MAC_fetch(nil, "HMAC", nil) }
+    deinit { EVP_MAC_free(pointer) }
 }
 
 /// One-shot digests.

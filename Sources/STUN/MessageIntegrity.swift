@@ -70,7 +70,8 @@ extension STUNMessage {
 
     private func verifyMAC(_ algorithm: HMAC.Algorithm, key: [UInt8], location: AttributeLocation, _ bytes: RawSpan) -> Bool {
         withBody(bytes, coveredUpTo: location) { header, body, value in
-            let mac = key.withUnsafeBytes { k in HMAC.authenticationCode(algorithm, key: k, parts: [header, body]) }
+            guard let mac = key.withUnsafeBytes({ k in HMAC.authenticationCode(algorithm, key: k, parts: [header, body]) })
+            else { return false }
             // A truncated MESSAGE-INTEGRITY-SHA256 keeps the leading bytes.
             guard value.count <= mac.count else { return false }
             var difference: UInt8 = 0

@@ -155,9 +155,9 @@ public struct STUNMessageBuilder: Sendable {
     ) throws(STUNBuildError) {
         try checkOrder(type)
         try coverNextAttribute(valueLength: length)
-        let mac = key.withUnsafeBytes { k in
+        guard let mac = key.withUnsafeBytes({ k in
             writer.bytes.withUnsafeBytes { m in HMAC.authenticationCode(algorithm, key: k, parts: [m]) }
-        }
+        }) else { throw .cryptoFailure }
         try appendAttribute(type, value: Array(mac.prefix(length)))
     }
 

@@ -37,4 +37,6 @@ public enum STUNBuildError: Error, Hashable, Sendable {
     case attributeOutOfOrder(STUNAttributeType)
     /// MESSAGE-INTEGRITY-SHA256 truncation must be 16...32 and a multiple of 4.
     case invalidTruncation
+    /// OpenSSL could not compute the MAC; nothing is sent unauthenticated.
+    case cryptoFailure
 }
