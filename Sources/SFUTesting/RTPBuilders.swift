@@ -15,7 +15,7 @@ public enum RTPBuilders {
     ) -> [UInt8] {
         let builder = RTPPacketBuilder(
             marker: marker, payloadType: PayloadType(masking: payloadType), sequenceNumber: sequenceNumber,
-            timestamp: timestamp, ssrc: SSRC(ssrc), csrcs: csrcs.map(SSRC.init),
+            timestamp: timestamp, ssrc: SSRC(ssrc), csrcs: csrcs.map { SSRC($0) },
             extensions: extensions.map { RTPPacketBuilder.Extension(id: $0.0, value: $0.1) }, paddingLength: paddingLength)
         do {
             return try builder.build(payload: payload)
