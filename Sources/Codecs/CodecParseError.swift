@@ -1,0 +1,21 @@
+/// Why an RTP payload's descriptor was rejected. A bad payload costs one
+/// packet: every length and count is checked against the bytes present.
+public enum CodecParseError: Error, Equatable, Sendable {
+    /// The RTP payload has no bytes at all.
+    case empty
+    /// A field or unit that the descriptor announces is not all there.
+    case truncated
+    /// H264: NAL unit type 0, 30 or 31, which RFC 6184 leaves undefined.
+    case undefinedNALUnitType(UInt8)
+    /// H264: a STAP-A aggregation unit of size 0 (RFC 6184 section 5.7.1).
+    case emptyAggregationUnit
+    /// H264: an FU-A with both start and end bits (RFC 6184 section 5.8).
+    case invalidFragmentationUnit
+    /// Opus: code 3 frame count 0 or above 48 (RFC 6716 section 3.2.5).
+    case invalidFrameCount(UInt8)
+    /// Opus: the packet would hold more than 120 ms of audio.
+    case durationTooLong
+    /// Opus: a code 1 packet whose two frames cannot be the same size
+    /// (RFC 6716 section 3.2.2).
+    case invalidFrameLengths
+}

@@ -1,1 +1,0 @@
-// Codecs: see README.md in this folder.

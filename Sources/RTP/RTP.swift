@@ -1,1 +1,0 @@
-// RTP: see README.md in this folder.

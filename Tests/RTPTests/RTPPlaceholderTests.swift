@@ -1,4 +1,0 @@
-import Testing
-@testable import RTP
-
-@Test func moduleBuilds() {}
