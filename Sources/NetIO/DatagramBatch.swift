@@ -1,4 +1,5 @@
 import CShim
+import Wire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,6 +59,7 @@ public final class DatagramBatch {
 
     public func address(_ i: Int) -> SocketAddress? { SocketAddress(storage: addresses[i]) }
     public func setAddress(_ address: SocketAddress, at i: Int) { addresses[i] = address.storage }
+    public func setAddress(_ address: TransportAddress, at i: Int) { addresses[i] = SocketAddress(address).storage }
 
     /// Points the kernel headers at the slots; `forSend` uses each slot's
     /// length and address, otherwise the full slot and room for an address.

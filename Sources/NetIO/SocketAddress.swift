@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Wire
 
 /// An IPv4 or IPv6 UDP endpoint, stored as the kernel's `sockaddr_storage`
 /// so it passes to and from system calls without conversion.
@@ -86,11 +87,46 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     public var description: String { family == .v4 ? "\(ip):\(port)" : "[\(ip)]:\(port)" }
 
     public static func == (a: SocketAddress, b: SocketAddress) -> Bool {
-        a.family == b.family && a.port == b.port && a.ipBytes == b.ipBytes
+        a.transportAddress == b.transportAddress
     }
 
-    public func hash(into h: inout Hasher) {
-        h.combine(port)
-        h.combine(ipBytes)
+    public func hash(into h: inout Hasher) { h.combine(transportAddress) }
+
+    /// The inline, protocol-neutral form of this address; no allocation.
+    public var transportAddress: TransportAddress {
+        withUnsafeBytes(of: storage) { raw in
+            if family == .v4 {
+                let a = raw.load(as: sockaddr_in.self)
+                return TransportAddress(ipv4: UInt32(bigEndian: a.sin_addr.s_addr), port: UInt16(bigEndian: a.sin_port))
+            }
+            let a = raw.load(as: sockaddr_in6.self)
+            return withUnsafeBytes(of: a.sin6_addr) { b in
+                TransportAddress(ipv6: UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
+                                 UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                                 port: UInt16(bigEndian: a.sin6_port))
+            }
+        }
+    }
+
+    public init(_ address: TransportAddress) {
+        var s = sockaddr_storage()
+        if let v4 = address.ipv4 {
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = address.port.bigEndian
+            a.sin_addr.s_addr = v4.bigEndian
+            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &s) { $0.copyMemory(from: src) } }
+        } else {
+            let (high, low) = address.ipv6 ?? (0, 0)
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_port = address.port.bigEndian
+            withUnsafeMutableBytes(of: &a.sin6_addr) { b in
+                b.storeBytes(of: high.bigEndian, as: UInt64.self)
+                b.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+            }
+            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &s) { $0.copyMemory(from: src) } }
+        }
+        storage = s
     }
 }

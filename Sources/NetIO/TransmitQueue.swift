@@ -18,7 +18,7 @@ public final class TransmitQueue {
 
     /// Reserves a slot for a datagram to `address`; `write` fills the
     /// buffer and returns the length (0 or less: nothing is sent).
-    public func send(to address: SocketAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int) {
+    public func send(to address: TransportAddress, _ write: (UnsafeMutableRawBufferPointer) -> Int) {
         if batch.count == batch.capacity { flush() }
         let i = batch.count
         let length = write(batch.slot(i))
@@ -29,7 +29,7 @@ public final class TransmitQueue {
         batch.count += 1
     }
 
-    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: TransportAddress) {
         send(to: address) { slot in
             guard bytes.count <= slot.count else { return -1 }
             slot.copyMemory(from: bytes)
@@ -37,7 +37,7 @@ public final class TransmitQueue {
         }
     }
 
-    public func send(_ bytes: [UInt8], to address: SocketAddress) {
+    public func send(_ bytes: [UInt8], to address: TransportAddress) {
         bytes.withUnsafeBytes { send($0, to: address) }
     }
 

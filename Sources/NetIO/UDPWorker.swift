@@ -14,7 +14,7 @@ public protocol WorkerEngine: AnyObject {
 
     /// One received datagram. The buffer is the worker's receive slot and
     /// may be decrypted or rewritten in place; it is reused after return.
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: Instant, transmit: TransmitQueue)
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant, transmit: TransmitQueue)
     /// A control message posted to the worker's mailbox (signalling side).
     func control(_ message: Control, now: Instant, transmit: TransmitQueue)
     /// Called once `now` has reached `nextDeadline()`.
@@ -109,7 +109,7 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
                 // A datagram larger than a slot was truncated by the kernel: drop it.
                 guard length <= receiveBatch.slotSize, let source = receiveBatch.address(i) else { continue }
                 let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBatch.slot(i)[0 ..< length])
-                engine.receive(buffer, from: source, now: now, transmit: transmit)
+                engine.receive(buffer, from: source.transportAddress, now: now, transmit: transmit)
             }
             if count < receiveBatch.capacity { return }
         }

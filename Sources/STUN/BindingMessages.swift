@@ -1,3 +1,4 @@
+import Wire
 /// The role attribute of an ICE connectivity check (RFC 8445 section 7.1.3),
 /// with the agent's 64-bit tie-breaker.
 public enum ICEControlAttribute: Hashable, Sendable {
@@ -38,7 +39,7 @@ extension STUNMessageBuilder {
     /// XOR-MAPPED-ADDRESS (RFC 8445 section 7.3.1.3), protected under the
     /// local password (the key the request was verified with).
     public static func bindingSuccessResponse(
-        transactionID: TransactionID, xorMappedAddress: STUNTransportAddress, key: [UInt8]?, software: String? = nil
+        transactionID: TransactionID, xorMappedAddress: TransportAddress, key: [UInt8]?, software: String? = nil
     ) throws(STUNBuildError) -> [UInt8] {
         var b = STUNMessageBuilder(type: .bindingSuccessResponse, transactionID: transactionID)
         if let software { try b.appendSoftware(software) }

@@ -56,8 +56,8 @@ public struct STUNMessage: Hashable, Sendable {
     /// Every attribute counted, including skipped ones.
     public var attributeCount: Int
 
-    public var mappedAddress: STUNTransportAddress?
-    public var xorMappedAddress: STUNTransportAddress?
+    public var mappedAddress: TransportAddress?
+    public var xorMappedAddress: TransportAddress?
     public var username: String?
     public var software: String?
     public var realm: String?
@@ -219,18 +219,18 @@ public struct STUNMessage: Hashable, Sendable {
     /// family exactly.
     private static func transportAddress(
         _ value: inout ByteReader, type: STUNAttributeType
-    ) throws(STUNParseError) -> STUNTransportAddress {
+    ) throws(STUNParseError) -> TransportAddress {
         let bad = STUNParseError.malformedAttribute(type)
         try value.skip(1, or: bad)
-        guard let family = STUNTransportAddress.Family(rawValue: try value.uint8(or: bad)) else { throw bad }
+        guard let family = TransportAddress.Family(rawValue: try value.uint8(or: bad)) else { throw bad }
         let port = try value.uint16(or: bad)
         guard value.remaining == family.addressLength else { throw bad }
         switch family {
         case .ipv4:
-            return STUNTransportAddress(ipv4: try value.uint32(or: bad), port: port)
+            return TransportAddress(ipv4: try value.uint32(or: bad), port: port)
         case .ipv6:
             let high = try value.uint64(or: bad)
-            return STUNTransportAddress(ipv6: high, try value.uint64(or: bad), port: port)
+            return TransportAddress(ipv6: high, try value.uint64(or: bad), port: port)
         }
     }
 

@@ -63,13 +63,13 @@ public struct STUNMessageBuilder: Sendable {
 
     // MARK: Attributes
 
-    public mutating func appendMappedAddress(_ address: STUNTransportAddress) throws(STUNBuildError) {
+    public mutating func appendMappedAddress(_ address: TransportAddress) throws(STUNBuildError) {
         try appendAttribute(.mappedAddress, value: Self.addressValue(address))
     }
 
     /// XOR-MAPPED-ADDRESS (RFC 8489 section 14.2), obfuscated with this
     /// message's transaction id.
-    public mutating func appendXORMappedAddress(_ address: STUNTransportAddress) throws(STUNBuildError) {
+    public mutating func appendXORMappedAddress(_ address: TransportAddress) throws(STUNBuildError) {
         try appendAttribute(.xorMappedAddress, value: Self.addressValue(address.xored(with: transactionID)))
     }
 
@@ -177,7 +177,7 @@ public struct STUNMessageBuilder: Sendable {
         try appendAttribute(type, value: utf8)
     }
 
-    private static func addressValue(_ address: STUNTransportAddress) -> [UInt8] {
+    private static func addressValue(_ address: TransportAddress) -> [UInt8] {
         [0, address.family.rawValue, UInt8(address.port >> 8), UInt8(truncatingIfNeeded: address.port)]
             + address.addressBytes
     }

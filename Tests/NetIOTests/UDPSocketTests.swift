@@ -1,5 +1,6 @@
 import Testing
 import NetIO
+import Wire
 
 @Suite struct UDPSocketTests {
     @Test func batchRoundTripOverLoopback() throws {
@@ -56,6 +57,15 @@ import NetIO
         #expect(SocketAddress(hostAndPort: "127.0.0.1") == nil)
         #expect(SocketAddress(hostAndPort: "host:99999") == nil)
         #expect(SocketAddress(hostAndPort: "999.1.1.1:80") == nil)
+    }
+
+    @Test func convertsToAndFromTransportAddress() {
+        let v4 = SocketAddress(ip: "192.0.2.7", port: 5000)!
+        #expect(v4.transportAddress == TransportAddress(ipv4: 192, 0, 2, 7, port: 5000))
+        #expect(SocketAddress(v4.transportAddress) == v4)
+        let v6 = SocketAddress(ip: "2001:db8::1", port: 443)!
+        #expect(v6.transportAddress.ipv6! == (0x2001_0DB8_0000_0000, 1))
+        #expect(SocketAddress(v6.transportAddress).description == "[2001:db8::1]:443")
     }
 
     @Test func bindingAPortInUseFails() throws {

@@ -9,11 +9,11 @@ import Synchronization
 final class EchoEngine: WorkerEngine {
     enum Control: Sendable { case upperCase }
     var upper = false
-    var lastPeer: SocketAddress?
+    var lastPeer: TransportAddress?
     var deadline: Instant?
     var ticked = false
 
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: Instant, transmit: TransmitQueue) {
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant, transmit: TransmitQueue) {
         lastPeer = source
         if deadline == nil, !ticked { deadline = now + .milliseconds(30) }
         transmit.send(to: source) { slot in

@@ -1,3 +1,4 @@
+import Wire
 import SFUTesting
 import STUN
 import Testing
@@ -41,7 +42,7 @@ import Testing
         #expect(m.type == .bindingSuccessResponse)
         #expect(m.transactionID == transactionID)
         #expect(m.software == "test vector")
-        #expect(m.xorMappedAddress == STUNTransportAddress(ipv4: 192, 0, 2, 1, port: 32853))
+        #expect(m.xorMappedAddress == TransportAddress(ipv4: 192, 0, 2, 1, port: 32853))
         #expect(m.xorMappedAddress?.description == "192.0.2.1:32853")
         #expect(m.messageIntegrity?.offset == 48)
         #expect(m.fingerprint?.offset == 72)
@@ -52,7 +53,7 @@ import Testing
     @Test func sampleIPv6ResponseParsesAndVerifies() throws {
         let bytes = RFC5769.sampleIPv6Response
         let m = try STUNMessage.parse(bytes)
-        let expected = STUNTransportAddress(ipv6: 0x2001_0DB8_1234_5678, 0x0011_2233_4455_6677, port: 32853)
+        let expected = TransportAddress(ipv6: 0x2001_0DB8_1234_5678, 0x0011_2233_4455_6677, port: 32853)
         #expect(m.type == .bindingSuccessResponse)
         #expect(m.xorMappedAddress == expected)
         #expect(m.xorMappedAddress?.description == "[2001:db8:1234:5678:11:2233:4455:6677]:32853")
@@ -116,7 +117,7 @@ import Testing
     @Test func buildingSampleIPv4ResponseFromFieldsReproducesTheVector() throws {
         var b = STUNMessageBuilder(type: .bindingSuccessResponse, transactionID: transactionID, paddingByte: 0x20)
         try b.appendSoftware("test vector")
-        try b.appendXORMappedAddress(STUNTransportAddress(ipv4: 192, 0, 2, 1, port: 32853))
+        try b.appendXORMappedAddress(TransportAddress(ipv4: 192, 0, 2, 1, port: 32853))
         try b.appendMessageIntegrity(key: key)
         try b.appendFingerprint()
         #expect(b.bytes == RFC5769.sampleIPv4Response)
@@ -125,7 +126,7 @@ import Testing
     @Test func buildingSampleIPv6ResponseFromFieldsReproducesTheVector() throws {
         var b = STUNMessageBuilder(type: .bindingSuccessResponse, transactionID: transactionID, paddingByte: 0x20)
         try b.appendSoftware("test vector")
-        try b.appendXORMappedAddress(STUNTransportAddress(ipv6: 0x2001_0DB8_1234_5678, 0x0011_2233_4455_6677, port: 32853))
+        try b.appendXORMappedAddress(TransportAddress(ipv6: 0x2001_0DB8_1234_5678, 0x0011_2233_4455_6677, port: 32853))
         try b.appendMessageIntegrity(key: key)
         try b.appendFingerprint()
         #expect(b.bytes == RFC5769.sampleIPv6Response)

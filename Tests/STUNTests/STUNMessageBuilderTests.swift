@@ -1,3 +1,4 @@
+import Wire
 import SFUTesting
 import STUN
 import Testing
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func successResponseCarriesXORMappedAddress() throws {
-        let address = STUNTransportAddress(ipv6: 0xFE80_0000_0000_0000, 0x0000_0000_0000_0001, port: 5000)
+        let address = TransportAddress(ipv6: 0xFE80_0000_0000_0000, 0x0000_0000_0000_0001, port: 5000)
         let bytes = try STUNMessageBuilder.bindingSuccessResponse(transactionID: id, xorMappedAddress: address, key: key)
         let m = try STUNMessage.parse(bytes)
         #expect(m.type == .bindingSuccessResponse)

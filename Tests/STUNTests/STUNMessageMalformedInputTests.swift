@@ -1,3 +1,4 @@
+import Wire
 import SFUTesting
 import STUN
 import Testing
@@ -135,7 +136,7 @@ import Testing
 
     @Test func mappedAddressParsesIPv4AndIPv6() throws {
         let v4 = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 1, 0x12, 0x34, 10, 0, 0, 1])])
-        #expect(try STUNMessage.parse(v4).mappedAddress == STUNTransportAddress(ipv4: 10, 0, 0, 1, port: 0x1234))
+        #expect(try STUNMessage.parse(v4).mappedAddress == TransportAddress(ipv4: 10, 0, 0, 1, port: 0x1234))
         let v6 = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 2, 0, 80] + (1 ... 16).map { UInt8($0) })])
         let m = try STUNMessage.parse(v6)
         #expect(m.mappedAddress?.addressBytes == (1 ... 16).map { UInt8($0) })

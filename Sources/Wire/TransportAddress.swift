@@ -1,8 +1,11 @@
-/// An IP address and port as carried by MAPPED-ADDRESS and
-/// XOR-MAPPED-ADDRESS (RFC 8489 sections 14.1 and 14.2), kept inline: the
-/// 4 or 16 address bytes live in two integers, never on the heap.
-public struct STUNTransportAddress: Hashable, Sendable, CustomStringConvertible {
-    /// The family byte of the attribute (RFC 8489 section 14.1).
+/// An IPv4 or IPv6 address and a port, kept inline: the 4 or 16 address
+/// bytes live in two integers, never on the heap, so it is cheap to hash and
+/// compare per packet. The one address type of every layer: STUN's
+/// (XOR-)MAPPED-ADDRESS (RFC 8489 sections 14.1 and 14.2), ICE candidates,
+/// and the I/O shell's peers (NetIO converts to and from `sockaddr`).
+public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
+    /// Raw values are the family byte of STUN's address attributes
+    /// (RFC 8489 section 14.1).
     public enum Family: UInt8, Hashable, Sendable {
         case ipv4 = 0x01
         case ipv6 = 0x02
@@ -77,21 +80,6 @@ public struct STUNTransportAddress: Hashable, Sendable, CustomStringConvertible 
             let b = addressBytes
             let groups = stride(from: 0, to: 16, by: 2).map { String(UInt16(b[$0]) << 8 | UInt16(b[$0 + 1]), radix: 16) }
             return "[" + groups.joined(separator: ":") + "]:\(port)"
-        }
-    }
-
-    /// The XOR transform of XOR-MAPPED-ADDRESS (RFC 8489 section 14.2): the
-    /// port with the cookie's top 16 bits, an IPv4 address with the cookie,
-    /// an IPv6 address with cookie || transaction id. It is its own inverse.
-    public func xored(with transactionID: TransactionID) -> STUNTransportAddress {
-        let cookie = STUNMessage.magicCookie
-        let xPort = port ^ UInt16(truncatingIfNeeded: cookie >> 16)
-        switch family {
-        case .ipv4:
-            return STUNTransportAddress(ipv4: UInt32(truncatingIfNeeded: low) ^ cookie, port: xPort)
-        case .ipv6:
-            let maskHigh = UInt64(cookie) << 32 | UInt64(transactionID.high)
-            return STUNTransportAddress(ipv6: high ^ maskHigh, low ^ transactionID.low, port: xPort)
         }
     }
 }
