@@ -50,6 +50,7 @@ let package = Package(
         protocolTarget("SDP", ["Wire"]),
 
         // Secure transport: sans-IO state over the C libraries.
+        protocolTarget("ICE", ["Wire", "STUN", "CryptoPrimitives"]),
         protocolTarget("SRTP", ["Wire", "CSRTP"]),
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
 
@@ -85,6 +86,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
+        testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"]),
     ],

@@ -1,0 +1,1 @@
+// ICE: see README.md in this folder.

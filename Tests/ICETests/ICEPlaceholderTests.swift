@@ -1,0 +1,4 @@
+import Testing
+@testable import ICE
+
+@Test func moduleBuilds() {}
