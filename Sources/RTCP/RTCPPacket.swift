@@ -53,7 +53,9 @@ public enum RTCPPacket: Equatable, Sendable {
     }
 
     /// Appends this packet's bytes. Unknown packets have no bytes of their
-    /// own (only a range into the input) and append nothing.
+    /// own (only a range into the input) and append nothing; likewise an
+    /// SR/RR profile-extension range is written as zeros here (use the
+    /// type's `serialize(into:profileExtension:)` to supply its bytes).
     public func serialize(into writer: inout ByteWriter) {
         switch self {
         case .senderReport(let p): p.serialize(into: &writer)
