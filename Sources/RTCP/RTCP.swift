@@ -1,1 +1,0 @@
-// RTCP: see README.md in this folder.

@@ -1,0 +1,185 @@
+import Wire
+
+/// The reception status of one packet in transport-wide congestion control
+/// feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01 section
+/// 3.1.1), with its receive delta in 250 microsecond ticks.
+///
+/// A received packet's delta is relative to the previous received packet
+/// in the feedback, or to the reference time for the first one. Small
+/// deltas are one unsigned byte (0 to 63.75 ms); large ones two signed bytes
+/// (-8192 ms to 8191.75 ms).
+public enum TransportCCStatus: Equatable, Hashable, Sendable {
+    case notReceived
+    case receivedSmallDelta(UInt8)
+    case receivedLargeDelta(Int16)
+
+    /// One tick of receive delta.
+    public static let tick: Duration = .microseconds(250)
+
+    /// The 2-bit status symbol: 0 not received, 1 small delta, 2 large delta.
+    public var symbol: UInt8 {
+        switch self {
+        case .notReceived: 0
+        case .receivedSmallDelta: 1
+        case .receivedLargeDelta: 2
+        }
+    }
+
+    /// The delta in ticks, nil when not received.
+    public var deltaTicks: Int32? {
+        switch self {
+        case .notReceived: nil
+        case .receivedSmallDelta(let t): Int32(t)
+        case .receivedLargeDelta(let t): Int32(t)
+        }
+    }
+
+    public var receiveDelta: Duration? { deltaTicks.map { .microseconds(Int64($0) * 250) } }
+}
+
+/// One entry of parsed feedback: a transport-wide sequence number and its
+/// status.
+public struct TransportCCPacketResult: Equatable, Sendable {
+    public var sequenceNumber: UInt16
+    public var status: TransportCCStatus
+    /// Arrival time in the feedback sender's time base: reference time plus
+    /// every delta up to and including this one. Nil when not received.
+    public var arrival: Duration?
+
+    public init(sequenceNumber: UInt16, status: TransportCCStatus, arrival: Duration?) {
+        self.sequenceNumber = sequenceNumber
+        self.status = status
+        self.arrival = arrival
+    }
+
+    public var receiveDelta: Duration? { status.receiveDelta }
+}
+
+/// Transport-wide congestion control feedback: RTPFB (205) with FMT 15
+/// (draft-holmer-rmcat-transport-wide-cc-extensions-01 section 3.1).
+///
+///     |V=2|P|  FMT=15 |    PT=205     |           length              |
+///     |                     SSRC of packet sender                     |
+///     |                      SSRC of media source                     |
+///     |      base sequence number     |      packet status count      |
+///     |                 reference time                | fb pkt. count |
+///     |          packet chunk         |         packet chunk          |
+///     .                                                               .
+///     |         packet chunk          |  recv delta   |  recv delta   |
+///     .                                                               .
+///     |           recv delta          |  recv delta   | zero padding  |
+///
+/// Packet chunks are run-length (a symbol repeated up to 8191 times) or
+/// status vectors (14 one-bit or 7 two-bit symbols); they cover exactly
+/// `packet status count` statuses, any vector slots beyond that being
+/// ignored. Receive deltas follow, one per received packet. The status
+/// count is checked against what the chunks present can cover, and chunks
+/// or deltas running past the packet are errors. Bytes after the last
+/// delta are padding and ignored.
+///
+/// The parsed value keeps statuses, not chunks: serializing chooses its
+/// own chunks (see `serialize(into:)`), so re-encoding gives equal values,
+/// not necessarily equal bytes.
+public struct TransportLayerCC: Equatable, Sendable {
+    public static let format: UInt8 = 15
+    /// Reference time unit.
+    public static let referenceTimeUnit: Duration = .milliseconds(64)
+    /// Statuses a run-length chunk can carry.
+    static let maximumRunLength = 8191
+
+    public var senderSSRC: SSRC
+    public var mediaSSRC: SSRC
+    public var baseSequenceNumber: UInt16
+    /// 24-bit signed, in 64 ms units, sign-extended.
+    public var referenceTime: Int32
+    /// Feedback packet count: increments per feedback sent, wraps at 256.
+    public var feedbackPacketCount: UInt8
+    /// Statuses of packets base, base + 1, ... (wrapping), at most 65535.
+    public var statuses: [TransportCCStatus]
+
+    public init(senderSSRC: SSRC, mediaSSRC: SSRC, baseSequenceNumber: UInt16, referenceTime: Int32,
+                feedbackPacketCount: UInt8, statuses: [TransportCCStatus]) {
+        self.senderSSRC = senderSSRC
+        self.mediaSSRC = mediaSSRC
+        self.baseSequenceNumber = baseSequenceNumber
+        self.referenceTime = referenceTime
+        self.feedbackPacketCount = feedbackPacketCount
+        self.statuses = statuses
+    }
+
+    /// The reference time as a duration in the feedback sender's time base.
+    public var referenceTimeOffset: Duration { Self.referenceTimeUnit * Int(referenceTime) }
+
+    /// (sequence number, status, receive delta and arrival) per packet.
+    public var packets: [TransportCCPacketResult] {
+        var out: [TransportCCPacketResult] = []
+        out.reserveCapacity(statuses.count)
+        var arrival = referenceTimeOffset
+        for (i, status) in statuses.enumerated() {
+            var at: Duration?
+            if let delta = status.receiveDelta {
+                arrival += delta
+                at = arrival
+            }
+            out.append(TransportCCPacketResult(sequenceNumber: baseSequenceNumber &+ UInt16(truncatingIfNeeded: i),
+                                               status: status, arrival: at))
+        }
+        return out
+    }
+
+    static func parse(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) -> TransportLayerCC {
+        let sender = try reader.ssrc(or: .truncated)
+        let media = try reader.ssrc(or: .truncated)
+        let base = try reader.uint16(or: RTCPParseError.truncated)
+        let count = Int(try reader.uint16(or: RTCPParseError.truncated))
+        let reference24 = try reader.uint24(or: RTCPParseError.truncated)
+        let feedbackCount = try reader.uint8(or: RTCPParseError.truncated)
+
+        // Every chunk takes 2 bytes and covers at most 8191 statuses, so a
+        // status count the bytes present cannot cover is rejected before
+        // anything is allocated for it.
+        let minimumChunkBytes = (count + maximumRunLength - 1) / maximumRunLength * 2
+        guard reader.canRead(minimumChunkBytes) else { throw .countBeyondPacket }
+
+        var symbols: [UInt8] = []
+        symbols.reserveCapacity(count)
+        while symbols.count < count {
+            let chunk = try reader.uint16(or: RTCPParseError.countBeyondPacket)
+            let left = count - symbols.count
+            if chunk & 0x8000 == 0 {
+                // Run-length chunk: T=0 | symbol (2) | run length (13).
+                let symbol = UInt8(truncatingIfNeeded: chunk >> 13) & 0x3
+                let run = min(Int(chunk & 0x1FFF), left)
+                if run > 0 {
+                    guard symbol != 3 else { throw .reservedStatusSymbol }
+                    symbols.append(contentsOf: repeatElement(symbol, count: run))
+                }
+            } else if chunk & 0x4000 == 0 {
+                // One-bit status vector: 14 symbols, received (small delta) or not.
+                for i in 0 ..< min(14, left) {
+                    symbols.append(UInt8(truncatingIfNeeded: chunk >> (13 - i)) & 0x1)
+                }
+            } else {
+                // Two-bit status vector: 7 symbols.
+                for i in 0 ..< min(7, left) {
+                    let symbol = UInt8(truncatingIfNeeded: chunk >> (12 - 2 * i)) & 0x3
+                    guard symbol != 3 else { throw .reservedStatusSymbol }
+                    symbols.append(symbol)
+                }
+            }
+        }
+
+        var statuses: [TransportCCStatus] = []
+        statuses.reserveCapacity(count)
+        for symbol in symbols {
+            switch symbol {
+            case 1: statuses.append(.receivedSmallDelta(try reader.uint8(or: RTCPParseError.truncated)))
+            case 2: statuses.append(.receivedLargeDelta(Int16(bitPattern: try reader.uint16(or: RTCPParseError.truncated))))
+            default: statuses.append(.notReceived)
+            }
+        }
+        return TransportLayerCC(senderSSRC: sender, mediaSSRC: media, baseSequenceNumber: base,
+                                referenceTime: Int32(bitPattern: reference24 << 8) >> 8,
+                                feedbackPacketCount: feedbackCount, statuses: statuses)
+    }
+}

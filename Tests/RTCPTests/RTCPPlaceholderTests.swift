@@ -1,4 +1,0 @@
-import Testing
-@testable import RTCP
-
-@Test func moduleBuilds() {}
