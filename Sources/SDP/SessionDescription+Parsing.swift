@@ -101,7 +101,8 @@ extension SessionDescription {
             case UInt8(ascii: "a"):
                 let (name, value) = splitOnce(l.value, ":")
                 let a = try Attribute.parse(name: name, value: value, line: n)
-                if case .simulcast = a, current != nil { simulcastLine = n }
+                // `MediaDescription.simulcast` is the first one; report its line.
+                if case .simulcast = a, current != nil, simulcastLine == 0 { simulcastLine = n }
                 try update { (s) throws(SDPParseError) in s.attributes.append(a) }
             default:
                 let o = OtherLine(type: l.type, value: String(l.value))
@@ -110,8 +111,9 @@ extension SessionDescription {
         }
 
         private mutating func update(_ body: (inout MediaDescription) throws(SDPParseError) -> Void) throws(SDPParseError) {
-            if current != nil {
-                try body(&current!)
+            if var m = current.take() {
+                defer { current = m }
+                try body(&m)
             } else {
                 try body(&session)
             }
