@@ -109,6 +109,11 @@ extension MediaDescription {
         return nil
     }
 
+    /// The value of `a=ssrc:<ssrc> <name>:<value>` (`cname`, `msid`), if any.
+    public func sourceAttribute(_ name: String, of ssrc: SSRC) -> String? {
+        sourceAttributes.first { $0.ssrc == ssrc && $0.name == name }?.value
+    }
+
     public func has(_ attribute: Attribute) -> Bool { attributes.contains(attribute) }
 
     /// The rtpmap for `payloadType`, if any.

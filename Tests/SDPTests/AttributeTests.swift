@@ -84,6 +84,10 @@ private func attributes(_ lines: String...) throws -> [Attribute] {
                       .ssrcGroup(SourceGroup(semantics: "FEC-FR", ssrcs: [SSRC(1), SSRC(4)])),
                       .ssrc(SourceAttribute(ssrc: SSRC(1), name: "msid", value: "stream track")),
                       .ssrc(SourceAttribute(ssrc: SSRC(4_294_967_295), name: "x-flag"))])
+        let sdp = try SessionDescription.parse(head + "m=video 9 RTP/AVP 96\r\na=ssrc:5 cname:c5\r\na=ssrc:5 msid:s t\r\n")
+        #expect(sdp.media[0].sourceAttribute("cname", of: SSRC(5)) == "c5")
+        #expect(sdp.media[0].sourceAttribute("msid", of: SSRC(5)) == "s t")
+        #expect(sdp.media[0].sourceAttribute("cname", of: SSRC(6)) == nil)
     }
 
     @Test func fingerprintsOfEveryHashAcceptEitherCase() throws {

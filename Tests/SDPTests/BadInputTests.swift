@@ -71,6 +71,12 @@ private func mediaWith(_ line: String, media: String = "m=video 9 UDP/TLS/RTP/SA
         #expect(throws: SDPParseError.missingEquals(line: 1)) { try parse("hello world") }
     }
 
+    @Test func lineNumbersCountBlankLinesWithEitherEnding() {
+        #expect(throws: SDPParseError.malformed(.mid, line: 7)) {
+            try parse("v=0\no=- 1 1 IN IP4 0.0.0.0\n\ns=-\r\nm=video 9 RTP/AVP 96\n\r\na=mid:\n")
+        }
+    }
+
     @Test func rejectsMissingOriginOrSessionName() {
         #expect(throws: SDPParseError.missingField(.origin)) { try parse("v=0\r\ns=-\r\n") }
         #expect(throws: SDPParseError.missingField(.sessionName)) { try parse("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\n") }
