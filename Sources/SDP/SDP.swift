@@ -1,1 +1,0 @@
-// SDP: see README.md in this folder.

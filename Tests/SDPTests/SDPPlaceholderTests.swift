@@ -1,4 +1,0 @@
-import Testing
-@testable import SDP
-
-@Test func moduleBuilds() {}
