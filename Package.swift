@@ -82,7 +82,7 @@ let package = Package(
         testTarget("RTPTests", ["RTP", "Wire", "SFUTesting"]),
         testTarget("RTCPTests", ["RTCP", "Wire", "SFUTesting"]),
         testTarget("CodecsTests", ["Codecs", "Wire", "SFUTesting"]),
-        testTarget("SDPTests", ["SDP"], resources: [.copy("Fixtures")]),
+        testTarget("SDPTests", ["SDP", "Wire"], resources: [.copy("Fixtures")]),
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),

@@ -1,4 +1,0 @@
-import Testing
-@testable import FuzzEntryPoints
-
-@Test func moduleBuilds() {}
