@@ -13,7 +13,10 @@ public enum SRTPError: Error, Sendable, Hashable {
     /// The packet index was already received inside the window: a replay or
     /// a duplicate.
     case replayFail
-    /// libsrtp rejected the packet or the policy as malformed.
+    /// Not acceptable as given: libsrtp rejected the packet or policy as
+    /// malformed, the RTP/RTCP version is not 2, or an SRTCP packet has its
+    /// E flag clear although the profile encrypts (RFC 3711 section 3.4;
+    /// libsrtp's `cant_check`).
     case badParameter
     /// The packet is shorter than its RTP/RTCP header plus trailer, or its
     /// header (version, CSRC count, extension length) does not fit in it.
@@ -36,7 +39,7 @@ public enum SRTPError: Error, Sendable, Hashable {
         case srtp_err_status_auth_fail: self = .authFailure
         case srtp_err_status_replay_old: self = .replayOld
         case srtp_err_status_replay_fail: self = .replayFail
-        case srtp_err_status_bad_param: self = .badParameter
+        case srtp_err_status_bad_param, srtp_err_status_cant_check: self = .badParameter
         default: self = .other(code: status.rawValue)
         }
     }
