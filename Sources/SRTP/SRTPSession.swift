@@ -3,7 +3,17 @@ import CSRTP
 /// `srtp_init` must run once before any other libsrtp call. Swift runs a
 /// global's initializer exactly once and thread-safely (`swift_once`), so
 /// every session reads this and the library is initialized once per process.
-private let libraryInitStatus: UInt32 = srtp_init().rawValue
+///
+/// libsrtp 2.5's `srtp_init` is not idempotent: a second call (from other
+/// code in the same process that initialized it first) returns `bad_param`
+/// because its debug module is already registered, and the library stays
+/// usable (checked on this machine). So `bad_param` counts as initialized;
+/// any real failure shows up again in `srtp_create`.
+private let libraryReady: Result<Void, SRTPError> = {
+    let status = srtp_init()
+    if status == srtp_err_status_ok || status == srtp_err_status_bad_param { return .success(()) }
+    return .failure(.other(code: status.rawValue))
+}()
 
 /// One direction of SRTP and SRTCP for one transport (RFC 3711, RFC 7714),
 /// over one libsrtp `srtp_t` that this value alone owns and frees.
@@ -49,9 +59,7 @@ public struct SRTPSession: ~Copyable {
     /// and must lie in libsrtp's range 64 ..< 32768.
     public init(profile: SRTPProfile, masterKey: SRTPMasterKey, direction: Direction,
                 replayWindow: Int = SRTPSession.defaultReplayWindow) throws(SRTPError) {
-        guard libraryInitStatus == srtp_err_status_ok.rawValue else {
-            throw .other(code: libraryInitStatus)
-        }
+        if case .failure(let error) = libraryReady { throw error }
         guard masterKey.key.count == profile.masterKeyLength else {
             throw .wrongKeyLength(expected: profile.masterKeyLength, actual: masterKey.key.count)
         }
