@@ -1,2 +1,70 @@
-// Transport benchmark: see Scripts/bench-transport.
-print("not written yet")
+// Transport floor benchmark (Scripts/bench-transport): what SRTP and plain
+// UDP on loopback cost on this machine before any forwarding logic.
+// Usage: TransportBench [--packets N] [--runs R] [--udp-seconds S]
+//                       [--skip-srtp] [--skip-udp]
+import Foundation
+import SRTP
+
+var packets = 200_000
+var runs = 5
+var udpSeconds = 2
+var doSRTP = true, doUDP = true
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let a = arguments.next() {
+    switch a {
+    case "--packets": packets = Int(arguments.next() ?? "") ?? packets
+    case "--runs": runs = max(1, Int(arguments.next() ?? "") ?? runs)
+    case "--udp-seconds": udpSeconds = max(1, Int(arguments.next() ?? "") ?? udpSeconds)
+    case "--skip-srtp": doSRTP = false
+    case "--skip-udp": doUDP = false
+    default:
+        print("unknown argument \(a)")
+        exit(2)
+    }
+}
+
+func format(_ v: Double, _ decimals: Int = 0) -> String { String(format: "%.\(decimals)f", v) }
+
+func name(_ p: SRTPProfile) -> String {
+    switch p {
+    case .aesCM128HMACSHA1_80: "AES_CM_128_HMAC_SHA1_80"
+    case .aeadAES128GCM: "AEAD_AES_128_GCM"
+    }
+}
+
+if doSRTP {
+    print("SRTP, 1200-byte RTP packets, \(packets) packets per run, median of \(runs) runs, one thread")
+    print("")
+    print("| Profile | protect ns/pkt | protect pkt/s | unprotect ns/pkt | unprotect pkt/s | both pkt/s | runs (protect/unprotect ns) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for profile in SRTPProfile.allCases {
+        do {
+            let results = try SRTPBench(profile: profile, packetsPerRun: packets).run(runs: runs)
+            let p = median(results.map(\.protectNanoseconds))
+            let u = median(results.map(\.unprotectNanoseconds))
+            let each = results.map { "\(format($0.protectNanoseconds))/\(format($0.unprotectNanoseconds))" }
+                .joined(separator: " ")
+            print("| \(name(profile)) | \(format(p)) | \(format(1e9 / p)) | \(format(u)) | \(format(1e9 / u)) | \(format(1e9 / (p + u))) | \(each) |")
+        } catch {
+            print("| \(name(profile)) | failed: \(error) |")
+        }
+    }
+    print("")
+}
+
+if doUDP {
+    print("UDP over 127.0.0.1, 1200-byte datagrams, one sender thread, one receiver thread, \(udpSeconds) s each")
+    print("")
+    print("| Mode | sent/s | received/s | received | lost | receive buffer |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for batch in [1, 32] {
+        do {
+            let r = try UDPBench(batch: batch, duration: .seconds(udpSeconds)).run()
+            let mode = batch == 1 ? "plain (1 per call)" : "batched (\(batch) per sendmmsg/recvmmsg)"
+            let lost = r.sent > 0 ? 100 * Double(r.sent - r.received) / Double(r.sent) : 0
+            print("| \(mode) | \(format(Double(r.sent) / r.seconds)) | \(format(Double(r.received) / r.seconds)) | \(r.received) | \(format(lost, 1)) % | \(r.receiveBuffer) B |")
+        } catch {
+            print("| batch \(batch) | failed: \(error) |")
+        }
+    }
+}

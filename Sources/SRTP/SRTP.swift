@@ -1,1 +1,0 @@
-// SRTP: see README.md in this folder.

@@ -1,4 +1,0 @@
-import Testing
-@testable import SRTP
-
-@Test func moduleBuilds() {}

@@ -1,0 +1,197 @@
+import Testing
+import SRTP
+
+/// A matched sender/receiver pair on the same master key.
+private struct Pair: ~Copyable {
+    var sender: SRTPSession
+    var receiver: SRTPSession
+    init(_ profile: SRTPProfile, replayWindow: Int = SRTPSession.defaultReplayWindow) throws {
+        let key = try masterKey(profile)
+        let sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound)
+        let receiver = try SRTPSession(profile: profile, masterKey: key, direction: .inbound,
+                                       replayWindow: replayWindow)
+        self.sender = sender
+        self.receiver = receiver
+    }
+    mutating func protect(_ p: [UInt8]) -> Result<[UInt8], SRTPError> {
+        inPlace(p) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }
+    }
+    mutating func unprotect(_ p: [UInt8]) -> Result<[UInt8], SRTPError> {
+        inPlace(p) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }
+    }
+    mutating func protectRTCP(_ p: [UInt8]) -> Result<[UInt8], SRTPError> {
+        inPlace(p) { b, n throws(SRTPError) in try sender.protectRTCP(b, length: n) }
+    }
+    mutating func unprotectRTCP(_ p: [UInt8]) -> Result<[UInt8], SRTPError> {
+        inPlace(p) { b, n throws(SRTPError) in try receiver.unprotectRTCP(b, length: n) }
+    }
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func rtpRoundTripKeepsHeaderInClearAndEncryptsPayload(profile: SRTPProfile) throws {
+    var pair = try Pair(profile)
+    let plain = rtpPacket(sequence: 1000)
+    let secured = try #require(pair.protect(plain).value)
+    #expect(secured.count == plain.count + profile.rtpTrailerLength)
+    #expect(Array(secured[0 ..< 12]) == Array(plain[0 ..< 12]))
+    // Every one of 100 payload bytes equal by chance is out of the question;
+    // count them to show the payload is really transformed.
+    let same = zip(secured[12 ..< plain.count], plain[12...]).filter { $0 == $1 }.count
+    #expect(same < 10)
+    #expect(pair.unprotect(secured).value == plain)
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func headerExtensionAndCSRCsStayInClear(profile: SRTPProfile) throws {
+    var pair = try Pair(profile)
+    let header: [UInt8] = [
+        0x92, 0x60, 0x00, 0x05, // V=2, X=1, CC=2; PT 96; seq 5
+        0x00, 0x00, 0x10, 0x00, // timestamp
+        0xAA, 0xBB, 0xCC, 0xDD, // SSRC
+        0x00, 0x00, 0x00, 0x01, // CSRC 1
+        0x00, 0x00, 0x00, 0x02, // CSRC 2
+        0xBE, 0xDE, 0x00, 0x01, // one-byte extensions (RFC 8285), 1 word
+        0x10, 0x7F, 0x00, 0x00, // id 1 len 1: 0x7f, padding
+    ]
+    let plain = header + [UInt8](repeating: 0x42, count: 40)
+    let secured = try #require(pair.protect(plain).value)
+    #expect(secured.count == plain.count + profile.rtpTrailerLength)
+    #expect(Array(secured[0 ..< header.count]) == header)
+    #expect(Array(secured[header.count ..< plain.count]) != Array(plain[header.count...]))
+    #expect(pair.unprotect(secured).value == plain)
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func rtcpRoundTripKeepsFirstEightBytesAndAddsIndex(profile: SRTPProfile) throws {
+    var pair = try Pair(profile)
+    let plain = rtcpPacket()
+    var secured: [[UInt8]] = []
+    for _ in 0 ..< 2 { secured.append(try #require(pair.protectRTCP(plain).value)) }
+    for (i, s) in secured.enumerated() {
+        #expect(s.count == plain.count + profile.rtcpTrailerLength)
+        #expect(Array(s[0 ..< 8]) == Array(plain[0 ..< 8]))
+        #expect(Array(s[8 ..< plain.count]) != Array(plain[8...]))
+        // E flag set, SRTCP index counting from 1 (RFC 3711 section 3.4);
+        // placed before the tag for AES-CM, after it for GCM (RFC 7714 9.1).
+        let indexAt = profile == .aesCM128HMACSHA1_80 ? plain.count : s.count - 4
+        #expect(Array(s[indexAt ..< indexAt + 4]) == [0x80, 0x00, 0x00, UInt8(i + 1)])
+    }
+    #expect(pair.unprotectRTCP(secured[0]).value == plain)
+    #expect(pair.unprotectRTCP(secured[1]).value == plain)
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func anyTamperedByteFailsAuthentication(profile: SRTPProfile) throws {
+    var pair = try Pair(profile)
+    let secured = try #require(pair.protect(rtpPacket(sequence: 1)).value)
+    // Timestamp (header, authenticated only), payload, and the tag itself.
+    for position in [5, 12, 60, secured.count - 1] {
+        var tampered = secured
+        tampered[position] ^= 0x01
+        #expect(pair.unprotect(tampered).error == .authFailure, "byte \(position)")
+    }
+    // The untouched packet still passes: failures left no replay state.
+    #expect(pair.unprotect(secured).value == rtpPacket(sequence: 1))
+
+    let securedRTCP = try #require(pair.protectRTCP(rtcpPacket()).value)
+    var tampered = securedRTCP
+    tampered[10] ^= 0x80
+    #expect(pair.unprotectRTCP(tampered).error == .authFailure)
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func replayedPacketIsRejected(profile: SRTPProfile) throws {
+    var pair = try Pair(profile)
+    let secured = try #require(pair.protect(rtpPacket(sequence: 42)).value)
+    #expect(pair.unprotect(secured).value != nil)
+    #expect(pair.unprotect(secured).error == .replayFail)
+
+    let securedRTCP = try #require(pair.protectRTCP(rtcpPacket()).value)
+    #expect(pair.unprotectRTCP(securedRTCP).value != nil)
+    #expect(pair.unprotectRTCP(securedRTCP).error == .replayFail)
+}
+
+@Test func lateRetransmissionInsideTheWindowIsAcceptedOnce() throws {
+    var pair = try Pair(.aeadAES128GCM)
+    var held: [UInt8] = []
+    var oldest: [UInt8] = []
+    for seq in UInt16(1) ... 1100 {
+        let secured = try #require(pair.protect(rtpPacket(sequence: seq)).value)
+        if seq == 100 { held = secured; continue } // lost, NACKed, re-sent later
+        if seq == 50 { oldest = secured }
+        #expect(pair.unprotect(secured).value != nil)
+    }
+    // 1000 packets behind the newest: inside the 1024-packet window.
+    #expect(pair.unprotect(held).value == rtpPacket(sequence: 100))
+    #expect(pair.unprotect(held).error == .replayFail)
+    // 1050 behind: beyond the window.
+    #expect(pair.unprotect(oldest).error == .replayOld)
+}
+
+@Test func smallerReplayWindowRejectsOlderPackets() throws {
+    var pair = try Pair(.aesCM128HMACSHA1_80, replayWindow: 64)
+    let late = try #require(pair.protect(rtpPacket(sequence: 1)).value)
+    for seq in UInt16(2) ... 101 {
+        let secured = try #require(pair.protect(rtpPacket(sequence: seq)).value)
+        #expect(pair.unprotect(secured).value != nil)
+    }
+    #expect(pair.unprotect(late).error == .replayOld)
+}
+
+@Test func replayWindowOutsideLibsrtpRangeIsRejected() throws {
+    for window in [0, 63, 0x8000] {
+        #expect(throws: SRTPError.badParameter) {
+            _ = try SRTPSession(profile: .aeadAES128GCM, masterKey: masterKey(.aeadAES128GCM),
+                                direction: .inbound, replayWindow: window)
+        }
+    }
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func outboundProtectsARetransmissionAgainIdentically(profile: SRTPProfile) throws {
+    var pair = try Pair(profile)
+    let first = try #require(pair.protect(rtpPacket(sequence: 9)).value)
+    _ = try #require(pair.protect(rtpPacket(sequence: 10)).value)
+    let again = try #require(pair.protect(rtpPacket(sequence: 9)).value)
+    #expect(again == first)
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func wrongKeyFailsAuthentication(profile: SRTPProfile) throws {
+    var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 1), direction: .outbound)
+    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 2), direction: .inbound)
+    let secured = try #require(inPlace(rtpPacket(sequence: 3)) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value)
+    #expect(inPlace(secured) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.error == .authFailure)
+    let securedRTCP = try #require(inPlace(rtcpPacket()) { b, n throws(SRTPError) in try sender.protectRTCP(b, length: n) }.value)
+    #expect(inPlace(securedRTCP) { b, n throws(SRTPError) in try receiver.unprotectRTCP(b, length: n) }.error == .authFailure)
+}
+
+@Test func packetFromTheOtherProfileFailsAuthentication() throws {
+    var cm = try Pair(.aesCM128HMACSHA1_80)
+    var gcm = try Pair(.aeadAES128GCM)
+    let secured = try #require(cm.protect(rtpPacket(sequence: 3)).value)
+    #expect(gcm.unprotect(secured).error == .authFailure)
+}
+
+@Test(arguments: SRTPProfile.allCases)
+func sequenceNumberWrapCarriesTheRolloverCounter(profile: SRTPProfile) throws {
+    var pair = try Pair(profile)
+    for seq: UInt16 in [65533, 65534, 65535, 0, 1, 2] {
+        let plain = rtpPacket(sequence: seq)
+        let secured = try #require(pair.protect(plain).value)
+        #expect(pair.unprotect(secured).value == plain, "seq \(seq)")
+    }
+}
+
+@Test func oneSessionCarriesManySSRCsWithSeparateReplayState() throws {
+    var pair = try Pair(.aeadAES128GCM)
+    // The same sequence number on three SSRCs: three independent streams.
+    for ssrc: UInt32 in [1, 2, 0xFFFF_FFFF] {
+        let plain = rtpPacket(sequence: 500, ssrc: ssrc)
+        let secured = try #require(pair.protect(plain).value)
+        #expect(pair.unprotect(secured).value == plain)
+    }
+    // A second packet with SSRC 1 and sequence 500 is a replay on that stream.
+    let again = try #require(pair.protect(rtpPacket(sequence: 500, ssrc: 1)).value)
+    #expect(pair.unprotect(again).error == .replayFail)
+}
