@@ -47,6 +47,8 @@ public struct DTLSEndpoint: ~Copyable {
     private(set) var phase: Phase = .idle
     private var expectedFingerprints: [CertificateFingerprint]
     private var events: [DTLSEvent] = []
+    /// Datagrams screened out as malformed before reaching OpenSSL.
+    public private(set) var droppedDatagrams = 0
     private var eventHead = 0
 
     /// - Parameters:
@@ -88,11 +90,20 @@ public struct DTLSEndpoint: ~Copyable {
     }
 
     /// One received datagram (RFC 7983 demultiplexing already done by the
-    /// caller: first byte 20 to 63). Garbage is fed to OpenSSL too, which
-    /// drops it (RFC 6347 section 4.1.2.7) or fails the handshake.
+    /// caller: first byte 20 to 63). Malformed records are dropped and
+    /// counted (`droppedDatagrams`, see `DatagramScreen`); the rest goes to
+    /// OpenSSL, which drops what it cannot authenticate (RFC 6347 section
+    /// 4.1.2.7) or fails the handshake.
     public mutating func handle(datagram: [UInt8], now: Instant) {
-        // An empty read would look like end-of-file to OpenSSL.
+        // An empty read would look like end-of-file to OpenSSL; malformed
+        // records are dropped here (DatagramScreen).
         guard !datagram.isEmpty else { return }
+        do {
+            try DatagramScreen.check(datagram.span.bytes)
+        } catch {
+            droppedDatagrams &+= 1
+            return
+        }
         switch phase {
         case .closed, .failed:
             return
@@ -223,11 +234,16 @@ public struct DTLSEndpoint: ~Copyable {
     private mutating func readRecords() {
         guard queues.hasIncoming else { return }
         var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
+        // Bounded by the queue, in case OpenSSL ever answers > 0 without
+        // consuming a datagram.
+        var passesLeft = queues.incoming.count - queues.incomingHead + 1
+        while passesLeft > 0 {
+            passesLeft -= 1
             ERR_clear_error()
             let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 { continue }
-            switch SSL_get_error(ssl, count) {
+            let code = SSL_get_error(ssl, count)
+            switch code {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
                 return
             case SSL_ERROR_ZERO_RETURN:
@@ -240,7 +256,7 @@ public struct DTLSEndpoint: ~Copyable {
                 events.append(.closed)
                 return
             default:
-                fail(.connectionFailed(reason: drainOpenSSLErrors(fallback: "SSL_read failed")))
+                fail(.connectionFailed(reason: drainOpenSSLErrors(fallback: "SSL_read failed (SSL_get_error \(code))")))
                 return
             }
         }
@@ -296,6 +312,11 @@ public struct DTLSEndpoint: ~Copyable {
 
     // MARK: Setup
 
+    /// ECDSA (our key type) with AES-GCM only: what Chromium, Firefox and
+    /// aiortc all offer, and what lets `DatagramScreen` know the minimum
+    /// size of a protected record.
+    static let cipherList = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384"
+
     private static func makeSession(
         role: Role, certificate: DTLSCertificate, queues: DatagramQueues, configuration: DTLSConfiguration
     ) throws(DTLSError) -> (OpaquePointer, OpaquePointer) {
@@ -317,6 +338,7 @@ public struct DTLSEndpoint: ~Copyable {
               // OpenSSL 3.0 has no DTLS 1.3; refuse DTLS 1.0 (RFC 8996).
               swiftlet_SSL_CTX_set_min_proto_version(context, DTLS1_2_VERSION) == 1,
               swiftlet_SSL_CTX_set_max_proto_version(context, DTLS1_2_VERSION) == 1,
+              SSL_CTX_set_cipher_list(context, cipherList) == 1,
               SSL_CTX_use_certificate(context, certificate.x509) == 1,
               SSL_CTX_use_PrivateKey(context, certificate.privateKey) == 1,
               SSL_CTX_set_tlsext_use_srtp(context, profiles) == 0  // 0 is success
