@@ -1,1 +1,0 @@
-// DTLS: see README.md in this folder.

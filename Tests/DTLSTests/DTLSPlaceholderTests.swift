@@ -1,4 +1,0 @@
-import Testing
-@testable import DTLS
-
-@Test func moduleBuilds() {}
