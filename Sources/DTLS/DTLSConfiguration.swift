@@ -1,9 +1,11 @@
+import Wire
+
 /// Tunables of a `DTLSEndpoint`. The defaults are what WebRTC peers expect.
 public struct DTLSConfiguration: Sendable {
     /// SRTP profiles to offer (client) or accept (server), most preferred
     /// first. As a server, OpenSSL picks the first of ours that the client
     /// also offers (FACTS.md), so this order decides the profile.
-    public var srtpProfiles: [SRTPProtectionProfile] = SRTPProtectionProfile.defaultPreference
+    public var srtpProfiles: [SRTPProfile] = SRTPProfile.defaultPreference
     /// Largest datagram OpenSSL may write (UDP payload). 1200 keeps DTLS
     /// inside the path MTU of every network WebRTC meets, like ICE's
     /// conservative sizing.

@@ -281,7 +281,7 @@ public struct DTLSEndpoint: ~Copyable {
             return
         }
         guard let selected = SSL_get_selected_srtp_profile(ssl),
-              let profile = SRTPProtectionProfile(rawValue: UInt16(truncatingIfNeeded: selected.pointee.id))
+              let profile = SRTPProfile(dtlsProfileID: UInt16(truncatingIfNeeded: selected.pointee.id))
         else {
             fail(.noSRTPProfile)
             return
@@ -298,7 +298,7 @@ public struct DTLSEndpoint: ~Copyable {
         }
         phase = .connected
         events.append(.connected(DTLSConnected(
-            srtpProfileID: profile.rawValue, keyingMaterial: material, peerFingerprint: matched)))
+            srtpProfileID: profile.dtlsProfileID, keyingMaterial: material, peerFingerprint: matched)))
     }
 
     private mutating func fail(_ error: DTLSError) {

@@ -1,3 +1,5 @@
+import Wire
+
 /// What a `DTLSEndpoint` reports through `pollEvent()`.
 public enum DTLSEvent: Equatable, Sendable {
     /// The handshake finished and the peer's certificate matched one of its
@@ -26,27 +28,7 @@ public struct DTLSConnected: Equatable, Sendable {
         self.peerFingerprint = peerFingerprint
     }
 
-    /// The profile, when it is one this target knows.
-    public var srtpProfile: SRTPProtectionProfile? { SRTPProtectionProfile(rawValue: srtpProfileID) }
-
-    /// Master keys and salts split per RFC 5764 section 4.2; nil if the
-    /// profile is unknown or the material has the wrong length.
-    public var srtpKeys: SRTPMasterKeys? {
-        guard let profile = srtpProfile, keyingMaterial.count == profile.keyingMaterialLength else { return nil }
-        let k = profile.masterKeyLength, s = profile.masterSaltLength
-        return SRTPMasterKeys(
-            clientKey: Array(keyingMaterial[0..<k]),
-            serverKey: Array(keyingMaterial[k..<2 * k]),
-            clientSalt: Array(keyingMaterial[2 * k..<2 * k + s]),
-            serverSalt: Array(keyingMaterial[2 * k + s..<2 * k + 2 * s]))
-    }
-}
-
-/// The four halves of the DTLS-SRTP keying material. The client protects
-/// what it sends with the client key and salt; the server with the server's.
-public struct SRTPMasterKeys: Equatable, Sendable {
-    public let clientKey: [UInt8]
-    public let serverKey: [UInt8]
-    public let clientSalt: [UInt8]
-    public let serverSalt: [UInt8]
+    /// The profile, when it is one we implement. The SRTP target splits
+    /// `keyingMaterial` into keys and salts (`SRTPKeyingMaterial`).
+    public var srtpProfile: SRTPProfile? { SRTPProfile(dtlsProfileID: srtpProfileID) }
 }

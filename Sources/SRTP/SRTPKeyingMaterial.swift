@@ -1,3 +1,5 @@
+import Wire
+
 /// One direction's SRTP master key and master salt (RFC 3711 section 8.2).
 /// Control plane: made once per DTLS handshake.
 public struct SRTPMasterKey: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import Wire
 import CSRTP
 
 /// `srtp_init` must run once before any other libsrtp call. Swift runs a

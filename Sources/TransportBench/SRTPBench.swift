@@ -1,4 +1,5 @@
 import SRTP
+import Wire
 
 /// Protect and unprotect cost of 1200-byte RTP packets for one profile.
 ///

@@ -4,6 +4,7 @@
 //                       [--skip-srtp] [--skip-udp]
 import Foundation
 import SRTP
+import Wire
 
 var packets = 200_000
 var runs = 5

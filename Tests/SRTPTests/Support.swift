@@ -1,3 +1,4 @@
+import Wire
 import SRTP
 
 /// Hex fixture to bytes; whitespace ignored. Test input only.
