@@ -32,11 +32,11 @@ extension ICEAgent {
         guard state != .failed else { return nil }
         var deadlines: [Instant?] = transactions.map(\.deadline)
         if hasCheckToSend { deadlines.append(nextCheckAt) }
+        if awaitingNomination, !pairs.contains(where: \.nominating), let first = firstValidAt {
+            deadlines.append(first + configuration.nominationWait)
+        }
         if selectedPair == nil {
             deadlines.append(connectDeadline)
-            if role == .controlling, !pairs.contains(where: \.nominating), let first = firstValidAt {
-                deadlines.append(first + configuration.nominationWait)
-            }
         } else {
             if remoteCredentials != nil { deadlines.append(nextConsentAt) }
             deadlines.append(lastConsent.map { $0 + configuration.consentTimeout })
@@ -73,6 +73,12 @@ extension ICEAgent {
         transactions.removeAll()
         triggered.removeAll()
         setState(.failed)
+    }
+
+    /// Controlling and nothing selected in this ICE generation: nothing at
+    /// all, or only the pair kept from before a restart.
+    var awaitingNomination: Bool {
+        role == .controlling && (selectedPair == nil || state == .checking)
     }
 
     var hasCheckToSend: Bool {
@@ -160,7 +166,7 @@ extension ICEAgent {
     /// no pair of higher priority is still pending, or when
     /// `nominationWait` has passed since the first valid pair.
     private mutating func nominateIfReady(now: Instant) {
-        guard role == .controlling, selectedPair == nil, !pairs.contains(where: \.nominating),
+        guard awaitingNomination, !pairs.contains(where: \.nominating),
               let best = pairs.firstIndex(where: { $0.state == .succeeded }) else { return }
         let pendingAbove = pairs[..<best].contains { $0.state == .waiting || $0.state == .inProgress }
         let waited = firstValidAt.map { now >= $0 + configuration.nominationWait } ?? false
