@@ -1,1 +1,0 @@
-// ICE: see README.md in this folder.

@@ -1,4 +1,0 @@
-import Testing
-@testable import ICE
-
-@Test func moduleBuilds() {}
