@@ -54,8 +54,11 @@ let package = Package(
         protocolTarget("SRTP", ["Wire", "CSRTP"]),
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
 
+        // Composition: one remote peer's secure transport (and, later, streams).
+        protocolTarget("PeerSession", ["Wire", "ICE", "DTLS", "SRTP"]),
+
         // Test support: virtual clock, packet builders.
-        protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs"]),
+        protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs", "ICE", "DTLS", "SRTP", "PeerSession"]),
 
         // Parser entry points shared by the libFuzzer binaries (Fuzz/) and the
         // corpus replay test, so both exercise exactly the same code.
@@ -86,6 +89,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
+        testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"]),

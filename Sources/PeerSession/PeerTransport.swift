@@ -1,0 +1,387 @@
+import DTLS
+import ICE
+import SRTP
+import Wire
+
+/// The secure transport to one remote peer over one UDP 5-tuple family:
+/// ICE (lite on the server, full and controlling on the client), DTLS-SRTP
+/// key agreement, and SRTP/SRTCP in both directions, demultiplexed per
+/// RFC 7983. The same type serves the SFU and roombot.
+///
+/// Sans-IO: the owner feeds datagrams (`receive`) and time
+/// (`handleTimeout`), sends what `pollTransmit()` returns, reacts to
+/// `pollEvent()`, and wakes at `nextDeadline`. Media passes through in
+/// place: `receive` decrypts into the caller's buffer and `protectRTP`
+/// encrypts it there, so the media path allocates nothing here.
+///
+/// Invariants:
+/// - media and DTLS are sent only to an address that passed an ICE check
+///   (RFC 8445 section 7.3.1.4; consent: RFC 7675), and media only to the
+///   selected one;
+/// - media is accepted only from validated addresses and only after DTLS
+///   matched the peer's fingerprint and installed SRTP keys;
+/// - `failed` and `closed` are terminal.
+public final class PeerTransport {
+    public enum Role: Sendable, Equatable {
+        /// SFU side: ICE-lite, DTLS server (we answer `a=setup:passive`).
+        case server
+        /// Client side (roombot, tests): full controlling ICE agent, DTLS client.
+        case client
+    }
+
+    public struct Configuration: Sendable {
+        public var dtls = DTLSConfiguration()
+        public var iceLite = ICELiteAgent.Configuration()
+        public var iceFull = ICEAgent.Configuration()
+        /// Inbound SRTP replay window (packets); see Sources/SRTP/README.md.
+        public var replayWindow = SRTPSession.defaultReplayWindow
+        public init() {}
+    }
+
+    public enum State: Equatable, Sendable { case connecting, connected, failed, closed }
+
+    private enum Agent {
+        case lite(ICELiteAgent)
+        case full(ICEAgent)
+    }
+
+    public let role: Role
+    public let localCredentials: ICECredentials
+    public private(set) var state: State = .connecting
+    public private(set) var counters = PeerTransportCounters()
+    /// The profile DTLS negotiated, once connected.
+    public private(set) var srtpProfile: SRTPProfile?
+
+    private var agent: Agent
+    private var dtls: DTLSEndpoint
+    private var dtlsStarted = false
+    /// Where DTLS answers go on the server: the validated address the
+    /// peer's last DTLS datagram came from.
+    private var dtlsPeer: TransportAddress?
+    private var inbound: SRTPSession?
+    private var outbound: SRTPSession?
+    private var transmitQueue: [OutgoingDatagram] = []
+    private var events: [PeerTransportEvent] = []
+
+    public init(role: Role, certificate: DTLSCertificate, localCredentials: ICECredentials = .random(),
+                configuration: Configuration = Configuration(), now: Instant) throws(DTLSError) {
+        self.role = role
+        self.localCredentials = localCredentials
+        self.configuration = configuration
+        switch role {
+        case .server:
+            agent = .lite(ICELiteAgent(localCredentials: localCredentials, configuration: configuration.iceLite, now: now))
+            dtls = try DTLSEndpoint(role: .server, certificate: certificate, configuration: configuration.dtls)
+        case .client:
+            agent = .full(ICEAgent(localCredentials: localCredentials, configuration: configuration.iceFull))
+            dtls = try DTLSEndpoint(role: .client, certificate: certificate, configuration: configuration.dtls)
+        }
+    }
+
+    private let configuration: Configuration
+
+    // MARK: Signalling input
+
+    /// The peer's ICE credentials and certificate fingerprints from its SDP.
+    /// Fingerprints may arrive after the DTLS handshake: keys are released
+    /// only once one matches.
+    public func setRemoteParameters(credentials: ICECredentials, fingerprints: [CertificateFingerprint], now: Instant) {
+        switch agent {
+        case .lite(var a):
+            a.setRemoteCredentials(credentials)
+            agent = .lite(a)
+        case .full(var a):
+            a.setRemoteCredentials(credentials, now: now)
+            agent = .full(a)
+        }
+        dtls.setExpectedPeerFingerprints(fingerprints)
+        drain(now: now)
+    }
+
+    /// Client only: a local address the owner has bound.
+    public func addLocalCandidate(_ candidate: ICECandidate, now: Instant) {
+        guard case .full(var a) = agent else { return }
+        a.addLocalCandidate(candidate)
+        agent = .full(a)
+        drain(now: now)
+    }
+
+    /// Client only: a local address went away (interface down, handover).
+    /// If it carried the selected pair, ICE nominates a pair on another
+    /// local address and media follows.
+    public func removeLocalCandidate(_ address: TransportAddress, now: Instant) {
+        guard case .full(var a) = agent else { return }
+        a.removeLocalCandidate(address)
+        agent = .full(a)
+        drain(now: now)
+    }
+
+    /// Client only: a candidate from the peer's SDP or trickle.
+    public func addRemoteCandidate(_ candidate: ICECandidate, now: Instant) {
+        guard case .full(var a) = agent else { return }
+        a.addRemoteCandidate(candidate)
+        agent = .full(a)
+        drain(now: now)
+    }
+
+    // MARK: Datagrams
+
+    /// One datagram received from `source` on the local address `local`.
+    /// STUN and DTLS are consumed; SRTP and SRTCP are authenticated and
+    /// decrypted in place and returned for the owner to route.
+    public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress,
+                        to local: TransportAddress? = nil, now: Instant) -> ReceivedDatagram {
+        guard state == .connecting || state == .connected else { return .handled }
+        switch DatagramKind.classify(UnsafeRawBufferPointer(datagram)) {
+        case .stun:
+            let bytes = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(datagram))
+            switch agent {
+            case .lite(var a):
+                a.handleSTUN(bytes, from: source, now: now)
+                agent = .lite(a)
+            case .full(var a):
+                a.handleSTUN(bytes, from: source, to: local ?? source, now: now)
+                agent = .full(a)
+            }
+            drain(now: now)
+            return .handled
+        case .dtls:
+            guard isValidated(source) else {
+                counters.mediaFromUnvalidatedAddress += 1
+                return .handled
+            }
+            dtlsPeer = source
+            dtls.handle(datagram: UnsafeRawBufferPointer(datagram), now: now)
+            drain(now: now)
+            return .handled
+        case .rtp:
+            guard isValidated(source) else { counters.mediaFromUnvalidatedAddress += 1; return .handled }
+            guard var session = inbound.take() else { counters.mediaBeforeKeys += 1; return .handled }
+            let result: ReceivedDatagram
+            do {
+                result = .rtp(length: try session.unprotectRTP(datagram, length: datagram.count))
+            } catch {
+                counters.srtpRejected += 1
+                result = .handled
+            }
+            inbound = consume session
+            return result
+        case .rtcp:
+            guard isValidated(source) else { counters.mediaFromUnvalidatedAddress += 1; return .handled }
+            guard var session = inbound.take() else { counters.mediaBeforeKeys += 1; return .handled }
+            let result: ReceivedDatagram
+            do {
+                result = .rtcp(length: try session.unprotectRTCP(datagram, length: datagram.count))
+            } catch {
+                counters.srtpRejected += 1
+                result = .handled
+            }
+            inbound = consume session
+            return result
+        case .unknown:
+            counters.unknownDatagrams += 1
+            return .handled
+        }
+    }
+
+    /// Encrypts the RTP packet in the first `length` bytes of `buffer` in
+    /// place (the buffer needs `SRTPSession.rtpTrailerRoom` spare bytes) and
+    /// returns the protected length and where to send it; nil when there is
+    /// nowhere to send it yet (not connected, no selected address, consent
+    /// lost), and the packet is dropped.
+    public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> (length: Int, to: TransportAddress)? {
+        protect(buffer, length: length, rtcp: false)
+    }
+
+    /// As `protectRTP`, for an RTCP compound (`SRTPSession.rtcpTrailerRoom`).
+    public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> (length: Int, to: TransportAddress)? {
+        protect(buffer, length: length, rtcp: true)
+    }
+
+    private func protect(_ buffer: UnsafeMutableRawBufferPointer, length: Int, rtcp: Bool) -> (length: Int, to: TransportAddress)? {
+        guard state == .connected, let destination = selectedAddress, var session = outbound.take() else {
+            counters.sendsWithoutRoute += 1
+            return nil
+        }
+        var protected: Int?
+        do {
+            if rtcp {
+                protected = try session.protectRTCP(buffer, length: length)
+            } else {
+                protected = try session.protectRTP(buffer, length: length)
+            }
+        } catch {
+            counters.sendsWithoutRoute += 1
+        }
+        outbound = consume session
+        return protected.map { ($0, destination) }
+    }
+
+    // MARK: Time and output
+
+    public var nextDeadline: Instant? {
+        guard state == .connecting || state == .connected else { return nil }
+        let iceDeadline: Instant? = switch agent {
+        case .lite(let a): a.nextDeadline
+        case .full(let a): a.nextDeadline
+        }
+        switch (iceDeadline, dtls.nextDeadline) {
+        case let (a?, b?): return min(a, b)
+        case let (a?, nil): return a
+        case let (nil, b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    public func handleTimeout(now: Instant) {
+        guard state == .connecting || state == .connected else { return }
+        switch agent {
+        case .lite(var a):
+            a.handleTimeout(now: now)
+            agent = .lite(a)
+        case .full(var a):
+            a.handleTimeout(now: now)
+            agent = .full(a)
+        }
+        if let d = dtls.nextDeadline, d <= now { dtls.handleTimeout(now: now) }
+        drain(now: now)
+    }
+
+    public func pollTransmit() -> OutgoingDatagram? {
+        transmitQueue.isEmpty ? nil : transmitQueue.removeFirst()
+    }
+
+    public func pollEvent() -> PeerTransportEvent? {
+        events.isEmpty ? nil : events.removeFirst()
+    }
+
+    /// Where media goes: the address ICE selected, while consent holds.
+    public var selectedAddress: TransportAddress? {
+        switch agent {
+        case .lite(let a): a.selectedAddress
+        case .full(let a): a.selectedPair?.remote
+        }
+    }
+
+    /// Sends DTLS close_notify; the transport is closed afterwards.
+    public func close(now: Instant) {
+        guard state == .connecting || state == .connected else { return }
+        dtls.close()
+        drain(now: now)
+        state = .closed
+    }
+
+    // MARK: Internals
+
+    /// Whether `address` passed an ICE check (the server's lite agent) or
+    /// is the remote side of a valid pair (the client): only such
+    /// addresses may send us media or receive DTLS.
+    public func isValidated(_ address: TransportAddress) -> Bool {
+        switch agent {
+        case .lite(let a): a.isValidatedAddress(address)
+        case .full(let a): a.selectedPair?.remote == address || a.checklist.contains { $0.remote == address && a.isValid($0) }
+        }
+    }
+
+    /// Moves everything the ICE agent and the DTLS endpoint produced into
+    /// this transport's queues, reacting to their events.
+    private func drain(now: Instant) {
+        drainICE(now: now)
+        drainDTLS()
+    }
+
+    private func drainICE(now: Instant) {
+        switch agent {
+        case .lite(var a):
+            while let t = a.pollTransmit() { transmitQueue.append(OutgoingDatagram(bytes: t.bytes, to: t.to, from: nil)) }
+            var selected: TransportAddress?
+            var failure: PeerTransportFailure?
+            while let e = a.pollEvent() {
+                switch e {
+                case .selectedAddressChanged(let address): selected = address
+                case .consentExpired: failure = .consentExpired
+                case .stateChanged(.failed): failure = failure ?? .iceFailed
+                default: break
+                }
+            }
+            agent = .lite(a)
+            if let selected { events.append(.selectedAddressChanged(selected)) }
+            if let failure { fail(failure) }
+        case .full(var a):
+            while let t = a.pollTransmit() { transmitQueue.append(OutgoingDatagram(bytes: t.bytes, to: t.to, from: t.from)) }
+            var selected: TransportAddress?
+            var failure: PeerTransportFailure?
+            while let e = a.pollEvent() {
+                switch e {
+                case .selectedPairChanged(_, let remote): selected = remote
+                case .consentExpired: failure = .consentExpired
+                case .stateChanged(.failed): failure = failure ?? .iceFailed
+                default: break
+                }
+            }
+            agent = .full(a)
+            if let selected {
+                events.append(.selectedAddressChanged(selected))
+                // The DTLS client starts once ICE has a pair to send on.
+                if !dtlsStarted, state == .connecting {
+                    dtlsStarted = true
+                    dtls.start(now: now)
+                }
+            }
+            if let failure { fail(failure) }
+        }
+    }
+
+    private func drainDTLS() {
+        let destination: TransportAddress?
+        let source: TransportAddress?
+        switch agent {
+        case .lite(let a):
+            destination = dtlsPeer.flatMap { a.isValidatedAddress($0) ? $0 : nil } ?? a.selectedAddress
+            source = nil
+        case .full(let a):
+            destination = a.selectedPair?.remote
+            source = a.selectedPair?.local
+        }
+        while let bytes = dtls.pollTransmit() {
+            // No validated address: the flight is dropped; DTLS retransmits.
+            if let destination { transmitQueue.append(OutgoingDatagram(bytes: bytes, to: destination, from: source)) }
+        }
+        while let e = dtls.pollEvent() {
+            switch e {
+            case .connected(let c): installKeys(c)
+            case .failed(let error): fail(.dtls(error))
+            case .closed:
+                if state == .connecting || state == .connected {
+                    state = .closed
+                    events.append(.closed)
+                }
+            }
+        }
+    }
+
+    private func installKeys(_ connected: DTLSConnected) {
+        guard state == .connecting, let profile = connected.srtpProfile else { fail(.srtpSetupFailed); return }
+        do {
+            let keys = try SRTPKeyingMaterial(exported: connected.keyingMaterial, profile: profile,
+                                              role: role == .server ? .server : .client)
+            inbound = try SRTPSession(profile: profile, masterKey: keys.remote, direction: .inbound,
+                                      replayWindow: configuration.replayWindow)
+            outbound = try SRTPSession(profile: profile, masterKey: keys.local, direction: .outbound)
+        } catch {
+            fail(.srtpSetupFailed)
+            return
+        }
+        srtpProfile = profile
+        state = .connected
+        events.append(.connected(profile))
+    }
+
+    private func fail(_ failure: PeerTransportFailure) {
+        guard state == .connecting || state == .connected else { return }
+        state = .failed
+        inbound = nil
+        outbound = nil
+        events.append(.failed(failure))
+    }
+}

@@ -1,0 +1,63 @@
+import DTLS
+import Wire
+
+/// What a `PeerTransport` tells its owner; drained with `pollEvent()`.
+public enum PeerTransportEvent: Equatable, Sendable {
+    /// ICE selected an address (again, after a handover): media goes there.
+    case selectedAddressChanged(TransportAddress)
+    /// DTLS finished and the peer's certificate matched its SDP
+    /// fingerprint: SRTP keys are installed, media may flow.
+    case connected(SRTPProfile)
+    /// The transport is dead: ICE failed or lost consent, or DTLS failed.
+    /// Terminal; the owner ends the session.
+    case failed(PeerTransportFailure)
+    /// The peer closed DTLS (close_notify). Terminal.
+    case closed
+}
+
+public enum PeerTransportFailure: Equatable, Sendable, Error {
+    /// No valid ICE check within the connect timeout, or checks failed.
+    case iceFailed
+    /// No consent for 30 s (RFC 7675 section 5.1).
+    case consentExpired
+    case dtls(DTLSError)
+    /// DTLS succeeded with material SRTP cannot use (should not happen:
+    /// both sides offer only profiles we implement).
+    case srtpSetupFailed
+}
+
+/// What `PeerTransport.receive` made of one datagram.
+public enum ReceivedDatagram: Equatable, Sendable {
+    /// Consumed by ICE or DTLS, or dropped (see the transport's counters).
+    case handled
+    /// An SRTP packet, authenticated and decrypted in place: the first
+    /// `length` bytes of the buffer are now the RTP packet.
+    case rtp(length: Int)
+    /// An SRTCP compound, authenticated and decrypted in place.
+    case rtcp(length: Int)
+}
+
+/// A control datagram (STUN or DTLS) to send. `from` is the local address
+/// it must leave from, for agents with several sockets; nil means the one
+/// the transport lives on.
+public struct OutgoingDatagram: Equatable, Sendable {
+    public var bytes: [UInt8]
+    public var to: TransportAddress
+    public var from: TransportAddress?
+}
+
+/// Why media packets were dropped; counted, never thrown.
+public struct PeerTransportCounters: Equatable, Sendable {
+    /// SRTP or SRTCP before keys were installed.
+    public var mediaBeforeKeys = 0
+    /// Media from an address that never passed an ICE check.
+    public var mediaFromUnvalidatedAddress = 0
+    /// Authentication or replay failures in SRTP/SRTCP.
+    public var srtpRejected = 0
+    /// Datagrams that are none of STUN, DTLS, RTP, RTCP (RFC 7983).
+    public var unknownDatagrams = 0
+    /// Outgoing media dropped because no address is selected or keys are
+    /// missing.
+    public var sendsWithoutRoute = 0
+    public init() {}
+}
