@@ -55,7 +55,7 @@ let package = Package(
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
 
         // Composition: one remote peer's secure transport (and, later, streams).
-        protocolTarget("PeerSession", ["Wire", "ICE", "DTLS", "SRTP"]),
+        protocolTarget("PeerSession", ["Wire", "STUN", "ICE", "DTLS", "SRTP"]),
 
         // Test support: virtual clock, packet builders.
         protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs", "ICE", "DTLS", "SRTP", "PeerSession"]),
@@ -67,6 +67,9 @@ let package = Package(
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
         .target(name: "NetIO", dependencies: ["CShim", "Wire"], swiftSettings: swiftSettings),
+
+        // The worker engine that owns a worker's peer transports.
+        .target(name: "MediaWorker", dependencies: ["NetIO", "PeerSession", "SRTP", "Wire"], swiftSettings: swiftSettings),
 
         // Apps.
         .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "STUN", "NetIO"],
@@ -89,6 +92,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
+        testTarget("MediaWorkerTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),

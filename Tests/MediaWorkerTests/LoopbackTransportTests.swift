@@ -1,0 +1,130 @@
+import DTLS
+import ICE
+import MediaWorker
+import NetIO
+import PeerSession
+import RTP
+import SFUTesting
+import SRTP
+import Synchronization
+import Testing
+import Wire
+
+/// A client-role transport on its own UDP socket, pumped on the test
+/// thread with the real clock: what roombot will do, minus the rooms.
+final class UDPClient {
+    let socket: UDPSocket
+    let transport: PeerTransport
+    let local: TransportAddress
+    private let batch = DatagramBatch(capacity: 16)
+    private(set) var received: [(kind: ReceivedDatagram, bytes: [UInt8])] = []
+
+    init(certificate: DTLSCertificate, profiles: [SRTPProfile]) throws {
+        socket = try UDPSocket(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        socket.setReceiveTimeout(.milliseconds(5))
+        local = try socket.localAddress().transportAddress
+        var configuration = PeerTransport.Configuration()
+        configuration.dtls.srtpProfiles = profiles
+        transport = try PeerTransport(role: .client, certificate: certificate, configuration: configuration,
+                                      now: MonotonicClock.now())
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer, to: TransportAddress) {
+        let out = DatagramBatch(capacity: 1)
+        out.slot(0).copyMemory(from: bytes)
+        out.setLength(bytes.count, at: 0)
+        out.setAddress(to, at: 0)
+        out.count = 1
+        socket.send(out)
+    }
+
+    /// Runs the transport against the socket until `done()` or `limit`.
+    func pump(for limit: Duration, until done: () -> Bool = { false }) throws {
+        let end = MonotonicClock.now() + limit
+        while MonotonicClock.now() < end, !done() {
+            let now = MonotonicClock.now()
+            if let d = transport.nextDeadline, d <= now { transport.handleTimeout(now: now) }
+            while let out = transport.pollTransmit() { out.bytes.withUnsafeBytes { send($0, to: out.to) } }
+            let n = try socket.receive(into: batch)
+            for i in 0 ..< n {
+                guard let source = batch.address(i)?.transportAddress else { continue }
+                let length = batch.length(i)
+                let buffer = UnsafeMutableRawBufferPointer(rebasing: batch.slot(i)[0 ..< length])
+                let result = transport.receive(buffer, from: source, to: local, now: MonotonicClock.now())
+                switch result {
+                case .handled: break
+                case .rtp(let k), .rtcp(let k): received.append((result, Array(buffer[0 ..< k])))
+                }
+            }
+        }
+    }
+
+    /// Protects and sends one packet to the selected address.
+    func sendMedia(_ packet: [UInt8], rtcp: Bool = false) -> Bool {
+        var buffer = packet + [UInt8](repeating: 0, count: SRTPSession.rtcpTrailerRoom)
+        return buffer.withUnsafeMutableBytes { raw in
+            let r = rtcp ? transport.protectRTCP(raw, length: packet.count) : transport.protectRTP(raw, length: packet.count)
+            guard let r else { return false }
+            send(UnsafeRawBufferPointer(rebasing: raw[0 ..< r.length]), to: r.to)
+            return true
+        }
+    }
+}
+
+@Suite(.serialized) struct LoopbackTransportTests {
+    @Test(arguments: SRTPProfile.allCases)
+    func serverAndClientExchangeSRTPAndSRTCPOverRealUDP(profile: SRTPProfile) throws {
+        let serverCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
+        let clientCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
+        let engine = TransportEngine()
+        let echoed = Mutex(0)
+        // The server echoes every packet it decrypts back to its sender,
+        // re-protected with its own keys.
+        engine.onMedia = { [unowned engine] id, kind, buffer, _, transmit in
+            let isRTCP = if case .rtcp = kind { true } else { false }
+            let length = switch kind { case .rtp(let n), .rtcp(let n): n; case .handled: 0 }
+            if engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]), to: id, rtcp: isRTCP, transmit: transmit) {
+                echoed.withLock { $0 += 1 }
+            }
+        }
+        let worker = try UDPWorker(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, engine: engine)
+        let thread = WorkerThread { worker.run() }
+        defer { worker.requestStop(); thread.join() }
+
+        let client = try UDPClient(certificate: clientCertificate, profiles: [profile])
+        let serverCredentials = ICECredentials.random()
+        let clientCredentials = client.transport.localCredentials
+        let clientFingerprint = clientCertificate.fingerprint(.sha256)
+        worker.mailbox.post { engine, now, _ in
+            var configuration = PeerTransport.Configuration()
+            configuration.dtls.srtpProfiles = [profile]
+            guard let t = try? PeerTransport(role: .server, certificate: serverCertificate, localCredentials: serverCredentials,
+                                             configuration: configuration, now: now) else { return }
+            t.setRemoteParameters(credentials: clientCredentials, fingerprints: [clientFingerprint], now: now)
+            engine.add(t, id: TransportID(1))
+        }
+        let now = MonotonicClock.now()
+        client.transport.setRemoteParameters(credentials: serverCredentials,
+                                             fingerprints: [serverCertificate.fingerprint(.sha256)], now: now)
+        client.transport.addLocalCandidate(.host(client.local), now: now)
+        client.transport.addRemoteCandidate(.host(worker.localAddress.transportAddress), now: now)
+
+        try client.pump(for: .seconds(10)) { client.transport.state == .connected }
+        #expect(client.transport.state == .connected)
+        #expect(client.transport.srtpProfile == profile)
+
+        let packets = (UInt16(1) ... 20).map {
+            RTPBuilders.packet(sequenceNumber: $0, ssrc: 0xCAFE, payload: RTPBuilders.opusPayload(frameBytes: 80))
+        }
+        let reports = (0 ..< 3).map { _ in RTCPBuilders.receiverReportWithCNAME(sender: SSRC(0xCAFE), cname: "loopback") }
+        for p in packets { #expect(client.sendMedia(p)) }
+        for r in reports { #expect(client.sendMedia(r, rtcp: true)) }
+        try client.pump(for: .seconds(5)) { client.received.count == packets.count + reports.count }
+
+        #expect(echoed.withLock { $0 } == packets.count + reports.count)
+        let rtpBack = client.received.filter { if case .rtp = $0.kind { true } else { false } }.map(\.bytes)
+        let rtcpBack = client.received.filter { if case .rtcp = $0.kind { true } else { false } }.map(\.bytes)
+        #expect(Set(rtpBack) == Set(packets))
+        #expect(rtcpBack == reports)
+    }
+}
