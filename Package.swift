@@ -88,7 +88,7 @@ let package = Package(
         testTarget("NetIOTests", ["NetIO"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
-        testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"]),
+        testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )
