@@ -96,7 +96,7 @@ let package = Package(
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
-        testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"]),
+        testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )
