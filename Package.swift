@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "MediaWorker", dependencies: ["NetIO", "PeerSession", "SRTP", "Wire"], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "STUN", "NetIO"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS"],
                           swiftSettings: swiftSettings),
         .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX"],
                           swiftSettings: swiftSettings),
@@ -92,6 +92,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer"]),
         testTarget("MediaWorkerTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),

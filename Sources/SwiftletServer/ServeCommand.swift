@@ -1,12 +1,71 @@
+import DTLS
+import Foundation
+import MediaWorker
+import NetIO
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `swiftlet serve`. The media transport and signalling are not built yet
-/// (issues 3 and 4); until then it says so rather than pretending to serve.
+/// `swiftlet serve`: starts the media plane (one UDP worker per core, each
+/// with its own port) and runs until SIGTERM or SIGINT, then stops the
+/// workers and exits 0. Room signalling (HTTP, WebSocket, WHIP/WHEP) is
+/// the next layer; until it lands no peer can be admitted, and the server
+/// says so on start.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        FileHandleStderr.write("swiftlet serve: the media transport and room signalling are not built yet (see docs/ROADMAP.md)\n")
-        return 69
+        let options: ServeOptions
+        do {
+            options = try ServeOptions.parse(arguments, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            FileHandleStderr.write("swiftlet serve: \(error)\n")
+            return 64
+        }
+
+        // Signals are taken synchronously by this thread (sigwait); block
+        // them before any worker thread exists so that all threads inherit
+        // the mask.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        let certificate: DTLSCertificate
+        do {
+            certificate = try DTLSCertificate.generate(issuedAt: Int64(time(nil)))
+        } catch {
+            FileHandleStderr.write("swiftlet serve: cannot create the DTLS certificate: \(error)\n")
+            return 70
+        }
+
+        let count = options.workers > 0 ? options.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        var workers: [UDPWorker<TransportEngine>] = []
+        for i in 0 ..< count {
+            let port = options.udpPort == 0 ? 0 : options.udpPort + UInt16(i)
+            let address = SocketAddress(ip: options.mediaBindIP, port: port)!
+            do {
+                workers.append(try UDPWorker(bindingTo: address, engine: TransportEngine()))
+            } catch {
+                FileHandleStderr.write("swiftlet serve: cannot bind media port \(address): \(error)\n")
+                return 71
+            }
+        }
+        let threads = workers.map { worker in WorkerThread { worker.run() } }
+
+        print("swiftlet \(SwiftletVersion.string) serving\(options.dev ? " in dev mode (loopback only)" : "")")
+        for worker in workers { print("  media worker on udp \(worker.localAddress)") }
+        print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")
+        print("  signalling (rooms, WebSocket, WHIP/WHEP) is not built yet: no peer can join; see docs/ARCHITECTURE.md")
+        print("  stop with Ctrl-C or SIGTERM")
+        fflush(nil)
+
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        print("swiftlet: \(received == SIGTERM ? "SIGTERM" : "SIGINT"): stopping \(workers.count) worker(s)")
+        for worker in workers { worker.requestStop() }
+        for thread in threads { thread.join() }
+        print("swiftlet: stopped")
+        fflush(nil)
+        return 0
     }
 }

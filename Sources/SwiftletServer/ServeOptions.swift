@@ -9,10 +9,17 @@ struct ServeOptions: Equatable {
     var workers = 0 // 0: one per core
     var dev = false
     var configPath: String?
+    /// API key and secret for access tokens: `devkey`/`devsecret` in dev
+    /// mode, otherwise from SWIFTLET_API_KEY / SWIFTLET_API_SECRET.
+    var apiKey = ""
+    var apiSecret = ""
+
+    /// Dev mode listens on loopback only.
+    var mediaBindIP: String { dev ? "127.0.0.1" : "0.0.0.0" }
 
     struct Invalid: Error, CustomStringConvertible { let description: String }
 
-    static func parse(_ arguments: [String]) throws(Invalid) -> ServeOptions {
+    static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(Invalid) -> ServeOptions {
         var o = ServeOptions()
         var i = 0
         func value(_ name: String) throws(Invalid) -> String {
@@ -33,22 +40,34 @@ struct ServeOptions: Equatable {
                 o.httpAddress = address
             case "--udp-port":
                 let v = try value(a)
-                guard let p = UInt16(v), p > 0 else { throw Invalid(description: "--udp-port wants 1...65535, got '\(v)'") }
+                // 0: every worker takes any free port (tests).
+                guard let p = UInt16(v) else { throw Invalid(description: "--udp-port wants 0...65535, got '\(v)'") }
                 o.udpPort = p
             case "--workers":
                 let v = try value(a)
                 guard let n = Int(v), n >= 1, n <= 256 else { throw Invalid(description: "--workers wants 1...256, got '\(v)'") }
                 o.workers = n
             default:
-                throw Invalid(description: "unknown option '\(a)'")
+                throw Invalid(description: "unknown option '\(a)'; see swiftlet --help")
             }
             i += 1
         }
         if o.configPath != nil {
-            throw Invalid(description: "--config: configuration files arrive with the rooms and signalling work; use the flags for now")
+            throw Invalid(description: "--config: configuration files arrive with room signalling; use the flags and environment for now")
         }
-        if o.workers > 0, Int(o.udpPort) + o.workers - 1 > 65535 {
+        if o.workers > 0, o.udpPort > 0, Int(o.udpPort) + o.workers - 1 > 65535 {
             throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
+        }
+        if o.dev {
+            o.apiKey = "devkey"
+            o.apiSecret = "devsecret"
+        } else {
+            guard let key = environment["SWIFTLET_API_KEY"], !key.isEmpty,
+                  let secret = environment["SWIFTLET_API_SECRET"], !secret.isEmpty else {
+                throw Invalid(description: "without --dev, set SWIFTLET_API_KEY and SWIFTLET_API_SECRET (or use --dev on a development machine)")
+            }
+            o.apiKey = key
+            o.apiSecret = secret
         }
         return o
     }
