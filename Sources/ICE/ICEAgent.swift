@@ -147,6 +147,14 @@ public struct ICEAgent {
         pairs.contains { $0.addresses == pair && $0.state == .succeeded }
     }
 
+    /// True when some pair with `remote` as its remote address has had a
+    /// successful check: such an address may send us media and DTLS.
+    /// Allocation-free, since the transport asks per packet.
+    public func isValidRemote(_ remote: TransportAddress) -> Bool {
+        if selectedPair?.remote == remote { return true }
+        return pairs.contains { $0.addresses.remote == remote && $0.state == .succeeded }
+    }
+
     // MARK: Candidates and credentials
 
     /// A local candidate the shell can send from. Only UDP candidates of

@@ -279,7 +279,7 @@ public final class PeerTransport {
     public func isValidated(_ address: TransportAddress) -> Bool {
         switch agent {
         case .lite(let a): a.isValidatedAddress(address)
-        case .full(let a): a.selectedPair?.remote == address || a.checklist.contains { $0.remote == address && a.isValid($0) }
+        case .full(let a): a.isValidRemote(address)
         }
     }
 
