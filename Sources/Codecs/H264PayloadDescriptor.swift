@@ -54,9 +54,9 @@ public struct H264PayloadDescriptor: Equatable, Sendable {
         containsIDR = false
         containsSPS = false
         containsPPS = false
-        packetization = .unsupported(type: type) // replaced below
+        packetization = .unsupported(type: type)  // replaced below
         switch type {
-        case 1 ... 23:
+        case 1...23:
             packetization = .singleNALUnit(type: type)
             note(type)
         case Self.stapAType:
@@ -127,7 +127,7 @@ public struct H264PayloadDescriptor: Equatable, Sendable {
             let start = offset + 2
             guard size <= payload.byteCount - start else { offset = payload.byteCount; return .failed(.truncated) }
             offset = start + size
-            return .unit(start ..< start + size)
+            return .unit(start..<start + size)
         }
     }
 }

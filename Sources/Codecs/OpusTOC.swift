@@ -57,22 +57,22 @@ public struct OpusTOC: Equatable, Sendable {
 
     public var mode: Mode {
         switch configuration {
-        case 0 ... 11: return .silk
-        case 12 ... 15: return .hybrid
+        case 0...11: return .silk
+        case 12...15: return .hybrid
         default: return .celt
         }
     }
 
     public var bandwidth: Bandwidth {
         switch configuration {
-        case 0 ... 3: return .narrowband
-        case 4 ... 7: return .mediumband
-        case 8 ... 11: return .wideband
-        case 12 ... 13: return .superWideband
-        case 14 ... 15: return .fullband
-        case 16 ... 19: return .narrowband
-        case 20 ... 23: return .wideband
-        case 24 ... 27: return .superWideband
+        case 0...3: return .narrowband
+        case 4...7: return .mediumband
+        case 8...11: return .wideband
+        case 12...13: return .superWideband
+        case 14...15: return .fullband
+        case 16...19: return .narrowband
+        case 20...23: return .wideband
+        case 24...27: return .superWideband
         default: return .fullband
         }
     }

@@ -100,12 +100,14 @@ public struct VP8PayloadDescriptor: Equatable, Sendable {
         // first partition; it needs the 3-byte frame tag to be present.
         isKeyframe = false
         if isStartOfPartition, partitionIndex == 0, reader.remaining >= 3,
-           let tag = reader.peekUInt8(), tag & 0x01 == 0 {
+            let tag = reader.peekUInt8(), tag & 0x01 == 0
+        {
             isKeyframe = true
             if reader.remaining >= 10,
-               reader.peekUInt8(at: 3) == 0x9D, reader.peekUInt8(at: 4) == 0x01, reader.peekUInt8(at: 5) == 0x2A,
-               let w0 = reader.peekUInt8(at: 6), let w1 = reader.peekUInt8(at: 7),
-               let h0 = reader.peekUInt8(at: 8), let h1 = reader.peekUInt8(at: 9) {
+                reader.peekUInt8(at: 3) == 0x9D, reader.peekUInt8(at: 4) == 0x01, reader.peekUInt8(at: 5) == 0x2A,
+                let w0 = reader.peekUInt8(at: 6), let w1 = reader.peekUInt8(at: 7),
+                let h0 = reader.peekUInt8(at: 8), let h1 = reader.peekUInt8(at: 9)
+            {
                 // Little-endian 16-bit fields: 14 bits of size, 2 of scale.
                 keyframeWidth = (UInt16(w1) << 8 | UInt16(w0)) & 0x3FFF
                 keyframeHeight = (UInt16(h1) << 8 | UInt16(h0)) & 0x3FFF

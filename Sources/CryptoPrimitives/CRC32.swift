@@ -1,9 +1,9 @@
 /// CRC-32 as in ISO 3309 / ITU-T V.42 (polynomial 0x04C11DB7, reflected),
 /// the checksum of the STUN FINGERPRINT attribute (RFC 8489 section 14.7).
 public enum CRC32 {
-    private static let table: [UInt32] = (0 ..< 256).map { i -> UInt32 in
+    private static let table: [UInt32] = (0..<256).map { i -> UInt32 in
         var c = UInt32(i)
-        for _ in 0 ..< 8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
         return c
     }
 

@@ -87,7 +87,7 @@ public struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertibl
         var index = text.startIndex
         while index < text.endIndex {
             guard index + 1 < text.endIndex,
-                  let high = hexValue(text[index]), let low = hexValue(text[index + 1])
+                let high = hexValue(text[index]), let low = hexValue(text[index + 1])
             else { return nil }
             digest.append(high << 4 | low)
             index += 2

@@ -50,7 +50,8 @@ public final class DTLSCertificate: @unchecked Sendable {
             RAND_bytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32($0.count)) == 1
         }
         let day: Int64 = 86_400
-        let ok = randomOK
+        let ok =
+            randomOK
             && X509_set_version(x509, 2) == 1  // v3
             && ASN1_INTEGER_set_uint64(X509_get_serialNumber(x509), serial) == 1
             && ASN1_TIME_set(X509_getm_notBefore(x509), Int(truncatingIfNeeded: unixSeconds &- day)) != nil
@@ -158,13 +159,14 @@ public final class DTLSCertificate: @unchecked Sendable {
 
 /// The digest of a certificate's DER encoding (RFC 8122 section 5).
 func certificateFingerprint(of x509: OpaquePointer, _ algorithm: CertificateFingerprint.Algorithm) -> CertificateFingerprint? {
-    let md: OpaquePointer? = switch algorithm {
-    case .sha1: EVP_sha1()
-    case .sha224: EVP_sha224()
-    case .sha256: EVP_sha256()
-    case .sha384: EVP_sha384()
-    case .sha512: EVP_sha512()
-    }
+    let md: OpaquePointer? =
+        switch algorithm {
+        case .sha1: EVP_sha1()
+        case .sha224: EVP_sha224()
+        case .sha256: EVP_sha256()
+        case .sha384: EVP_sha384()
+        case .sha512: EVP_sha512()
+        }
     var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
     var length: UInt32 = 0
     let ok = digest.withUnsafeMutableBufferPointer { X509_digest(x509, md, $0.baseAddress, &length) == 1 }

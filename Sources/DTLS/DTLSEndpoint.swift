@@ -61,8 +61,9 @@ public struct DTLSEndpoint: ~Copyable {
         configuration: DTLSConfiguration = DTLSConfiguration()
     ) throws(DTLSError) {
         let queues = DatagramQueues(mtu: configuration.maximumDatagramSize)
-        let (context, ssl) = try Self.makeSession(role: role, certificate: certificate, queues: queues,
-                                                  configuration: configuration)
+        let (context, ssl) = try Self.makeSession(
+            role: role, certificate: certificate, queues: queues,
+            configuration: configuration)
         self.role = role
         self.context = context
         self.ssl = ssl
@@ -281,7 +282,7 @@ public struct DTLSEndpoint: ~Copyable {
             return
         }
         guard let selected = SSL_get_selected_srtp_profile(ssl),
-              let profile = SRTPProfile(dtlsProfileID: UInt16(truncatingIfNeeded: selected.pointee.id))
+            let profile = SRTPProfile(dtlsProfileID: UInt16(truncatingIfNeeded: selected.pointee.id))
         else {
             fail(.noSRTPProfile)
             return
@@ -297,8 +298,10 @@ public struct DTLSEndpoint: ~Copyable {
             return
         }
         phase = .connected
-        events.append(.connected(DTLSConnected(
-            srtpProfileID: profile.dtlsProfileID, keyingMaterial: material, peerFingerprint: matched)))
+        events.append(
+            .connected(
+                DTLSConnected(
+                    srtpProfileID: profile.dtlsProfileID, keyingMaterial: material, peerFingerprint: matched)))
     }
 
     private mutating func fail(_ error: DTLSError) {
@@ -324,7 +327,8 @@ public struct DTLSEndpoint: ~Copyable {
         // layout checked on 3.0 only (3.2 moved to OSSL_TIME).
         let version = OpenSSL_version_num()
         guard version >> 20 == 0x300 else {
-            throw .setupFailed(reason: "OpenSSL \(String(version, radix: 16)): the caller-clock DTLS timer is verified on 3.0 only")
+            throw .setupFailed(
+                reason: "OpenSSL \(String(version, radix: 16)): the caller-clock DTLS timer is verified on 3.0 only")
         }
         ERR_clear_error()
         guard let context = SSL_CTX_new(DTLS_method()) else {
@@ -335,13 +339,13 @@ public struct DTLSEndpoint: ~Copyable {
         }
         let profiles = configuration.srtpProfiles.map(\.openSSLName).joined(separator: ":")
         guard !configuration.srtpProfiles.isEmpty,
-              // OpenSSL 3.0 has no DTLS 1.3; refuse DTLS 1.0 (RFC 8996).
-              swiftlet_SSL_CTX_set_min_proto_version(context, DTLS1_2_VERSION) == 1,
-              swiftlet_SSL_CTX_set_max_proto_version(context, DTLS1_2_VERSION) == 1,
-              SSL_CTX_set_cipher_list(context, cipherList) == 1,
-              SSL_CTX_use_certificate(context, certificate.x509) == 1,
-              SSL_CTX_use_PrivateKey(context, certificate.privateKey) == 1,
-              SSL_CTX_set_tlsext_use_srtp(context, profiles) == 0  // 0 is success
+            // OpenSSL 3.0 has no DTLS 1.3; refuse DTLS 1.0 (RFC 8996).
+            swiftlet_SSL_CTX_set_min_proto_version(context, DTLS1_2_VERSION) == 1,
+            swiftlet_SSL_CTX_set_max_proto_version(context, DTLS1_2_VERSION) == 1,
+            SSL_CTX_set_cipher_list(context, cipherList) == 1,
+            SSL_CTX_use_certificate(context, certificate.x509) == 1,
+            SSL_CTX_use_PrivateKey(context, certificate.privateKey) == 1,
+            SSL_CTX_set_tlsext_use_srtp(context, profiles) == 0  // 0 is success
         else {
             let error = failure("configuring SSL_CTX failed")
             SSL_CTX_free(context)
@@ -361,7 +365,7 @@ public struct DTLSEndpoint: ~Copyable {
         _ = swiftlet_SSL_set_options_no_query_mtu(ssl)
         // SSL_set_mtu answers the MTU it set, DTLS_set_link_mtu 1; both 0 if too small.
         guard swiftlet_SSL_set_mtu(ssl, mtu) > 0, swiftlet_DTLS_set_link_mtu(ssl, mtu) == 1,
-              let bio = makeDatagramBIO(queues)
+            let bio = makeDatagramBIO(queues)
         else {
             let error = failure("setting the MTU or BIO failed")
             SSL_free(ssl)

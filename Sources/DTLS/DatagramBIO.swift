@@ -81,71 +81,81 @@ struct DatagramBIOMethod: @unchecked Sendable {
             self.method = nil
             return
         }
-        _ = BIO_meth_set_create(method, { bio in
-            BIO_set_init(bio, 1)
-            return 1
-        })
-        _ = BIO_meth_set_destroy(method, { bio in
-            guard let bio else { return 0 }
-            if let data = BIO_get_data(bio) {
-                Unmanaged<DatagramQueues>.fromOpaque(data).release()
-                BIO_set_data(bio, nil)
-            }
-            return 1
-        })
-        _ = BIO_meth_set_write(method, { bio, data, length in
-            guard let bio, let queues = queues(of: bio) else { return -1 }
-            BIO_clear_flags(bio, BIO_FLAGS_READ | BIO_FLAGS_WRITE | BIO_FLAGS_IO_SPECIAL | BIO_FLAGS_SHOULD_RETRY)
-            guard length > 0, let data else { return 0 }
-            queues.outgoing.append(Array(UnsafeRawBufferPointer(start: data, count: Int(length))))
-            queues.written &+= 1
-            return length
-        })
-        _ = BIO_meth_set_read(method, { bio, buffer, capacity in
-            guard let bio, let queues = queues(of: bio) else { return -1 }
-            BIO_clear_flags(bio, BIO_FLAGS_READ | BIO_FLAGS_WRITE | BIO_FLAGS_IO_SPECIAL | BIO_FLAGS_SHOULD_RETRY)
-            guard let datagram = queues.popIncoming() else {
-                // No datagram yet: ask OpenSSL to retry later (SSL_ERROR_WANT_READ).
-                BIO_set_flags(bio, BIO_FLAGS_READ | BIO_FLAGS_SHOULD_RETRY)
-                return -1
-            }
-            guard let buffer, capacity > 0 else { return 0 }
-            // Datagram semantics: what does not fit is dropped, like recv(2)
-            // on a UDP socket with a short buffer.
-            let count = min(datagram.count, Int(capacity))
-            datagram.withUnsafeBytes { source in
-                guard count > 0, let base = source.baseAddress else { return }
-                UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: count)
-            }
-            return Int32(count)
-        })
-        _ = BIO_meth_set_ctrl(method, { bio, command, _, argument in
-            guard let bio, let queues = queues(of: bio) else { return 0 }
-            switch command {
-            case BIO_CTRL_DGRAM_QUERY_MTU, BIO_CTRL_DGRAM_GET_FALLBACK_MTU:
-                return queues.mtu
-            case BIO_CTRL_DGRAM_GET_MTU_OVERHEAD:
-                // Our "link" is the UDP payload: the shell owns the IP and
-                // UDP headers, so DTLS_set_link_mtu(n) means n-byte datagrams.
-                return 0
-            case BIO_CTRL_WPENDING:
-                // Every write is complete the moment it is queued.
-                return 0
-            case BIO_CTRL_PENDING:
-                return queues.hasIncoming ? queues.incoming[queues.incomingHead].count : 0
-            case BIO_CTRL_FLUSH:
+        _ = BIO_meth_set_create(
+            method,
+            { bio in
+                BIO_set_init(bio, 1)
                 return 1
-            case BIO_CTRL_DGRAM_SET_NEXT_TIMEOUT:
-                // OpenSSL 3.0 passes the address of its own deadline.
-                if let argument { queues.openSSLDeadline = argument }
-                return 0
-            case BIO_CTRL_DGRAM_MTU_EXCEEDED, BIO_CTRL_DGRAM_SET_MTU:
-                // We never learn of a too-big datagram from a socket.
-                return 0
-            default:
-                return 0
-            }
-        })
+            })
+        _ = BIO_meth_set_destroy(
+            method,
+            { bio in
+                guard let bio else { return 0 }
+                if let data = BIO_get_data(bio) {
+                    Unmanaged<DatagramQueues>.fromOpaque(data).release()
+                    BIO_set_data(bio, nil)
+                }
+                return 1
+            })
+        _ = BIO_meth_set_write(
+            method,
+            { bio, data, length in
+                guard let bio, let queues = queues(of: bio) else { return -1 }
+                BIO_clear_flags(bio, BIO_FLAGS_READ | BIO_FLAGS_WRITE | BIO_FLAGS_IO_SPECIAL | BIO_FLAGS_SHOULD_RETRY)
+                guard length > 0, let data else { return 0 }
+                queues.outgoing.append(Array(UnsafeRawBufferPointer(start: data, count: Int(length))))
+                queues.written &+= 1
+                return length
+            })
+        _ = BIO_meth_set_read(
+            method,
+            { bio, buffer, capacity in
+                guard let bio, let queues = queues(of: bio) else { return -1 }
+                BIO_clear_flags(bio, BIO_FLAGS_READ | BIO_FLAGS_WRITE | BIO_FLAGS_IO_SPECIAL | BIO_FLAGS_SHOULD_RETRY)
+                guard let datagram = queues.popIncoming() else {
+                    // No datagram yet: ask OpenSSL to retry later (SSL_ERROR_WANT_READ).
+                    BIO_set_flags(bio, BIO_FLAGS_READ | BIO_FLAGS_SHOULD_RETRY)
+                    return -1
+                }
+                guard let buffer, capacity > 0 else { return 0 }
+                // Datagram semantics: what does not fit is dropped, like recv(2)
+                // on a UDP socket with a short buffer.
+                let count = min(datagram.count, Int(capacity))
+                datagram.withUnsafeBytes { source in
+                    guard count > 0, let base = source.baseAddress else { return }
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: count)
+                }
+                return Int32(count)
+            })
+        _ = BIO_meth_set_ctrl(
+            method,
+            { bio, command, _, argument in
+                guard let bio, let queues = queues(of: bio) else { return 0 }
+                switch command {
+                case BIO_CTRL_DGRAM_QUERY_MTU, BIO_CTRL_DGRAM_GET_FALLBACK_MTU:
+                    return queues.mtu
+                case BIO_CTRL_DGRAM_GET_MTU_OVERHEAD:
+                    // Our "link" is the UDP payload: the shell owns the IP and
+                    // UDP headers, so DTLS_set_link_mtu(n) means n-byte datagrams.
+                    return 0
+                case BIO_CTRL_WPENDING:
+                    // Every write is complete the moment it is queued.
+                    return 0
+                case BIO_CTRL_PENDING:
+                    return queues.hasIncoming ? queues.incoming[queues.incomingHead].count : 0
+                case BIO_CTRL_FLUSH:
+                    return 1
+                case BIO_CTRL_DGRAM_SET_NEXT_TIMEOUT:
+                    // OpenSSL 3.0 passes the address of its own deadline.
+                    if let argument { queues.openSSLDeadline = argument }
+                    return 0
+                case BIO_CTRL_DGRAM_MTU_EXCEEDED, BIO_CTRL_DGRAM_SET_MTU:
+                    // We never learn of a too-big datagram from a socket.
+                    return 0
+                default:
+                    return 0
+                }
+            })
         self.method = method
     }
 }

@@ -20,7 +20,9 @@ extension FuzzEntryPoints {
                 return (d.rewritePictureID(0x1234, in: m, payloadOffset: 0), d.rewriteTL0PictureIndex(9, in: m, payloadOffset: 0))
             }
             precondition(ok.0 == (d.pictureID != nil) && ok.1 == (d.tl0PictureIndex != nil))
-            guard let after = try? VP8PayloadDescriptor(parsing: copy.span.bytes) else { preconditionFailure("rewrite broke VP8") }
+            guard let after = try? VP8PayloadDescriptor(parsing: copy.span.bytes) else {
+                preconditionFailure("rewrite broke VP8")
+            }
             if d.pictureID != nil { precondition(after.pictureID == 0x1234 & (d.pictureIDModulus - 1)) }
             if d.tl0PictureIndex != nil { precondition(after.tl0PictureIndex == 9) }
             precondition(after.payloadHeaderOffset == d.payloadHeaderOffset)

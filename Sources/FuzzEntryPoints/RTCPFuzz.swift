@@ -61,10 +61,10 @@ extension FuzzEntryPoints {
 
     private static func extensionBytes(_ range: Range<Int>, packetRange: Range<Int>, data: UnsafeRawBufferPointer) -> [UInt8] {
         precondition(range.lowerBound >= 4 && range.upperBound <= packetRange.count)
-        return Array(data[(packetRange.lowerBound + range.lowerBound) ..< (packetRange.lowerBound + range.upperBound)])
+        return Array(data[(packetRange.lowerBound + range.lowerBound)..<(packetRange.lowerBound + range.upperBound)])
     }
 
     private static func roundedUp(_ range: Range<Int>) -> Range<Int> {
-        range.lowerBound ..< range.lowerBound + (range.count + 3) / 4 * 4
+        range.lowerBound..<range.lowerBound + (range.count + 3) / 4 * 4
     }
 }

@@ -15,7 +15,7 @@ extension FuzzEntryPoints {
         precondition(header.payloadLength >= 0 && header.csrcCount <= 15)
 
         var csrcs: [SSRC] = []
-        for i in 0 ..< header.csrcCount {
+        for i in 0..<header.csrcCount {
             guard let csrc = header.csrc(at: i, in: bytes) else { preconditionFailure("CSRC \(i) unreadable") }
             csrcs.append(csrc)
         }
@@ -42,7 +42,7 @@ extension FuzzEntryPoints {
         precondition(again.sequenceNumber == header.sequenceNumber && again.timestamp == header.timestamp)
         precondition(again.ssrc == header.ssrc && again.csrcCount == header.csrcCount)
         precondition(again.paddingLength == header.paddingLength)
-        for i in 0 ..< csrcs.count { precondition(again.csrc(at: i, in: rebuiltSpan) == csrcs[i]) }
+        for i in 0..<csrcs.count { precondition(again.csrc(at: i, in: rebuiltSpan) == csrcs[i]) }
         precondition(Array(rebuilt[again.payloadRange]) == payload)
         precondition(extensionElements(again, rebuiltSpan) == elements)
         if opaque != nil {
@@ -54,7 +54,8 @@ extension FuzzEntryPoints {
         let first = elements.first
         let rewrote = copy.withUnsafeMutableBytes { raw -> Bool in
             let m = MutableBytes(raw)
-            var ok = RTPHeaderRewriter.setSSRC(SSRC(0xA5A5_A5A5), in: m)
+            var ok =
+                RTPHeaderRewriter.setSSRC(SSRC(0xA5A5_A5A5), in: m)
                 && RTPHeaderRewriter.setSequenceNumber(header.sequenceNumber &+ 1, in: m)
                 && RTPHeaderRewriter.setTimestamp(header.timestamp &+ 90, in: m)
                 && RTPHeaderRewriter.setPayloadType(PayloadType(masking: 100), in: m)

@@ -12,7 +12,8 @@ extension FuzzEntryPoints {
         guard withinLimits(first) else { return }
         let again: SessionDescription
         do {
-            again = try first.withUnsafeBytes { p throws(SDPParseError) in try SessionDescription.parse(RawSpan(_unsafeBytes: p)) }
+            again = try first.withUnsafeBytes { p throws(SDPParseError) in try SessionDescription.parse(RawSpan(_unsafeBytes: p))
+            }
         } catch {
             preconditionFailure("serialized SDP does not parse: \(error)")
         }

@@ -61,17 +61,19 @@ enum ConnectivityCheckResponder {
             return .reject(.badRequest, unknownAttributes: [], authenticated: false)
         }
         guard usernameMatches(username, localUfrag: local.ufrag, remoteUfrag: remoteUfrag),
-              message.verifyIntegrity(key: local.key, in: bytes)
+            message.verifyIntegrity(key: local.key, in: bytes)
         else { return .reject(.unauthorized, unknownAttributes: [], authenticated: false) }
         guard message.unknownComprehensionRequired.isEmpty else {
             return .reject(.unknownAttribute, unknownAttributes: message.unknownComprehensionRequired, authenticated: true)
         }
         let control: ICEControlAttribute? =
-            if let t = message.iceControlling { .controlling(tieBreaker: t) }
-            else if let t = message.iceControlled { .controlled(tieBreaker: t) }
-            else { nil }
-        return .valid(AuthenticatedCheck(transactionID: message.transactionID, priority: message.priority,
-                                         useCandidate: message.useCandidate, control: control))
+            if let t = message.iceControlling { .controlling(tieBreaker: t) } else if let t = message.iceControlled {
+                .controlled(tieBreaker: t)
+            } else { nil }
+        return .valid(
+            AuthenticatedCheck(
+                transactionID: message.transactionID, priority: message.priority,
+                useCandidate: message.useCandidate, control: control))
     }
 
     /// RFC 8445 section 7.3: the USERNAME of a check we receive is

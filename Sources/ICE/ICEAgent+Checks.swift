@@ -6,8 +6,10 @@ import Wire
 extension ICEAgent {
     /// One STUN datagram from `source`, received on the local address
     /// `local`.
-    public mutating func handleSTUN(_ bytes: RawSpan, from source: TransportAddress, to local: TransportAddress,
-                                    now: Instant) {
+    public mutating func handleSTUN(
+        _ bytes: RawSpan, from source: TransportAddress, to local: TransportAddress,
+        now: Instant
+    ) {
         guard state != .failed else { counters.discarded += 1; return }
         let message: STUNMessage
         do { message = try STUNMessage.parse(bytes) } catch { counters.malformed += 1; return }
@@ -20,8 +22,10 @@ extension ICEAgent {
         handleTimeout(now: now)
     }
 
-    public mutating func handleSTUN(_ bytes: [UInt8], from source: TransportAddress, to local: TransportAddress,
-                                    now: Instant) {
+    public mutating func handleSTUN(
+        _ bytes: [UInt8], from source: TransportAddress, to local: TransportAddress,
+        now: Instant
+    ) {
         handleSTUN(bytes.span.bytes, from: source, to: local, now: now)
     }
 
@@ -64,7 +68,8 @@ extension ICEAgent {
             refreshConsent(now: now)
         }
         if selectedPair == nil, remoteEndOfCandidates, !pairs.isEmpty, triggered.isEmpty,
-           pairs.allSatisfy({ $0.state == .failed }) {
+            pairs.allSatisfy({ $0.state == .failed })
+        {
             fail()
         }
     }
@@ -114,22 +119,30 @@ extension ICEAgent {
         // A nominating check keeps a valid pair valid while it runs.
         if nominating { pairs[index].nominating = true } else { pairs[index].state = .inProgress }
         transactions.removeAll { $0.pair == pair.addresses && $0.kind == kind }
-        transactions.append(Transaction(id: id, pair: pair.addresses, kind: kind, bytes: bytes, transmissions: 1,
-                                        rto: configuration.initialRTO, deadline: now + configuration.initialRTO))
+        transactions.append(
+            Transaction(
+                id: id, pair: pair.addresses, kind: kind, bytes: bytes, transmissions: 1,
+                rto: configuration.initialRTO, deadline: now + configuration.initialRTO))
         send(bytes, from: pair.local.address, to: pair.remote.address)
     }
 
-    private func request(on pair: CandidatePair, useCandidate: Bool, remote: ICECredentials)
-        -> (TransactionID, [UInt8])? {
+    private func request(
+        on pair: CandidatePair, useCandidate: Bool, remote: ICECredentials
+    )
+        -> (TransactionID, [UInt8])?
+    {
         let id = TransactionID.random()
         let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
-        let priority = ICECandidate.priority(kind: .peerReflexive, localPreference: localPreference,
-                                             component: pair.local.component)
-        let control: ICEControlAttribute = role == .controlling
+        let priority = ICECandidate.priority(
+            kind: .peerReflexive, localPreference: localPreference,
+            component: pair.local.component)
+        let control: ICEControlAttribute =
+            role == .controlling
             ? .controlling(tieBreaker: tieBreaker) : .controlled(tieBreaker: tieBreaker)
-        guard let bytes = try? STUNMessageBuilder.bindingRequest(
-            transactionID: id, username: remote.ufrag + ":" + localCredentials.ufrag, priority: priority,
-            control: control, useCandidate: useCandidate, key: remote.key, software: configuration.software)
+        guard
+            let bytes = try? STUNMessageBuilder.bindingRequest(
+                transactionID: id, username: remote.ufrag + ":" + localCredentials.ufrag, priority: priority,
+                control: control, useCandidate: useCandidate, key: remote.key, software: configuration.software)
         else { return nil }
         return (id, bytes)
     }
@@ -147,8 +160,10 @@ extension ICEAgent {
                 transactions[i].transmissions += 1
                 transactions[i].rto = t.rto * 2
                 let last = transactions[i].transmissions == configuration.maxTransmissions
-                transactions[i].deadline = t.deadline + (last
-                    ? configuration.initialRTO * Int(configuration.lastWaitFactor) : t.rto * 2)
+                transactions[i].deadline =
+                    t.deadline
+                    + (last
+                        ? configuration.initialRTO * Int(configuration.lastWaitFactor) : t.rto * 2)
                 send(t.bytes, from: t.pair.local, to: t.pair.remote)
                 i += 1
                 continue
@@ -167,7 +182,8 @@ extension ICEAgent {
     /// `nominationWait` has passed since the first valid pair.
     private mutating func nominateIfReady(now: Instant) {
         guard awaitingNomination, !pairs.contains(where: \.nominating),
-              let best = pairs.firstIndex(where: { $0.state == .succeeded }) else { return }
+            let best = pairs.firstIndex(where: { $0.state == .succeeded })
+        else { return }
         let pendingAbove = pairs[..<best].contains { $0.state == .waiting || $0.state == .inProgress }
         let waited = firstValidAt.map { now >= $0 + configuration.nominationWait } ?? false
         guard !pendingAbove || waited else { return }
@@ -178,12 +194,15 @@ extension ICEAgent {
     /// a randomized 4 to 6 s interval, never retransmitted.
     private mutating func refreshConsent(now: Instant) {
         guard let selected = selectedPair, let remote = remoteCredentials, let due = nextConsentAt, now >= due,
-              let index = pairIndex(selected) ?? consentPairIndex(selected) else { return }
+            let index = pairIndex(selected) ?? consentPairIndex(selected)
+        else { return }
         nextConsentAt = now + jitter.duration(in: configuration.consentInterval)
         guard let (id, bytes) = request(on: pairs[index], useCandidate: false, remote: remote) else { return }
         transactions.removeAll { $0.kind == .consent && $0.deadline <= now }
-        transactions.append(Transaction(id: id, pair: selected, kind: .consent, bytes: bytes, transmissions: 1,
-                                        rto: configuration.initialRTO, deadline: now + configuration.consentTimeout))
+        transactions.append(
+            Transaction(
+                id: id, pair: selected, kind: .consent, bytes: bytes, transmissions: 1,
+                rto: configuration.initialRTO, deadline: now + configuration.consentTimeout))
         send(bytes, from: selected.local, to: selected.remote)
     }
 
@@ -191,9 +210,11 @@ extension ICEAgent {
     /// consent checks for it use a transient pair.
     private mutating func consentPairIndex(_ selected: ICEAddressPair) -> Int? {
         guard let local = localCandidates.first(where: { $0.address == selected.local }) else { return nil }
-        let remote = remoteCandidates.first { $0.address == selected.remote }
-            ?? ICECandidate(foundation: ICECandidate.foundation(kind: .peerReflexive, address: selected.remote),
-                            priority: 0, address: selected.remote, kind: .peerReflexive)
+        let remote =
+            remoteCandidates.first { $0.address == selected.remote }
+            ?? ICECandidate(
+                foundation: ICECandidate.foundation(kind: .peerReflexive, address: selected.remote),
+                priority: 0, address: selected.remote, kind: .peerReflexive)
         addRemoteCandidate(remote)
         addPair(local: local, remote: remote)
         return pairIndex(selected)
@@ -205,11 +226,13 @@ extension ICEAgent {
     /// (FINGERPRINT, MESSAGE-INTEGRITY under the remote password: anything
     /// else is dropped and the transaction stays open), then require
     /// symmetric addresses (section 7.2.5.2.1: otherwise the check fails).
-    private mutating func handleResponse(_ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
-                                         to local: TransportAddress, now: Instant) {
+    private mutating func handleResponse(
+        _ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
+        to local: TransportAddress, now: Instant
+    ) {
         guard let remote = remoteCredentials,
-              let t = transactions.firstIndex(where: { $0.id == message.transactionID }),
-              message.verifyFingerprint(in: bytes), message.verifyIntegrity(key: remote.key, in: bytes)
+            let t = transactions.firstIndex(where: { $0.id == message.transactionID }),
+            message.verifyFingerprint(in: bytes), message.verifyIntegrity(key: remote.key, in: bytes)
         else { counters.discarded += 1; return }
         let transaction = transactions.remove(at: t)
         let pairIndex = pairIndex(transaction.pair)
@@ -277,10 +300,13 @@ extension ICEAgent {
     /// role conflict by tie-breaker (section 7.3.1.1), a success response,
     /// peer-reflexive learning (7.3.1.3), a triggered check (7.3.1.4) and
     /// the peer's nomination when controlled (7.3.1.5).
-    private mutating func handleRequest(_ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
-                                        to local: TransportAddress, now: Instant) {
-        let verdict = ConnectivityCheckResponder.examine(message, in: bytes, local: localCredentials,
-                                                         remoteUfrag: remoteCredentials?.ufrag)
+    private mutating func handleRequest(
+        _ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
+        to local: TransportAddress, now: Instant
+    ) {
+        let verdict = ConnectivityCheckResponder.examine(
+            message, in: bytes, local: localCredentials,
+            remoteUfrag: remoteCredentials?.ufrag)
         let check: AuthenticatedCheck
         switch verdict {
         case .discard:
@@ -301,7 +327,9 @@ extension ICEAgent {
             }
             switchRole(to: .controlled)
         case (.controlled, .controlled(let theirs)?):
-            if tieBreaker >= theirs { switchRole(to: .controlling) } else {
+            if tieBreaker >= theirs {
+                switchRole(to: .controlling)
+            } else {
                 reject(.roleConflict, [], true, check.transactionID, from: local, to: source)
                 return
             }
@@ -309,20 +337,24 @@ extension ICEAgent {
             break
         }
 
-        guard let response = ConnectivityCheckResponder.success(
-            transactionID: check.transactionID, source: source, local: localCredentials,
-            software: configuration.software)
+        guard
+            let response = ConnectivityCheckResponder.success(
+                transactionID: check.transactionID, source: source, local: localCredentials,
+                software: configuration.software)
         else { counters.discarded += 1; return }
         counters.validChecks += 1
         send(response, from: local, to: source)
 
         guard let localCandidate = localCandidates.first(where: { $0.address == local }) else { return }
         if !remoteCandidates.contains(where: { $0.address == source }) {
-            let priority = check.priority ?? ICECandidate.priority(
-                kind: .peerReflexive, localPreference: ICECandidate.localPreference(family: source.family))
-            addRemoteCandidate(ICECandidate(
-                foundation: ICECandidate.foundation(kind: .peerReflexive, address: source),
-                priority: priority, address: source, kind: .peerReflexive))
+            let priority =
+                check.priority
+                ?? ICECandidate.priority(
+                    kind: .peerReflexive, localPreference: ICECandidate.localPreference(family: source.family))
+            addRemoteCandidate(
+                ICECandidate(
+                    foundation: ICECandidate.foundation(kind: .peerReflexive, address: source),
+                    priority: priority, address: source, kind: .peerReflexive))
         }
         guard let remoteCandidate = remoteCandidates.first(where: { $0.address == source }) else { return }
         addPair(local: localCandidate, remote: remoteCandidate)
@@ -343,12 +375,15 @@ extension ICEAgent {
         }
     }
 
-    private mutating func reject(_ code: STUNErrorCode, _ unknown: [STUNAttributeType], _ authenticated: Bool,
-                                 _ id: TransactionID, from local: TransportAddress, to source: TransportAddress) {
+    private mutating func reject(
+        _ code: STUNErrorCode, _ unknown: [STUNAttributeType], _ authenticated: Bool,
+        _ id: TransactionID, from local: TransportAddress, to source: TransportAddress
+    ) {
         counters.rejected += 1
-        guard let response = ConnectivityCheckResponder.error(
-            code, unknownAttributes: unknown, authenticated: authenticated, transactionID: id,
-            local: localCredentials, software: configuration.software)
+        guard
+            let response = ConnectivityCheckResponder.error(
+                code, unknownAttributes: unknown, authenticated: authenticated, transactionID: id,
+                local: localCredentials, software: configuration.software)
         else { return }
         send(response, from: local, to: source)
     }

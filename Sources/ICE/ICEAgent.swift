@@ -161,7 +161,8 @@ public struct ICEAgent {
     /// component 1 that act as their own base (host) are used.
     public mutating func addLocalCandidate(_ candidate: ICECandidate) {
         guard candidate.transport == .udp, candidate.component == ICECandidate.rtpComponent,
-              !localCandidates.contains(where: { $0.address == candidate.address }) else { return }
+            !localCandidates.contains(where: { $0.address == candidate.address })
+        else { return }
         localCandidates.append(candidate)
         for remote in remoteCandidates { addPair(local: candidate, remote: remote) }
     }
@@ -244,7 +245,7 @@ public struct ICEAgent {
 
     mutating func addPair(local: ICECandidate, remote: ICECandidate) {
         guard local.address.family == remote.address.family, pairs.count < configuration.maxPairs,
-              !pairs.contains(where: { $0.local.address == local.address && $0.remote.address == remote.address })
+            !pairs.contains(where: { $0.local.address == local.address && $0.remote.address == remote.address })
         else { return }
         let pair = CandidatePair(local: local, remote: remote, role: role)
         let index = pairs.firstIndex { $0.priority < pair.priority } ?? pairs.endIndex
@@ -288,8 +289,9 @@ public struct ICEAgent {
         guard new != role else { return }
         role = new
         for i in pairs.indices {
-            pairs[i].priority = CandidatePair.priority(local: pairs[i].local.priority,
-                                                       remote: pairs[i].remote.priority, role: new)
+            pairs[i].priority = CandidatePair.priority(
+                local: pairs[i].local.priority,
+                remote: pairs[i].remote.priority, role: new)
         }
         pairs.sort { $0.priority > $1.priority }
         push(.roleChanged(new))

@@ -60,9 +60,10 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
     /// and IP address (section 5.1.1.3).
     public static func host(_ address: TransportAddress, interfaceIndex: Int = 0) -> ICECandidate {
         let local = localPreference(family: address.family, interfaceIndex: interfaceIndex)
-        return ICECandidate(foundation: foundation(kind: .host, address: address),
-                            priority: priority(kind: .host, localPreference: local),
-                            address: address, kind: .host)
+        return ICECandidate(
+            foundation: foundation(kind: .host, address: address),
+            priority: priority(kind: .host, localPreference: local),
+            address: address, kind: .host)
     }
 
     /// RFC 8445 section 5.1.2.1:

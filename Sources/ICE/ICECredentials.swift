@@ -33,8 +33,9 @@ public struct ICECredentials: Hashable, Sendable, CustomStringConvertible {
     /// 8445 section 5.3: the values MUST be random so that an attacker
     /// cannot guess them and forge checks).
     public static func random() -> ICECredentials {
-        ICECredentials(ufrag: randomICEString(length: generatedUfragLength),
-                       password: randomICEString(length: generatedPasswordLength))
+        ICECredentials(
+            ufrag: randomICEString(length: generatedUfragLength),
+            password: randomICEString(length: generatedPasswordLength))
     }
 
     /// `length` ice-chars from SecureRandom.
@@ -49,7 +50,7 @@ public struct ICECredentials: Hashable, Sendable, CustomStringConvertible {
     /// section 5.3 minimum lengths (ufrag 4 to 256, password 22 to 256).
     public var isValid: Bool {
         func allICEChars(_ s: String) -> Bool { s.utf8.allSatisfy { Self.iceChars.contains($0) } }
-        return (4 ... 256).contains(ufrag.utf8.count) && (22 ... 256).contains(password.utf8.count)
+        return (4...256).contains(ufrag.utf8.count) && (22...256).contains(password.utf8.count)
             && allICEChars(ufrag) && allICEChars(password)
     }
 

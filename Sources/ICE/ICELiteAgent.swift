@@ -33,8 +33,10 @@ public struct ICELiteAgent {
         /// SOFTWARE put in responses; nil for none.
         public var software: String?
 
-        public init(connectTimeout: Duration = .seconds(30), consentTimeout: Duration = .seconds(30),
-                    maxRemoteAddresses: Int = 16, software: String? = nil) {
+        public init(
+            connectTimeout: Duration = .seconds(30), consentTimeout: Duration = .seconds(30),
+            maxRemoteAddresses: Int = 16, software: String? = nil
+        ) {
             self.connectTimeout = connectTimeout
             self.consentTimeout = consentTimeout
             self.maxRemoteAddresses = max(1, maxRemoteAddresses)
@@ -68,8 +70,10 @@ public struct ICELiteAgent {
     private var transmits: [(bytes: [UInt8], to: TransportAddress)] = []
     private var events: [ICEEvent] = []
 
-    public init(localCredentials: ICECredentials, remoteCredentials: ICECredentials? = nil,
-                configuration: Configuration = Configuration(), now: Instant) {
+    public init(
+        localCredentials: ICECredentials, remoteCredentials: ICECredentials? = nil,
+        configuration: Configuration = Configuration(), now: Instant
+    ) {
         self.configuration = configuration
         self.localCredentials = localCredentials
         self.remoteCredentials = remoteCredentials
@@ -90,8 +94,10 @@ public struct ICELiteAgent {
     /// media keeps flowing, and the peer's checks under the new password
     /// refresh consent and may nominate anew. After failure, a restart
     /// starts from scratch with a fresh connect timeout.
-    public mutating func restart(localCredentials: ICECredentials, remoteCredentials: ICECredentials? = nil,
-                                 now: Instant) {
+    public mutating func restart(
+        localCredentials: ICECredentials, remoteCredentials: ICECredentials? = nil,
+        now: Instant
+    ) {
         self.localCredentials = localCredentials
         self.remoteCredentials = remoteCredentials
         if state == .failed || selectedAddress == nil {
@@ -111,8 +117,9 @@ public struct ICELiteAgent {
     /// Peer-reflexive candidates learned so far, most recently checked last.
     public var learnedCandidates: [ICECandidate] {
         remotes.sorted { $0.lastValidCheck < $1.lastValidCheck }.map {
-            ICECandidate(foundation: ICECandidate.foundation(kind: .peerReflexive, address: $0.address),
-                         priority: $0.priority, address: $0.address, kind: .peerReflexive)
+            ICECandidate(
+                foundation: ICECandidate.foundation(kind: .peerReflexive, address: $0.address),
+                priority: $0.priority, address: $0.address, kind: .peerReflexive)
         }
     }
 
@@ -140,10 +147,13 @@ public struct ICELiteAgent {
         handleSTUN(bytes.span.bytes, from: source, now: now)
     }
 
-    private mutating func handleRequest(_ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
-                                        now: Instant) {
-        let verdict = ConnectivityCheckResponder.examine(message, in: bytes, local: localCredentials,
-                                                         remoteUfrag: remoteCredentials?.ufrag)
+    private mutating func handleRequest(
+        _ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
+        now: Instant
+    ) {
+        let verdict = ConnectivityCheckResponder.examine(
+            message, in: bytes, local: localCredentials,
+            remoteUfrag: remoteCredentials?.ufrag)
         switch verdict {
         case .discard:
             counters.discarded += 1
@@ -162,20 +172,24 @@ public struct ICELiteAgent {
         }
     }
 
-    private mutating func reject(_ code: STUNErrorCode, unknownAttributes: [STUNAttributeType], authenticated: Bool,
-                                 _ message: STUNMessage, to source: TransportAddress) {
+    private mutating func reject(
+        _ code: STUNErrorCode, unknownAttributes: [STUNAttributeType], authenticated: Bool,
+        _ message: STUNMessage, to source: TransportAddress
+    ) {
         counters.rejected += 1
-        guard let response = ConnectivityCheckResponder.error(
-            code, unknownAttributes: unknownAttributes, authenticated: authenticated,
-            transactionID: message.transactionID, local: localCredentials, software: configuration.software)
+        guard
+            let response = ConnectivityCheckResponder.error(
+                code, unknownAttributes: unknownAttributes, authenticated: authenticated,
+                transactionID: message.transactionID, local: localCredentials, software: configuration.software)
         else { return }
         enqueue(response, to: source)
     }
 
     private mutating func accept(_ check: AuthenticatedCheck, from source: TransportAddress, now: Instant) {
-        guard let response = ConnectivityCheckResponder.success(
-            transactionID: check.transactionID, source: source, local: localCredentials,
-            software: configuration.software)
+        guard
+            let response = ConnectivityCheckResponder.success(
+                transactionID: check.transactionID, source: source, local: localCredentials,
+                software: configuration.software)
         else { counters.discarded += 1; return }
         counters.validChecks += 1
         learn(source, priority: check.priority, now: now)
@@ -209,8 +223,9 @@ public struct ICELiteAgent {
                 remotes.remove(at: oldest)
             }
         }
-        let fallback = ICECandidate.priority(kind: .peerReflexive,
-                                             localPreference: ICECandidate.localPreference(family: address.family))
+        let fallback = ICECandidate.priority(
+            kind: .peerReflexive,
+            localPreference: ICECandidate.localPreference(family: address.family))
         remotes.append(RemoteAddress(address: address, priority: priority ?? fallback, lastValidCheck: now))
     }
 

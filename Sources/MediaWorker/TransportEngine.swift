@@ -49,14 +49,16 @@ public final class TransportEngine: WorkerEngine {
     /// peer and queues it: one copy, no allocation. False when the
     /// transport has no route (not connected, consent lost).
     @discardableResult
-    public func sendRTP(_ packet: UnsafeRawBufferPointer, to id: TransportID, rtcp: Bool = false, transmit: TransmitQueue) -> Bool {
+    public func sendRTP(_ packet: UnsafeRawBufferPointer, to id: TransportID, rtcp: Bool = false, transmit: TransmitQueue) -> Bool
+    {
         guard let transport = transports[id], let destination = transport.selectedAddress else { return false }
         var sent = false
         transmit.send(to: destination) { slot in
             let room = rtcp ? SRTPSession.rtcpTrailerRoom : SRTPSession.rtpTrailerRoom
             guard packet.count + room <= slot.count else { return 0 }
             slot.copyMemory(from: packet)
-            let result = rtcp ? transport.protectRTCP(slot, length: packet.count) : transport.protectRTP(slot, length: packet.count)
+            let result =
+                rtcp ? transport.protectRTCP(slot, length: packet.count) : transport.protectRTP(slot, length: packet.count)
             guard let result, result.to == destination else { return 0 }
             sent = true
             return result.length
@@ -66,8 +68,10 @@ public final class TransportEngine: WorkerEngine {
 
     // MARK: WorkerEngine
 
-    public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant,
-                        transmit: TransmitQueue) {
+    public func receive(
+        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant,
+        transmit: TransmitQueue
+    ) {
         guard let id = router.route(UnsafeRawBufferPointer(datagram), from: source), let transport = transports[id] else {
             droppedDatagrams += 1
             return

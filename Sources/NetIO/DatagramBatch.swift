@@ -1,7 +1,8 @@
 import CShim
 import Wire
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Preallocated buffers for one `recvmmsg`/`sendmmsg` batch: `capacity`
@@ -43,12 +44,12 @@ public final class DatagramBatch {
     /// The writable buffer of slot `i`, `slotSize` bytes.
     public func slot(_ i: Int) -> UnsafeMutableRawBufferPointer {
         precondition(i >= 0 && i < capacity, "slot index is ours, not the wire's")
-        return UnsafeMutableRawBufferPointer(rebasing: buffers[i * slotSize ..< (i + 1) * slotSize])
+        return UnsafeMutableRawBufferPointer(rebasing: buffers[i * slotSize..<(i + 1) * slotSize])
     }
 
     /// The datagram in slot `i` (its received or to-be-sent length).
     public func datagram(_ i: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: slot(i)[0 ..< min(lengths[i], slotSize)])
+        UnsafeRawBufferPointer(rebasing: slot(i)[0..<min(lengths[i], slotSize)])
     }
 
     public func length(_ i: Int) -> Int { lengths[i] }
@@ -64,14 +65,16 @@ public final class DatagramBatch {
     /// Points the kernel headers at the slots; `forSend` uses each slot's
     /// length and address, otherwise the full slot and room for an address.
     func prepareHeaders(count n: Int, forSend: Bool) {
-        for i in 0 ..< n {
+        for i in 0..<n {
             let base = buffers.baseAddress! + i * slotSize
             iovecs[i] = iovec(iov_base: base, iov_len: forSend ? lengths[i] : slotSize)
-            let addressLength = forSend
+            let addressLength =
+                forSend
                 ? (SocketAddress(storage: addresses[i])?.length ?? 0)
                 : socklen_t(MemoryLayout<sockaddr_storage>.size)
-            swiftlet_mmsghdr_set(headers, UInt32(i), iovecs.baseAddress! + i,
-                                 UnsafeMutableRawPointer(addresses.baseAddress! + i), addressLength)
+            swiftlet_mmsghdr_set(
+                headers, UInt32(i), iovecs.baseAddress! + i,
+                UnsafeMutableRawPointer(addresses.baseAddress! + i), addressLength)
         }
     }
 

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
 import CShim
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How control reaches a worker thread: any thread posts a message, the
 /// worker's epoll loop wakes on the eventfd and drains the queue. The lock

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real clock, read only at the edge. Protocol code receives the
 /// `Instant` this returns as a parameter.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An IPv4 or IPv6 UDP endpoint, stored as the kernel's `sockaddr_storage`
 /// so it passes to and from system calls without conversion.
@@ -44,7 +45,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     public init?(hostAndPort: String) {
         let host: Substring, port: Substring
         if hostAndPort.hasPrefix("["), let close = hostAndPort.firstIndex(of: "]") {
-            host = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex) ..< close]
+            host = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close]
             let rest = hostAndPort[hostAndPort.index(after: close)...]
             guard rest.hasPrefix(":") else { return nil }
             port = rest.dropFirst()
@@ -101,9 +102,10 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             }
             let a = raw.load(as: sockaddr_in6.self)
             return withUnsafeBytes(of: a.sin6_addr) { b in
-                TransportAddress(ipv6: UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
-                                 UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                                 port: UInt16(bigEndian: a.sin6_port))
+                TransportAddress(
+                    ipv6: UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
+                    UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                    port: UInt16(bigEndian: a.sin6_port))
             }
         }
     }

@@ -1,7 +1,8 @@
 import CShim
 import Wire
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public struct SocketError: Error, CustomStringConvertible {
@@ -80,7 +81,7 @@ public struct UDPSocket: ~Copyable {
             if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { batch.count = 0; return 0 }
             throw SocketError(operation: "recvmmsg", errno: e)
         }
-        for i in 0 ..< Int(n) {
+        for i in 0..<Int(n) {
             batch.lengths[i] = Int(swiftlet_mmsghdr_length(batch.headers, UInt32(i)))
         }
         batch.count = Int(n)

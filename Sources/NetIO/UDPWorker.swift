@@ -1,8 +1,9 @@
 import CShim
 import Synchronization
 import Wire
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a worker drives: the sans-IO world of one worker thread (its
@@ -43,8 +44,10 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     private static var socketTag: UInt64 { 1 }
     private static var mailboxTag: UInt64 { 2 }
 
-    public init(bindingTo address: SocketAddress, engine: Engine, reusePort: Bool = false,
-                batchSize: Int = 32, slotSize: Int = 2048) throws(SocketError) {
+    public init(
+        bindingTo address: SocketAddress, engine: Engine, reusePort: Bool = false,
+        batchSize: Int = 32, slotSize: Int = 2048
+    ) throws(SocketError) {
         let s = try UDPSocket(bindingTo: address, reusePort: reusePort)
         s.setNonBlocking()
         localAddress = try s.localAddress()
@@ -54,8 +57,8 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
         receiveBatch = DatagramBatch(capacity: batchSize, slotSize: slotSize)
         epoll = swiftlet_epoll_create()
         guard epoll >= 0,
-              swiftlet_epoll_add_readable(epoll, socket.descriptor, Self.socketTag) == 0,
-              swiftlet_epoll_add_readable(epoll, mailbox.eventDescriptor, Self.mailboxTag) == 0
+            swiftlet_epoll_add_readable(epoll, socket.descriptor, Self.socketTag) == 0,
+            swiftlet_epoll_add_readable(epoll, mailbox.eventDescriptor, Self.mailboxTag) == 0
         else { throw SocketError(operation: "epoll", errno: errno) }
     }
 
@@ -75,7 +78,7 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
             let wait = Self.waitMilliseconds(until: engine.nextDeadline(), now: MonotonicClock.now())
             let n = tags.withUnsafeMutableBufferPointer { swiftlet_epoll_wait(epoll, $0.baseAddress, Int32($0.count), wait) }
             if n > 0 {
-                for i in 0 ..< Int(n) {
+                for i in 0..<Int(n) {
                     if tags[i] == Self.socketTag { drainSocket() } else { drainMailbox() }
                 }
             }
@@ -98,17 +101,17 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
 
     private func drainSocket() {
         // Bounded so that a flood cannot starve timers and control.
-        for _ in 0 ..< 16 {
+        for _ in 0..<16 {
             let count: Int
             do { count = try socket.receive(into: receiveBatch) } catch { return }
             if count == 0 { return }
             receivedDatagrams += count
             let now = MonotonicClock.now()
-            for i in 0 ..< count {
+            for i in 0..<count {
                 let length = receiveBatch.length(i)
                 // A datagram larger than a slot was truncated by the kernel: drop it.
                 guard length <= receiveBatch.slotSize, let source = receiveBatch.address(i) else { continue }
-                let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBatch.slot(i)[0 ..< length])
+                let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBatch.slot(i)[0..<length])
                 engine.receive(buffer, from: source.transportAddress, now: now, transmit: transmit)
             }
             if count < receiveBatch.capacity { return }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A joinable OS thread for a worker loop. Swift concurrency is for the
@@ -15,11 +15,13 @@ public final class WorkerThread: @unchecked Sendable {
 
     public init(_ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        let rc = pthread_create(&thread, nil, { raw in
-            let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
-            body.run()
-            return nil
-        }, context)
+        let rc = pthread_create(
+            &thread, nil,
+            { raw in
+                let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+                body.run()
+                return nil
+            }, context)
         precondition(rc == 0, "pthread_create failed: \(rc)")
         started = true
     }

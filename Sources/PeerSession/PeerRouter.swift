@@ -92,8 +92,9 @@ public struct PeerRouter<Key: Hashable> {
 
     private func ufragOwner(_ datagram: UnsafeRawBufferPointer) -> Key? {
         guard let message = try? STUNMessage.parse(RawSpan(_unsafeBytes: datagram)),
-              message.type == .bindingRequest, let username = message.username,
-              let colon = username.firstIndex(of: ":") else { return nil }
+            message.type == .bindingRequest, let username = message.username,
+            let colon = username.firstIndex(of: ":")
+        else { return nil }
         return byUfrag[String(username[..<colon])]
     }
 }

@@ -63,8 +63,10 @@ public final class PeerTransport {
     private var transmitQueue: [OutgoingDatagram] = []
     private var events: [PeerTransportEvent] = []
 
-    public init(role: Role, certificate: DTLSCertificate, localCredentials: ICECredentials = .random(),
-                configuration: Configuration = Configuration(), now: Instant) throws(DTLSError) {
+    public init(
+        role: Role, certificate: DTLSCertificate, localCredentials: ICECredentials = .random(),
+        configuration: Configuration = Configuration(), now: Instant
+    ) throws(DTLSError) {
         self.role = role
         self.localCredentials = localCredentials
         self.configuration = configuration
@@ -129,8 +131,10 @@ public final class PeerTransport {
     /// One datagram received from `source` on the local address `local`.
     /// STUN and DTLS are consumed; SRTP and SRTCP are authenticated and
     /// decrypted in place and returned for the owner to route.
-    public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress,
-                        to local: TransportAddress? = nil, now: Instant) -> ReceivedDatagram {
+    public func receive(
+        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress,
+        to local: TransportAddress? = nil, now: Instant
+    ) -> ReceivedDatagram {
         guard state == .connecting || state == .connected else { return .handled }
         switch DatagramKind.classify(UnsafeRawBufferPointer(datagram)) {
         case .stun:
@@ -198,7 +202,8 @@ public final class PeerTransport {
         protect(buffer, length: length, rtcp: true)
     }
 
-    private func protect(_ buffer: UnsafeMutableRawBufferPointer, length: Int, rtcp: Bool) -> (length: Int, to: TransportAddress)? {
+    private func protect(_ buffer: UnsafeMutableRawBufferPointer, length: Int, rtcp: Bool) -> (length: Int, to: TransportAddress)?
+    {
         guard state == .connected, let destination = selectedAddress, var session = outbound.take() else {
             counters.sendsWithoutRoute += 1
             return nil
@@ -221,10 +226,11 @@ public final class PeerTransport {
 
     public var nextDeadline: Instant? {
         guard state == .connecting || state == .connected else { return nil }
-        let iceDeadline: Instant? = switch agent {
-        case .lite(let a): a.nextDeadline
-        case .full(let a): a.nextDeadline
-        }
+        let iceDeadline: Instant? =
+            switch agent {
+            case .lite(let a): a.nextDeadline
+            case .full(let a): a.nextDeadline
+            }
         switch (iceDeadline, dtls.nextDeadline) {
         case let (a?, b?): return min(a, b)
         case let (a?, nil): return a
@@ -363,10 +369,12 @@ public final class PeerTransport {
     private func installKeys(_ connected: DTLSConnected) {
         guard state == .connecting, let profile = connected.srtpProfile else { fail(.srtpSetupFailed); return }
         do {
-            let keys = try SRTPKeyingMaterial(exported: connected.keyingMaterial, profile: profile,
-                                              role: role == .server ? .server : .client)
-            inbound = try SRTPSession(profile: profile, masterKey: keys.remote, direction: .inbound,
-                                      replayWindow: configuration.replayWindow)
+            let keys = try SRTPKeyingMaterial(
+                exported: connected.keyingMaterial, profile: profile,
+                role: role == .server ? .server : .client)
+            inbound = try SRTPSession(
+                profile: profile, masterKey: keys.remote, direction: .inbound,
+                replayWindow: configuration.replayWindow)
             outbound = try SRTPSession(profile: profile, masterKey: keys.local, direction: .outbound)
         } catch {
             fail(.srtpSetupFailed)

@@ -31,7 +31,7 @@ public struct Goodbye: Equatable, Sendable {
         guard reader.canRead(Int(header.count) * 4) else { throw .countBeyondPacket }
         var sources: [SSRC] = []
         sources.reserveCapacity(Int(header.count))
-        for _ in 0 ..< header.count { sources.append(try reader.ssrc(or: .truncated)) }
+        for _ in 0..<header.count { sources.append(try reader.ssrc(or: .truncated)) }
         var reason: [UInt8]?
         if !reader.isAtEnd {
             let length = try reader.uint8(or: RTCPParseError.truncated)

@@ -55,10 +55,10 @@ public struct RTCPCompoundPacket: Equatable, Sendable {
                 guard padCount >= 1, padCount <= size - RTCPHeader.byteCount else { throw .invalidPadding }
                 contentEnd = end - padCount
             }
-            let packetSpan = bytes.extracting(start ..< contentEnd)
+            let packetSpan = bytes.extracting(start..<contentEnd)
             var packetReader = ByteReader(packetSpan, offset: RTCPHeader.byteCount)
             packets.append(try RTCPPacket.parse(header, &packetReader))
-            ranges.append(start ..< end)
+            ranges.append(start..<end)
             try reader.skip(size - RTCPHeader.byteCount, or: RTCPParseError.lengthBeyondBuffer)
         }
         return RTCPCompoundPacket(packets: packets, packetRanges: ranges)

@@ -47,8 +47,10 @@ public enum RTCPPacket: Equatable, Sendable {
         case RTCPPacketType.payloadFeedback where header.count == ReceiverEstimatedMaximumBitrate.format:
             return .receiverEstimatedMaximumBitrate(try ReceiverEstimatedMaximumBitrate.parse(header, &reader))
         default:
-            return .unknown(UnknownRTCPPacket(packetType: header.packetType, count: header.count,
-                                              body: reader.offset ..< reader.bytes.byteCount))
+            return .unknown(
+                UnknownRTCPPacket(
+                    packetType: header.packetType, count: header.count,
+                    body: reader.offset..<reader.bytes.byteCount))
         }
     }
 

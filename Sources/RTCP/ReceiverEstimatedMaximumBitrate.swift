@@ -49,8 +49,9 @@ public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
             value >>= 1
             exponent += 1
         }
-        self.init(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, exponent: exponent,
-                  mantissa: UInt32(truncatingIfNeeded: value), ssrcs: ssrcs)
+        self.init(
+            senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, exponent: exponent,
+            mantissa: UInt32(truncatingIfNeeded: value), ssrcs: ssrcs)
     }
 
     /// mantissa * 2^exponent, saturating at `Int64.max` bits per second.
@@ -64,7 +65,8 @@ public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
         return Bitrate(bitsPerSecond: m << e)
     }
 
-    static func parse(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) -> ReceiverEstimatedMaximumBitrate {
+    static func parse(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) -> ReceiverEstimatedMaximumBitrate
+    {
         let sender = try reader.ssrc(or: .truncated)
         let media = try reader.ssrc(or: .truncated)
         guard try reader.uint32(or: RTCPParseError.missingREMBIdentifier) == identifier else {
@@ -75,10 +77,11 @@ public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
         guard reader.canRead(Int(count) * 4) else { throw .countBeyondPacket }
         var ssrcs: [SSRC] = []
         ssrcs.reserveCapacity(Int(count))
-        for _ in 0 ..< count { ssrcs.append(try reader.ssrc(or: .truncated)) }
-        return ReceiverEstimatedMaximumBitrate(senderSSRC: sender, mediaSSRC: media,
-                                               exponent: UInt8(truncatingIfNeeded: packed >> 18),
-                                               mantissa: packed & maximumMantissa, ssrcs: ssrcs)
+        for _ in 0..<count { ssrcs.append(try reader.ssrc(or: .truncated)) }
+        return ReceiverEstimatedMaximumBitrate(
+            senderSSRC: sender, mediaSSRC: media,
+            exponent: UInt8(truncatingIfNeeded: packed >> 18),
+            mantissa: packed & maximumMantissa, ssrcs: ssrcs)
     }
 
     /// Appends the packet. Only the first 255 SSRCs fit the 8-bit count.

@@ -32,7 +32,7 @@ public struct ReceiverReport: Equatable, Sendable {
     static func parse(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) -> ReceiverReport {
         let ssrc = try reader.ssrc(or: .truncated)
         let reports = try ReceptionReport.parseBlocks(count: header.count, &reader)
-        return ReceiverReport(ssrc: ssrc, reports: reports, profileExtension: reader.offset ..< reader.bytes.byteCount)
+        return ReceiverReport(ssrc: ssrc, reports: reports, profileExtension: reader.offset..<reader.bytes.byteCount)
     }
 
     /// Appends the packet; see `SenderReport.serialize(into:profileExtension:)`.

@@ -11,7 +11,7 @@ import Wire
 public struct ReceptionReport: Equatable, Sendable {
     public static let byteCount = 24
     /// The 24-bit signed range of the cumulative-lost field.
-    public static let cumulativeLostRange: ClosedRange<Int32> = -(1 << 23) ... (1 << 23) - 1
+    public static let cumulativeLostRange: ClosedRange<Int32> = -(1 << 23)...(1 << 23) - 1
 
     public var ssrc: SSRC
     /// Fraction of packets lost since the last report, as a fixed-point
@@ -29,9 +29,11 @@ public struct ReceptionReport: Equatable, Sendable {
     /// Delay since that SR, in units of 1/65536 seconds, or 0.
     public var delaySinceLastSenderReport: UInt32
 
-    public init(ssrc: SSRC, fractionLost: UInt8 = 0, cumulativeLost: Int32 = 0,
-                extendedHighestSequenceNumber: UInt32 = 0, jitter: UInt32 = 0,
-                lastSenderReport: UInt32 = 0, delaySinceLastSenderReport: UInt32 = 0) {
+    public init(
+        ssrc: SSRC, fractionLost: UInt8 = 0, cumulativeLost: Int32 = 0,
+        extendedHighestSequenceNumber: UInt32 = 0, jitter: UInt32 = 0,
+        lastSenderReport: UInt32 = 0, delaySinceLastSenderReport: UInt32 = 0
+    ) {
         self.ssrc = ssrc
         self.fractionLost = fractionLost
         self.cumulativeLost = cumulativeLost
@@ -65,7 +67,7 @@ public struct ReceptionReport: Equatable, Sendable {
         guard reader.canRead(Int(count) * byteCount) else { throw .countBeyondPacket }
         var reports: [ReceptionReport] = []
         reports.reserveCapacity(Int(count))
-        for _ in 0 ..< count { reports.append(try parse(&reader)) }
+        for _ in 0..<count { reports.append(try parse(&reader)) }
         return reports
     }
 
@@ -89,7 +91,7 @@ enum ProfileExtension {
     /// occupies when it starts at `start`.
     static func range(start: Int, length: Int) -> Range<Int> {
         let rounded = (max(length, 0) + 3) / 4 * 4
-        return start ..< start + rounded
+        return start..<start + rounded
     }
 
     /// Writes exactly `range.count` bytes: `bytes` cut or zero-filled to fit.

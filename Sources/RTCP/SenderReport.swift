@@ -41,8 +41,10 @@ public struct SenderReport: Equatable, Sendable {
 
     /// `profileExtensionLength` reserves room for extension bytes given to
     /// `serialize(into:profileExtension:)`, rounded up to 32 bits.
-    public init(ssrc: SSRC, senderInfo: SenderInfo, reports: [ReceptionReport] = [],
-                profileExtensionLength: Int = 0) {
+    public init(
+        ssrc: SSRC, senderInfo: SenderInfo, reports: [ReceptionReport] = [],
+        profileExtensionLength: Int = 0
+    ) {
         self.ssrc = ssrc
         self.senderInfo = senderInfo
         self.reports = reports
@@ -65,8 +67,9 @@ public struct SenderReport: Equatable, Sendable {
             packetCount: try reader.uint32(or: RTCPParseError.truncated),
             octetCount: try reader.uint32(or: RTCPParseError.truncated))
         let reports = try ReceptionReport.parseBlocks(count: header.count, &reader)
-        return SenderReport(ssrc: ssrc, senderInfo: info, reports: reports,
-                            profileExtension: reader.offset ..< reader.bytes.byteCount)
+        return SenderReport(
+            ssrc: ssrc, senderInfo: info, reports: reports,
+            profileExtension: reader.offset..<reader.bytes.byteCount)
     }
 
     /// Appends the packet. Only the first `maximumReports` reports fit the

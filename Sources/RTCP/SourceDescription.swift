@@ -78,7 +78,7 @@ public struct SourceDescription: Equatable, Sendable {
         var chunks: [SDESChunk] = []
         chunks.reserveCapacity(Int(header.count))
         var itemCount = 0
-        for _ in 0 ..< header.count {
+        for _ in 0..<header.count {
             let source = try reader.ssrc(or: .truncated)
             var items: [SDESItem] = []
             while true {

@@ -24,11 +24,14 @@ extension TransportLayerCC {
     /// (a duplicate, or a step of 32768 or more), one whose delta does not
     /// fit 16 signed bits, or one past 65535 statuses. `consumed` says how
     /// many entries went in; the caller starts the next feedback there.
-    public static func build(senderSSRC: SSRC, mediaSSRC: SSRC, feedbackPacketCount: UInt8,
-                             arrivals: [TransportCCArrival]) -> (feedback: TransportLayerCC, consumed: Int) {
+    public static func build(
+        senderSSRC: SSRC, mediaSSRC: SSRC, feedbackPacketCount: UInt8,
+        arrivals: [TransportCCArrival]
+    ) -> (feedback: TransportLayerCC, consumed: Int) {
         let base = arrivals.first?.sequenceNumber ?? 0
-        var feedback = TransportLayerCC(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, baseSequenceNumber: base,
-                                        referenceTime: 0, feedbackPacketCount: feedbackPacketCount, statuses: [])
+        var feedback = TransportLayerCC(
+            senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, baseSequenceNumber: base,
+            referenceTime: 0, feedbackPacketCount: feedbackPacketCount, statuses: [])
         var previousTicks: Int64?
         var consumed = 0
         for entry in arrivals {
@@ -110,7 +113,7 @@ extension TransportLayerCC {
             let symbol = statuses[i].symbol
             var run = 1
             while i + run < end, run < maximumRunLength, statuses[i + run].symbol == symbol { run += 1 }
-            let window = statuses[i ..< min(i + 14, end)]
+            let window = statuses[i..<min(i + 14, end)]
             let needsTwoBits = window.contains { $0.symbol == 2 }
             let vectorCapacity = needsTwoBits ? 7 : 14
             if run >= vectorCapacity || i + run == end {
@@ -120,7 +123,7 @@ extension TransportLayerCC {
             } else if needsTwoBits {
                 // Two-bit vector: T=1 | S=1 | 7 symbols.
                 var chunk: UInt16 = 0xC000
-                for k in 0 ..< 7 where i + k < end {
+                for k in 0..<7 where i + k < end {
                     chunk |= UInt16(statuses[i + k].symbol) << (12 - 2 * k)
                 }
                 w.uint16(chunk)
@@ -128,7 +131,7 @@ extension TransportLayerCC {
             } else {
                 // One-bit vector: T=1 | S=0 | 14 symbols.
                 var chunk: UInt16 = 0x8000
-                for k in 0 ..< 14 where i + k < end {
+                for k in 0..<14 where i + k < end {
                     chunk |= UInt16(statuses[i + k].symbol) << (13 - k)
                 }
                 w.uint16(chunk)

@@ -97,8 +97,10 @@ public struct TransportLayerCC: Equatable, Sendable {
     /// Statuses of packets base, base + 1, ... (wrapping), at most 65535.
     public var statuses: [TransportCCStatus]
 
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC, baseSequenceNumber: UInt16, referenceTime: Int32,
-                feedbackPacketCount: UInt8, statuses: [TransportCCStatus]) {
+    public init(
+        senderSSRC: SSRC, mediaSSRC: SSRC, baseSequenceNumber: UInt16, referenceTime: Int32,
+        feedbackPacketCount: UInt8, statuses: [TransportCCStatus]
+    ) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
         self.baseSequenceNumber = baseSequenceNumber
@@ -121,8 +123,10 @@ public struct TransportLayerCC: Equatable, Sendable {
                 arrival += delta
                 at = arrival
             }
-            out.append(TransportCCPacketResult(sequenceNumber: baseSequenceNumber &+ UInt16(truncatingIfNeeded: i),
-                                               status: status, arrival: at))
+            out.append(
+                TransportCCPacketResult(
+                    sequenceNumber: baseSequenceNumber &+ UInt16(truncatingIfNeeded: i),
+                    status: status, arrival: at))
         }
         return out
     }
@@ -156,12 +160,12 @@ public struct TransportLayerCC: Equatable, Sendable {
                 }
             } else if chunk & 0x4000 == 0 {
                 // One-bit status vector: 14 symbols, received (small delta) or not.
-                for i in 0 ..< min(14, left) {
+                for i in 0..<min(14, left) {
                     symbols.append(UInt8(truncatingIfNeeded: chunk >> (13 - i)) & 0x1)
                 }
             } else {
                 // Two-bit status vector: 7 symbols.
-                for i in 0 ..< min(7, left) {
+                for i in 0..<min(7, left) {
                     let symbol = UInt8(truncatingIfNeeded: chunk >> (12 - 2 * i)) & 0x3
                     guard symbol != 3 else { throw .reservedStatusSymbol }
                     symbols.append(symbol)
@@ -178,8 +182,9 @@ public struct TransportLayerCC: Equatable, Sendable {
             default: statuses.append(.notReceived)
             }
         }
-        return TransportLayerCC(senderSSRC: sender, mediaSSRC: media, baseSequenceNumber: base,
-                                referenceTime: Int32(bitPattern: reference24 << 8) >> 8,
-                                feedbackPacketCount: feedbackCount, statuses: statuses)
+        return TransportLayerCC(
+            senderSSRC: sender, mediaSSRC: media, baseSequenceNumber: base,
+            referenceTime: Int32(bitPattern: reference24 << 8) >> 8,
+            feedbackPacketCount: feedbackCount, statuses: statuses)
     }
 }

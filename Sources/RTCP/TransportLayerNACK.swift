@@ -16,7 +16,7 @@ public struct NACKPair: Equatable, Hashable, Sendable {
     /// (wrapping past 65535).
     public var lostSequenceNumbers: [UInt16] {
         var out = [packetID]
-        for bit in 0 ..< 16 where lostPackets & (1 << bit) != 0 {
+        for bit in 0..<16 where lostPackets & (1 << bit) != 0 {
             out.append(packetID &+ UInt16(bit + 1))
         }
         return out
@@ -100,9 +100,11 @@ public struct TransportLayerNACK: Equatable, Sendable {
         guard count > 0 else { throw .missingFCI }
         var pairs: [NACKPair] = []
         pairs.reserveCapacity(count)
-        for _ in 0 ..< count {
-            pairs.append(NACKPair(packetID: try reader.uint16(or: RTCPParseError.truncated),
-                                  lostPackets: try reader.uint16(or: RTCPParseError.truncated)))
+        for _ in 0..<count {
+            pairs.append(
+                NACKPair(
+                    packetID: try reader.uint16(or: RTCPParseError.truncated),
+                    lostPackets: try reader.uint16(or: RTCPParseError.truncated)))
         }
         return TransportLayerNACK(senderSSRC: sender, mediaSSRC: media, pairs: pairs)
     }

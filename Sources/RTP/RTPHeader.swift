@@ -46,7 +46,7 @@ public struct RTPHeader: Equatable, Sendable {
     public var packetLength: Int
 
     /// The payload as a range of the packet's bytes.
-    public var payloadRange: Range<Int> { payloadOffset ..< payloadOffset + payloadLength }
+    public var payloadRange: Range<Int> { payloadOffset..<payloadOffset + payloadLength }
     /// Header length: fixed header, CSRCs and extension.
     public var headerLength: Int { payloadOffset }
 
@@ -71,7 +71,7 @@ public struct RTPHeader: Equatable, Sendable {
             let words = Int(try reader.uint16(or: RTPParseError.truncated))
             let start = reader.offset
             try reader.skip(4 * words, or: RTPParseError.truncated)
-            let ext = RTPHeaderExtension(profile: profile, dataRange: start ..< start + 4 * words)
+            let ext = RTPHeaderExtension(profile: profile, dataRange: start..<start + 4 * words)
             try ext.validateElements(in: bytes)
             headerExtension = ext
         } else {

@@ -130,7 +130,7 @@ public struct RTPHeaderExtension: Equatable, Sendable {
                 }
                 guard valueStart + length <= limit else { offset = limit; return .malformed }
                 offset = valueStart + length
-                return .element(id, valueStart ..< valueStart + length)
+                return .element(id, valueStart..<valueStart + length)
             }
             return .end
         }

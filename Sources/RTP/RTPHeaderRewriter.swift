@@ -58,9 +58,10 @@ public enum RTPHeaderRewriter {
     /// must have the element's length (an element never changes size in
     /// place). `header` must come from parsing this same buffer.
     @discardableResult
-    public static func overwriteExtensionValue(id: UInt8, with value: RawSpan, header: RTPHeader, in packet: MutableBytes) -> Bool {
+    public static func overwriteExtensionValue(id: UInt8, with value: RawSpan, header: RTPHeader, in packet: MutableBytes) -> Bool
+    {
         guard let range = valueRange(id: id, header: header, in: packet), range.count == value.byteCount else { return false }
-        for i in 0 ..< range.count {
+        for i in 0..<range.count {
             packet.store(value.byte(at: i), at: range.lowerBound + i)
         }
         return true
@@ -69,7 +70,9 @@ public enum RTPHeaderRewriter {
     /// Overwrites a 2-byte element, such as the transport-wide sequence
     /// number (draft-holmer-rmcat-transport-wide-cc-extensions-01).
     @discardableResult
-    public static func overwriteExtensionValue(id: UInt8, uint16 value: UInt16, header: RTPHeader, in packet: MutableBytes) -> Bool {
+    public static func overwriteExtensionValue(
+        id: UInt8, uint16 value: UInt16, header: RTPHeader, in packet: MutableBytes
+    ) -> Bool {
         guard let range = valueRange(id: id, header: header, in: packet), range.count == 2 else { return false }
         return packet.store(value, at: range.lowerBound)
     }
@@ -77,7 +80,9 @@ public enum RTPHeaderRewriter {
     /// Overwrites a 3-byte element, such as abs-send-time; the top byte of
     /// `value` is ignored.
     @discardableResult
-    public static func overwriteExtensionValue(id: UInt8, uint24 value: UInt32, header: RTPHeader, in packet: MutableBytes) -> Bool {
+    public static func overwriteExtensionValue(
+        id: UInt8, uint24 value: UInt32, header: RTPHeader, in packet: MutableBytes
+    ) -> Bool {
         guard let range = valueRange(id: id, header: header, in: packet), range.count == 3 else { return false }
         return packet.store(UInt8(truncatingIfNeeded: value >> 16), at: range.lowerBound)
             && packet.store(UInt16(truncatingIfNeeded: value), at: range.lowerBound + 1)
@@ -85,13 +90,16 @@ public enum RTPHeaderRewriter {
 
     /// Sets the transport-wide sequence number carried in element `id`.
     @discardableResult
-    public static func setTransportSequenceNumber(_ value: UInt16, id: UInt8, header: RTPHeader, in packet: MutableBytes) -> Bool {
+    public static func setTransportSequenceNumber(_ value: UInt16, id: UInt8, header: RTPHeader, in packet: MutableBytes) -> Bool
+    {
         overwriteExtensionValue(id: id, uint16: value, header: header, in: packet)
     }
 
     /// Sets the abs-send-time carried in element `id`.
     @discardableResult
-    public static func setAbsoluteSendTime(_ value: AbsoluteSendTime, id: UInt8, header: RTPHeader, in packet: MutableBytes) -> Bool {
+    public static func setAbsoluteSendTime(
+        _ value: AbsoluteSendTime, id: UInt8, header: RTPHeader, in packet: MutableBytes
+    ) -> Bool {
         overwriteExtensionValue(id: id, uint24: value.rawValue, header: header, in: packet)
     }
 }

@@ -142,12 +142,12 @@ public struct RTPPacketBuilder: Sendable {
         }
         payload.withUnsafeBytes { source in
             if source.count > 0 {
-                UnsafeMutableRawBufferPointer(rebasing: buffer.base[offset ..< offset + source.count]).copyMemory(from: source)
+                UnsafeMutableRawBufferPointer(rebasing: buffer.base[offset..<offset + source.count]).copyMemory(from: source)
             }
         }
         offset += payload.byteCount
         if paddingLength > 0 {
-            for i in 0 ..< paddingLength - 1 { buffer.store(UInt8(0), at: offset + i) }
+            for i in 0..<paddingLength - 1 { buffer.store(UInt8(0), at: offset + i) }
             buffer.store(UInt8(paddingLength), at: offset + paddingLength - 1)
         }
         return length
@@ -167,7 +167,9 @@ public struct RTPPacketBuilder: Sendable {
             return offset
         }
         let oneByte = try rfc8285Form() == .oneByte
-        buffer.store(oneByte ? RTPHeaderExtension.oneByteProfile : RTPHeaderExtension.twoByteProfile | UInt16(twoByteAppBits & 0x0F), at: offset)
+        buffer.store(
+            oneByte ? RTPHeaderExtension.oneByteProfile : RTPHeaderExtension.twoByteProfile | UInt16(twoByteAppBits & 0x0F),
+            at: offset)
         buffer.store(words, at: offset + 2)
         offset += 4
         let end = offset + dataLength
@@ -197,7 +199,9 @@ public struct RTPPacketBuilder: Sendable {
         let length = try encodedLength(payloadLength: payload.byteCount)
         var out = [UInt8](repeating: 0, count: length)
         let result: Result<Int, BuildError> = out.withUnsafeMutableBytes { raw in
-            do throws(BuildError) { return .success(try write(payload: payload, into: MutableBytes(raw))) } catch { return .failure(error) }
+            do throws(BuildError) { return .success(try write(payload: payload, into: MutableBytes(raw))) } catch {
+                return .failure(error)
+            }
         }
         _ = try result.get()
         return out

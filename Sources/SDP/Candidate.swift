@@ -38,10 +38,12 @@ public struct Candidate: Equatable, Sendable {
     public var tcpType: String?
     public var extensions: [Extension]
 
-    public init(foundation: String, component: UInt16 = 1, transport: String = "udp", priority: UInt32,
-                address: String, port: UInt16, type: CandidateType = .host,
-                relatedAddress: String? = nil, relatedPort: UInt16? = nil, tcpType: String? = nil,
-                extensions: [Extension] = []) {
+    public init(
+        foundation: String, component: UInt16 = 1, transport: String = "udp", priority: UInt32,
+        address: String, port: UInt16, type: CandidateType = .host,
+        relatedAddress: String? = nil, relatedPort: UInt16? = nil, tcpType: String? = nil,
+        extensions: [Extension] = []
+    ) {
         self.foundation = foundation
         self.component = component
         self.transport = transport
@@ -70,13 +72,14 @@ public struct Candidate: Equatable, Sendable {
         guard f.count >= 8, f.count % 2 == 0, f[6] == "typ" else { throw .malformed(.candidate, line: line) }
         // foundation = 1*32 ice-char; ice-char = ALPHA / DIGIT / "+" / "/"
         guard f[0].unicodeScalars.count <= 32, f[0].unicodeScalars.allSatisfy(isICEChar),
-              let component = decimal(f[1], as: UInt16.self),
-              let priority = decimal(f[3], as: UInt32.self),
-              let port = decimal(f[5], as: UInt16.self)
+            let component = decimal(f[1], as: UInt16.self),
+            let priority = decimal(f[3], as: UInt32.self),
+            let port = decimal(f[5], as: UInt16.self)
         else { throw .malformed(.candidate, line: line) }
-        var c = Candidate(foundation: String(f[0]), component: component, transport: String(f[2]),
-                          priority: priority, address: String(f[4]), port: port,
-                          type: CandidateType(rawValue: String(f[7])))
+        var c = Candidate(
+            foundation: String(f[0]), component: component, transport: String(f[2]),
+            priority: priority, address: String(f[4]), port: port,
+            type: CandidateType(rawValue: String(f[7])))
         var i = 8
         while i + 1 < f.count {
             let name = f[i], value = f[i + 1]
@@ -104,5 +107,5 @@ public struct Candidate: Equatable, Sendable {
 }
 
 private func isICEChar(_ c: Unicode.Scalar) -> Bool {
-    ("a" ... "z").contains(c) || ("A" ... "Z").contains(c) || ("0" ... "9").contains(c) || c == "+" || c == "/"
+    ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "+" || c == "/"
 }

@@ -36,8 +36,9 @@ public struct ExtensionMap: Equatable, Sendable {
             guard let d = Direction(rawValue: String(directionText)) else { throw .malformed(.extmap, line: line) }
             direction = d
         }
-        return ExtensionMap(id: UInt8(n), direction: direction, uri: String(f[1]),
-                            attributes: f.dropFirst(2).map(String.init))
+        return ExtensionMap(
+            id: UInt8(n), direction: direction, uri: String(f[1]),
+            attributes: f.dropFirst(2).map(String.init))
     }
 
     public var value: String {

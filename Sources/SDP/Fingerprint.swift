@@ -62,9 +62,9 @@ public struct Fingerprint: Equatable, Sendable {
 /// have sent lower case, and a fingerprint compares as bytes anyway.
 func hexValue(_ c: UInt8) -> UInt8? {
     switch c {
-    case 0x30 ... 0x39: c - 0x30
-    case 0x41 ... 0x46: c - 0x41 + 10
-    case 0x61 ... 0x66: c - 0x61 + 10
+    case 0x30...0x39: c - 0x30
+    case 0x41...0x46: c - 0x41 + 10
+    case 0x61...0x66: c - 0x61 + 10
     default: nil
     }
 }

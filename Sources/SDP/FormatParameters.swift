@@ -60,5 +60,5 @@ private func trimSpaces(_ s: Substring) -> Substring {
     guard let first = u.firstIndex(where: { $0 != " " }), let last = u.lastIndex(where: { $0 != " " }) else {
         return ""
     }
-    return Substring(u[first ... last])
+    return Substring(u[first...last])
 }

@@ -16,9 +16,11 @@ public struct MediaDescription: Equatable, Sendable {
     public var otherLines: [OtherLine]
     public var attributes: [Attribute]
 
-    public init(media: String, port: UInt16 = 9, portCount: UInt16? = nil, proto: String = "UDP/TLS/RTP/SAVPF",
-                formats: [String], connection: ConnectionData? = nil, bandwidths: [Bandwidth] = [],
-                otherLines: [OtherLine] = [], attributes: [Attribute] = []) {
+    public init(
+        media: String, port: UInt16 = 9, portCount: UInt16? = nil, proto: String = "UDP/TLS/RTP/SAVPF",
+        formats: [String], connection: ConnectionData? = nil, bandwidths: [Bandwidth] = [],
+        otherLines: [OtherLine] = [], attributes: [Attribute] = []
+    ) {
         self.media = media
         self.port = port
         self.portCount = portCount
@@ -40,8 +42,9 @@ public struct MediaDescription: Equatable, Sendable {
             guard let c = decimal(countText, as: UInt16.self) else { throw .malformed(.media, line: line) }
             count = c
         }
-        return MediaDescription(media: String(f[0]), port: port, portCount: count, proto: String(f[2]),
-                                formats: f.dropFirst(3).map(String.init))
+        return MediaDescription(
+            media: String(f[0]), port: port, portCount: count, proto: String(f[2]),
+            formats: f.dropFirst(3).map(String.init))
     }
 
     /// The text after `m=`.

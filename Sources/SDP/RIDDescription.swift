@@ -71,5 +71,5 @@ public struct RIDDescription: Equatable, Sendable {
 }
 
 private func isParamNameScalar(_ c: Unicode.Scalar) -> Bool {
-    ("a" ... "z").contains(c) || ("A" ... "Z").contains(c) || ("0" ... "9").contains(c) || c == "-"
+    ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "-"
 }

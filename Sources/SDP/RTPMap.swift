@@ -23,7 +23,8 @@ public struct RTPMap: Equatable, Sendable {
         let pt = try parsePayloadType(f[0], line: line)
         let parts = pieces(f[1], "/")
         guard parts.count == 2 || parts.count == 3, !parts[0].isEmpty,
-              let rate = decimal(parts[1], as: UInt32.self) else { throw .malformed(.rtpmap, line: line) }
+            let rate = decimal(parts[1], as: UInt32.self)
+        else { throw .malformed(.rtpmap, line: line) }
         var channels: UInt16?
         if parts.count == 3 {
             guard let c = decimal(parts[2], as: UInt16.self) else { throw .malformed(.rtpmap, line: line) }

@@ -132,9 +132,10 @@ extension SessionDescription {
             try closeMedia()
             guard let origin else { throw .missingField(.origin) }
             guard let sessionName else { throw .missingField(.sessionName) }
-            return SessionDescription(origin: origin, sessionName: sessionName, connection: session.connection,
-                                      bandwidths: session.bandwidths, timing: timing,
-                                      otherLines: session.otherLines, attributes: session.attributes, media: media)
+            return SessionDescription(
+                origin: origin, sessionName: sessionName, connection: session.connection,
+                bandwidths: session.bandwidths, timing: timing,
+                otherLines: session.otherLines, attributes: session.attributes, media: media)
         }
     }
 }

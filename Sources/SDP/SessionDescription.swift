@@ -25,9 +25,11 @@ public struct SessionDescription: Equatable, Sendable {
     public var attributes: [Attribute]
     public var media: [MediaDescription]
 
-    public init(origin: Origin, sessionName: String = "-", connection: ConnectionData? = nil,
-                bandwidths: [Bandwidth] = [], timing: [Timing] = [Timing()], otherLines: [OtherLine] = [],
-                attributes: [Attribute] = [], media: [MediaDescription] = []) {
+    public init(
+        origin: Origin, sessionName: String = "-", connection: ConnectionData? = nil,
+        bandwidths: [Bandwidth] = [], timing: [Timing] = [Timing()], otherLines: [OtherLine] = [],
+        attributes: [Attribute] = [], media: [MediaDescription] = []
+    ) {
         self.origin = origin
         self.sessionName = sessionName
         self.connection = connection
@@ -70,9 +72,10 @@ extension SessionDescription {
         var session = MediaDescription(media: "", formats: [])
         session.attributes = attributes
         let fp = media.fingerprints
-        return TransportParameters(iceUfrag: media.iceUfrag ?? session.iceUfrag,
-                                   icePwd: media.icePwd ?? session.icePwd,
-                                   fingerprints: fp.isEmpty ? session.fingerprints : fp,
-                                   setup: media.setup ?? session.setup)
+        return TransportParameters(
+            iceUfrag: media.iceUfrag ?? session.iceUfrag,
+            icePwd: media.icePwd ?? session.icePwd,
+            fingerprints: fp.isEmpty ? session.fingerprints : fp,
+            setup: media.setup ?? session.setup)
     }
 }

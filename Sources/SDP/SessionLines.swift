@@ -12,8 +12,10 @@ public struct Origin: Equatable, Sendable {
     public var addressType: String
     public var address: String
 
-    public init(username: String = "-", sessionID: UInt64, sessionVersion: UInt64,
-                networkType: String = "IN", addressType: String = "IP4", address: String = "127.0.0.1") {
+    public init(
+        username: String = "-", sessionID: UInt64, sessionVersion: UInt64,
+        networkType: String = "IN", addressType: String = "IP4", address: String = "127.0.0.1"
+    ) {
         self.username = username
         self.sessionID = sessionID
         self.sessionVersion = sessionVersion
@@ -25,9 +27,11 @@ public struct Origin: Equatable, Sendable {
     static func parse(_ value: Substring, line: Int) throws(SDPParseError) -> Origin {
         let f = fields(value)
         guard f.count == 6, let id = decimal(f[1], as: UInt64.self),
-              let version = decimal(f[2], as: UInt64.self) else { throw .malformed(.origin, line: line) }
-        return Origin(username: String(f[0]), sessionID: id, sessionVersion: version,
-                      networkType: String(f[3]), addressType: String(f[4]), address: String(f[5]))
+            let version = decimal(f[2], as: UInt64.self)
+        else { throw .malformed(.origin, line: line) }
+        return Origin(
+            username: String(f[0]), sessionID: id, sessionVersion: version,
+            networkType: String(f[3]), addressType: String(f[4]), address: String(f[5]))
     }
 
     public var value: String {

@@ -21,7 +21,7 @@ func pieces(_ s: Substring, _ separator: Unicode.Scalar) -> [Substring] {
 func splitOnce(_ s: Substring, _ separator: Unicode.Scalar) -> (Substring, Substring?) {
     let u = s.unicodeScalars
     guard let i = u.firstIndex(of: separator) else { return (s, nil) }
-    return (Substring(u[u.startIndex ..< i]), Substring(u[u.index(after: i)...]))
+    return (Substring(u[u.startIndex..<i]), Substring(u[u.index(after: i)...]))
 }
 
 /// Drops leading spaces.
@@ -62,7 +62,8 @@ func parseMID(_ s: Substring, line: Int, field: SDPField = .mid) throws(SDPParse
 func parseRID(_ s: Substring, line: Int) throws(SDPParseError) -> RID {
     guard !s.isEmpty else { throw .invalidRID(line: line) }
     for b in s.utf8 {
-        let ok = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+        let ok =
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
             || b == 0x2D || b == 0x5F
         guard ok else { throw .invalidRID(line: line) }
     }

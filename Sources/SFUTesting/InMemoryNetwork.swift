@@ -36,8 +36,10 @@ public struct InMemoryNetwork {
     private var inFlight: [Datagram] = []
     private var state: UInt64
 
-    public init(seed: UInt64 = 1, lossRate: Double = 0, delay: Duration = .milliseconds(10),
-                jitter: Duration = .zero) {
+    public init(
+        seed: UInt64 = 1, lossRate: Double = 0, delay: Duration = .milliseconds(10),
+        jitter: Duration = .zero
+    ) {
         state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed
         self.lossRate = lossRate
         self.delay = delay
@@ -64,7 +66,8 @@ public struct InMemoryNetwork {
     /// The next datagram due at or before `now`, earliest first.
     public mutating func receive(now: Instant) -> Datagram? {
         guard let index = inFlight.indices.min(by: { earlier(inFlight[$0], inFlight[$1]) }),
-              inFlight[index].deliverAt <= now else { return nil }
+            inFlight[index].deliverAt <= now
+        else { return nil }
         return inFlight.remove(at: index)
     }
 

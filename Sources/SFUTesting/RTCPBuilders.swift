@@ -9,7 +9,8 @@ public enum RTCPBuilders {
     public static func receiverReportWithCNAME(sender: SSRC, cname: String, reports: [ReceptionReport] = []) -> [UInt8] {
         RTCPCompoundPacket.serialize([
             .receiverReport(ReceiverReport(ssrc: sender, reports: reports)),
-            .sourceDescription(SourceDescription(chunks: [SDESChunk(source: sender, items: [SDESItem(type: .cname, text: cname)])])),
+            .sourceDescription(
+                SourceDescription(chunks: [SDESChunk(source: sender, items: [SDESItem(type: .cname, text: cname)])])),
         ])
     }
 
@@ -17,7 +18,8 @@ public enum RTCPBuilders {
     public static func senderReportWithCNAME(sender: SSRC, cname: String, info: SenderInfo) -> [UInt8] {
         RTCPCompoundPacket.serialize([
             .senderReport(SenderReport(ssrc: sender, senderInfo: info)),
-            .sourceDescription(SourceDescription(chunks: [SDESChunk(source: sender, items: [SDESItem(type: .cname, text: cname)])])),
+            .sourceDescription(
+                SourceDescription(chunks: [SDESChunk(source: sender, items: [SDESItem(type: .cname, text: cname)])])),
         ])
     }
 

@@ -30,9 +30,11 @@ public final class TransportLink {
     ///   - serverProfiles / clientProfiles: the SRTP profiles each side offers.
     ///   - clientFingerprintOverride: what the server is told the client's
     ///     fingerprint is (a wrong one makes DTLS fail).
-    public init(network: InMemoryNetwork = InMemoryNetwork(), serverProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
-                clientProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
-                clientFingerprintOverride: CertificateFingerprint? = nil) throws {
+    public init(
+        network: InMemoryNetwork = InMemoryNetwork(), serverProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
+        clientProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
+        clientFingerprintOverride: CertificateFingerprint? = nil
+    ) throws {
         self.network = network
         let start = clock.now
         serverCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
@@ -46,10 +48,12 @@ public final class TransportLink {
         client = try PeerTransport(role: .client, certificate: clientCertificate, configuration: clientConfiguration, now: start)
 
         // Signalling, as the SDP offer/answer would carry it.
-        server.setRemoteParameters(credentials: client.localCredentials,
-                                   fingerprints: [clientFingerprintOverride ?? clientCertificate.fingerprint(.sha256)], now: start)
-        client.setRemoteParameters(credentials: server.localCredentials,
-                                   fingerprints: [serverCertificate.fingerprint(.sha256)], now: start)
+        server.setRemoteParameters(
+            credentials: client.localCredentials,
+            fingerprints: [clientFingerprintOverride ?? clientCertificate.fingerprint(.sha256)], now: start)
+        client.setRemoteParameters(
+            credentials: server.localCredentials,
+            fingerprints: [serverCertificate.fingerprint(.sha256)], now: start)
         client.addLocalCandidate(.host(clientAddress), now: start)
         client.addRemoteCandidate(.host(serverAddress), now: start)
         flush()
@@ -104,8 +108,9 @@ public final class TransportLink {
             rtcp ? transport.protectRTCP(raw, length: packet.count) : transport.protectRTP(raw, length: packet.count)
         }
         guard let result else { return false }
-        network.send(Array(buffer[0 ..< result.length]), from: side == .server ? serverAddress : clientAddress,
-                     to: result.to, now: clock.now)
+        network.send(
+            Array(buffer[0..<result.length]), from: side == .server ? serverAddress : clientAddress,
+            to: result.to, now: clock.now)
         return true
     }
 
@@ -117,7 +122,7 @@ public final class TransportLink {
         switch result {
         case .handled: break
         case .rtp(let n), .rtcp(let n):
-            let entry = (kind: result, bytes: Array(bytes[0 ..< n]))
+            let entry = (kind: result, bytes: Array(bytes[0..<n]))
             if transport === server { serverReceived.append(entry) } else { clientReceived.append(entry) }
         }
         flush()

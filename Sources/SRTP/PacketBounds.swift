@@ -16,7 +16,7 @@ enum PacketBounds {
         try reader.skip(11, or: SRTPError.truncated)
         try reader.skip(4 * Int(first & 0x0F), or: SRTPError.truncated)
         if first & 0x10 != 0 {
-            try reader.skip(2, or: SRTPError.truncated) // profile-defined bits
+            try reader.skip(2, or: SRTPError.truncated)  // profile-defined bits
             let words = try reader.uint16(or: SRTPError.truncated)
             try reader.skip(4 * Int(words), or: SRTPError.truncated)
         }

@@ -58,10 +58,12 @@ public struct SRTPKeyingMaterial: Sendable, Hashable {
             throw .wrongKeyLength(expected: profile.keyingMaterialLength, actual: exported.count)
         }
         // Offsets are fixed by the profile and the count is checked above.
-        let client = try SRTPMasterKey(key: Array(exported[0 ..< k]),
-                                       salt: Array(exported[2 * k ..< 2 * k + s]), profile: profile)
-        let server = try SRTPMasterKey(key: Array(exported[k ..< 2 * k]),
-                                       salt: Array(exported[2 * k + s ..< 2 * k + 2 * s]), profile: profile)
+        let client = try SRTPMasterKey(
+            key: Array(exported[0..<k]),
+            salt: Array(exported[2 * k..<2 * k + s]), profile: profile)
+        let server = try SRTPMasterKey(
+            key: Array(exported[k..<2 * k]),
+            salt: Array(exported[2 * k + s..<2 * k + 2 * s]), profile: profile)
         self.profile = profile
         switch role {
         case .client: local = client; remote = server

@@ -1,5 +1,5 @@
-import Wire
 import CSRTP
+import Wire
 
 /// `srtp_init` must run once before any other libsrtp call. Swift runs a
 /// global's initializer exactly once and thread-safely (`swift_once`), so
@@ -58,8 +58,10 @@ public struct SRTPSession: ~Copyable {
 
     /// Creates the libsrtp session. `replayWindow` applies to inbound SRTP
     /// and must lie in libsrtp's range 64 ..< 32768.
-    public init(profile: SRTPProfile, masterKey: SRTPMasterKey, direction: Direction,
-                replayWindow: Int = SRTPSession.defaultReplayWindow) throws(SRTPError) {
+    public init(
+        profile: SRTPProfile, masterKey: SRTPMasterKey, direction: Direction,
+        replayWindow: Int = SRTPSession.defaultReplayWindow
+    ) throws(SRTPError) {
         if case .failure(let error) = libraryReady { throw error }
         guard masterKey.key.count == profile.masterKeyLength else {
             throw .wrongKeyLength(expected: profile.masterKeyLength, actual: masterKey.key.count)
@@ -78,8 +80,9 @@ public struct SRTPSession: ~Copyable {
             srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
             srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
         }
-        policy.ssrc = srtp_ssrc_t(type: direction == .inbound ? ssrc_any_inbound : ssrc_any_outbound,
-                                  value: 0)
+        policy.ssrc = srtp_ssrc_t(
+            type: direction == .inbound ? ssrc_any_inbound : ssrc_any_outbound,
+            value: 0)
         policy.window_size = UInt(replayWindow)
         // A NACK answered without RTX re-sends the same packet with the same
         // index; libsrtp refuses to protect an index twice unless allowed.
@@ -150,20 +153,24 @@ public struct SRTPSession: ~Copyable {
 
     // MARK: - Calling into libsrtp
 
-    private static func checkRoom(_ buffer: UnsafeMutableRawBufferPointer, length: Int,
-                                  trailer: Int) throws(SRTPError) {
+    private static func checkRoom(
+        _ buffer: UnsafeMutableRawBufferPointer, length: Int,
+        trailer: Int
+    ) throws(SRTPError) {
         guard length >= 0, length <= buffer.count, buffer.count - length >= trailer else {
             throw .bufferTooSmall
         }
     }
 
     private static func packet(_ buffer: UnsafeMutableRawBufferPointer, _ length: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0 ..< length])
+        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length])
     }
 
     /// libsrtp 2.5's calls take the length in and out through `int *`.
-    private func call(_ function: (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t,
-                      _ buffer: UnsafeMutableRawBufferPointer, _ length: Int) throws(SRTPError) -> Int {
+    private func call(
+        _ function: (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t,
+        _ buffer: UnsafeMutableRawBufferPointer, _ length: Int
+    ) throws(SRTPError) -> Int {
         guard let base = buffer.baseAddress, var inOut = Int32(exactly: length) else { throw .badParameter }
         let status = function(context, base, &inOut)
         guard status == srtp_err_status_ok else { throw SRTPError(status: status) }

@@ -1,4 +1,5 @@
 import Wire
+
 /// The role attribute of an ICE connectivity check (RFC 8445 section 7.1.3),
 /// with the agent's 64-bit tie-breaker.
 public enum ICEControlAttribute: Hashable, Sendable {

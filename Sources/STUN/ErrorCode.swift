@@ -7,7 +7,7 @@ public struct STUNErrorCode: Hashable, Sendable, CustomStringConvertible {
 
     /// Fails for codes outside 300...699.
     public init?(code: UInt16, reason: String) {
-        guard (300 ... 699).contains(code) else { return nil }
+        guard (300...699).contains(code) else { return nil }
         self.code = code
         self.reason = reason
     }

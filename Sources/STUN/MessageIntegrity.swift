@@ -75,7 +75,7 @@ extension STUNMessage {
             // A truncated MESSAGE-INTEGRITY-SHA256 keeps the leading bytes.
             guard value.count <= mac.count else { return false }
             var difference: UInt8 = 0
-            for i in 0 ..< value.count { difference |= mac[i] ^ value[i] }
+            for i in 0..<value.count { difference |= mac[i] ^ value[i] }
             return difference == 0
         }
     }
@@ -89,15 +89,17 @@ extension STUNMessage {
     ) -> Bool {
         let valueEnd = location.offset + 4 + location.valueLength
         guard bytes.byteCount == byteCount, location.offset >= Self.headerLength, valueEnd <= byteCount,
-              let coveredLength = UInt16(exactly: valueEnd - Self.headerLength) else { return false }
+            let coveredLength = UInt16(exactly: valueEnd - Self.headerLength)
+        else { return false }
         return bytes.withUnsafeBytes { message in
-            var header = [UInt8](UnsafeRawBufferPointer(rebasing: message[0 ..< Self.headerLength]))
+            var header = [UInt8](UnsafeRawBufferPointer(rebasing: message[0..<Self.headerLength]))
             header[2] = UInt8(truncatingIfNeeded: coveredLength >> 8)
             header[3] = UInt8(truncatingIfNeeded: coveredLength)
             return header.withUnsafeBytes { patched in
-                body(patched,
-                     UnsafeRawBufferPointer(rebasing: message[Self.headerLength ..< location.offset]),
-                     UnsafeRawBufferPointer(rebasing: message[location.offset + 4 ..< valueEnd]))
+                body(
+                    patched,
+                    UnsafeRawBufferPointer(rebasing: message[Self.headerLength..<location.offset]),
+                    UnsafeRawBufferPointer(rebasing: message[location.offset + 4..<valueEnd]))
             }
         }
     }

@@ -46,7 +46,7 @@ public struct STUNMessage: Hashable, Sendable {
             self.offset = offset
             self.valueLength = valueLength
         }
-        public var valueRange: Range<Int> { offset + 4 ..< offset + 4 + valueLength }
+        public var valueRange: Range<Int> { offset + 4..<offset + 4 + valueLength }
     }
 
     public var type: STUNMessageType
@@ -95,7 +95,8 @@ public struct STUNMessage: Hashable, Sendable {
     public static func looksLikeSTUN(_ bytes: RawSpan) -> Bool {
         guard bytes.byteCount >= headerLength, bytes.byte(at: 0) & 0xC0 == 0 else { return false }
         let length = Int(bytes.byte(at: 2)) << 8 | Int(bytes.byte(at: 3))
-        let cookie = UInt32(bytes.byte(at: 4)) << 24 | UInt32(bytes.byte(at: 5)) << 16
+        let cookie =
+            UInt32(bytes.byte(at: 4)) << 24 | UInt32(bytes.byte(at: 5)) << 16
             | UInt32(bytes.byte(at: 6)) << 8 | UInt32(bytes.byte(at: 7))
         return cookie == magicCookie && length % 4 == 0 && headerLength + length == bytes.byteCount
     }
@@ -121,8 +122,9 @@ public struct STUNMessage: Hashable, Sendable {
         guard length % 4 == 0 else { throw .lengthNotMultipleOfFour }
         guard reader.remaining == length else { throw .lengthMismatch }
 
-        var message = STUNMessage(type: STUNMessageType(rawValue: rawType),
-                                  transactionID: TransactionID(high: idHigh, low: idLow))
+        var message = STUNMessage(
+            type: STUNMessageType(rawValue: rawType),
+            transactionID: TransactionID(high: idHigh, low: idLow))
         message.byteCount = headerLength + length
 
         while !reader.isAtEnd {
@@ -162,7 +164,7 @@ public struct STUNMessage: Hashable, Sendable {
             messageIntegrity = location
         case .messageIntegritySHA256:
             guard messageIntegritySHA256 == nil else { return }
-            guard (16 ... 32).contains(valueLength), valueLength % 4 == 0 else { throw .malformedAttribute(type) }
+            guard (16...32).contains(valueLength), valueLength % 4 == 0 else { throw .malformedAttribute(type) }
             messageIntegritySHA256 = location
         case .mappedAddress:
             guard mappedAddress == nil else { return }
@@ -190,7 +192,9 @@ public struct STUNMessage: Hashable, Sendable {
             guard valueLength % 2 == 0 else { throw .malformedAttribute(type) }
             var types: [STUNAttributeType] = []
             types.reserveCapacity(valueLength / 2)
-            while !value.isAtEnd { types.append(STUNAttributeType(try value.uint16(or: STUNParseError.malformedAttribute(type)))) }
+            while !value.isAtEnd {
+                types.append(STUNAttributeType(try value.uint16(or: STUNParseError.malformedAttribute(type))))
+            }
             unknownAttributes = types
         case .priority:
             guard priority == nil else { return }
@@ -249,7 +253,7 @@ public struct STUNMessage: Hashable, Sendable {
         try value.skip(2, or: bad)
         let errorClass = UInt16(try value.uint8(or: bad) & 0x07)
         let number = UInt16(try value.uint8(or: bad))
-        guard (3 ... 6).contains(errorClass), number <= 99 else { throw bad }
+        guard (3...6).contains(errorClass), number <= 99 else { throw bad }
         let reason = try text(&value, type: .errorCode)
         return STUNErrorCode(uncheckedCode: errorClass * 100 + number, reason: reason)
     }

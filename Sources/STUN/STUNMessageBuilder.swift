@@ -51,7 +51,7 @@ public struct STUNMessageBuilder: Sendable {
         writer.uint16(type.rawValue)
         writer.uint16(valueLength)
         writer.append(value)
-        for _ in value.count ..< padded { writer.uint8(paddingByte) }
+        for _ in value.count..<padded { writer.uint8(paddingByte) }
         writer.set(uint16: UInt16(truncatingIfNeeded: writer.count - STUNMessage.headerLength), at: 2)
     }
 
@@ -135,7 +135,7 @@ public struct STUNMessageBuilder: Sendable {
     /// MESSAGE-INTEGRITY-SHA256: HMAC-SHA256 under `key`, truncated to
     /// `length` bytes (16...32, a multiple of 4; RFC 8489 section 14.6).
     public mutating func appendMessageIntegritySHA256(key: [UInt8], length: Int = 32) throws(STUNBuildError) {
-        guard (16 ... 32).contains(length), length % 4 == 0 else { throw .invalidTruncation }
+        guard (16...32).contains(length), length % 4 == 0 else { throw .invalidTruncation }
         try appendMAC(.messageIntegritySHA256, .sha256, key: key, length: length)
         hasIntegritySHA256 = true
     }
@@ -155,9 +155,11 @@ public struct STUNMessageBuilder: Sendable {
     ) throws(STUNBuildError) {
         try checkOrder(type)
         try coverNextAttribute(valueLength: length)
-        guard let mac = key.withUnsafeBytes({ k in
-            writer.bytes.withUnsafeBytes { m in HMAC.authenticationCode(algorithm, key: k, parts: [m]) }
-        }) else { throw .cryptoFailure }
+        guard
+            let mac = key.withUnsafeBytes({ k in
+                writer.bytes.withUnsafeBytes { m in HMAC.authenticationCode(algorithm, key: k, parts: [m]) }
+            })
+        else { throw .cryptoFailure }
         try appendAttribute(type, value: Array(mac.prefix(length)))
     }
 
@@ -183,6 +185,6 @@ public struct STUNMessageBuilder: Sendable {
     }
 
     private static func bigEndian(_ v: UInt64, count: Int) -> [UInt8] {
-        (0 ..< count).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64(count - 1 - $0))) }
+        (0..<count).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64(count - 1 - $0))) }
     }
 }

@@ -24,8 +24,8 @@ public struct TransactionID: Hashable, Sendable, CustomStringConvertible {
         guard bytes.count == Self.byteCount else { return nil }
         var h: UInt32 = 0
         var l: UInt64 = 0
-        for b in bytes[0 ..< 4] { h = h << 8 | UInt32(b) }
-        for b in bytes[4 ..< 12] { l = l << 8 | UInt64(b) }
+        for b in bytes[0..<4] { h = h << 8 | UInt32(b) }
+        for b in bytes[4..<12] { l = l << 8 | UInt64(b) }
         self.init(high: h, low: l)
     }
 
@@ -39,13 +39,13 @@ public struct TransactionID: Hashable, Sendable, CustomStringConvertible {
     /// Byte `index` (0..<12) in wire order; 0 for an index out of range.
     public func byte(at index: Int) -> UInt8 {
         switch index {
-        case 0 ..< 4: UInt8(truncatingIfNeeded: high >> (8 * UInt32(3 - index)))
-        case 4 ..< 12: UInt8(truncatingIfNeeded: low >> (8 * UInt64(11 - index)))
+        case 0..<4: UInt8(truncatingIfNeeded: high >> (8 * UInt32(3 - index)))
+        case 4..<12: UInt8(truncatingIfNeeded: low >> (8 * UInt64(11 - index)))
         default: 0
         }
     }
 
-    public var bytes: [UInt8] { (0 ..< Self.byteCount).map { byte(at: $0) } }
+    public var bytes: [UInt8] { (0..<Self.byteCount).map { byte(at: $0) } }
 
     public var description: String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

@@ -2,8 +2,9 @@ import DTLS
 import Foundation
 import MediaWorker
 import NetIO
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `swiftlet serve`: starts the media plane (one UDP worker per core, each
@@ -40,7 +41,7 @@ enum ServeCommand {
 
         let count = options.workers > 0 ? options.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var workers: [UDPWorker<TransportEngine>] = []
-        for i in 0 ..< count {
+        for i in 0..<count {
             let port = options.udpPort == 0 ? 0 : options.udpPort + UInt16(i)
             let address = SocketAddress(ip: options.mediaBindIP, port: port)!
             do {

@@ -6,7 +6,7 @@ import NetIO
 struct ServeOptions: Equatable {
     var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
     var udpPort: UInt16 = 10000
-    var workers = 0 // 0: one per core
+    var workers = 0  // 0: one per core
     var dev = false
     var configPath: String?
     /// API key and secret for access tokens: `devkey`/`devsecret` in dev
@@ -53,7 +53,8 @@ struct ServeOptions: Equatable {
             i += 1
         }
         if o.configPath != nil {
-            throw Invalid(description: "--config: configuration files arrive with room signalling; use the flags and environment for now")
+            throw Invalid(
+                description: "--config: configuration files arrive with room signalling; use the flags and environment for now")
         }
         if o.workers > 0, o.udpPort > 0, Int(o.udpPort) + o.workers - 1 > 65535 {
             throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
@@ -63,8 +64,11 @@ struct ServeOptions: Equatable {
             o.apiSecret = "devsecret"
         } else {
             guard let key = environment["SWIFTLET_API_KEY"], !key.isEmpty,
-                  let secret = environment["SWIFTLET_API_SECRET"], !secret.isEmpty else {
-                throw Invalid(description: "without --dev, set SWIFTLET_API_KEY and SWIFTLET_API_SECRET (or use --dev on a development machine)")
+                let secret = environment["SWIFTLET_API_SECRET"], !secret.isEmpty
+            else {
+                throw Invalid(
+                    description:
+                        "without --dev, set SWIFTLET_API_KEY and SWIFTLET_API_SECRET (or use --dev on a development machine)")
             }
             o.apiKey = key
             o.apiSecret = secret

@@ -23,9 +23,10 @@ struct SRTPBench {
     let packetsPerRun: Int
 
     func run(runs: Int) throws -> [Result] {
-        let key = try SRTPMasterKey(key: (0 ..< 16).map { UInt8($0 &* 11 &+ 3) },
-                                    salt: (0 ..< profile.masterSaltLength).map { UInt8($0 &* 5 &+ 1) },
-                                    profile: profile)
+        let key = try SRTPMasterKey(
+            key: (0..<16).map { UInt8($0 &* 11 &+ 3) },
+            salt: (0..<profile.masterSaltLength).map { UInt8($0 &* 5 &+ 1) },
+            profile: profile)
         var sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound)
         var receiver = try SRTPSession(profile: profile, masterKey: key, direction: .inbound)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk * Self.slotSize, alignment: 64)
@@ -35,36 +36,38 @@ struct SRTPBench {
         var results: [Result] = []
         let clock = ContinuousClock()
 
-        for _ in 0 ..< runs {
+        for _ in 0..<runs {
             var protectTime = Duration.zero, unprotectTime = Duration.zero
             var done = 0
             while done < packetsPerRun {
                 let n = min(Self.chunk, packetsPerRun - done)
-                for i in 0 ..< n {
+                for i in 0..<n {
                     sequence &+= 1
                     Self.writePlainPacket(slot(buffer, i), sequence: sequence)
                 }
                 var start = clock.now
-                for i in 0 ..< n {
+                for i in 0..<n {
                     lengths[i] = try sender.protectRTP(slot(buffer, i), length: 12 + Self.payloadLength)
                 }
                 protectTime += clock.now - start
                 start = clock.now
-                for i in 0 ..< n {
+                for i in 0..<n {
                     lengths[i] = try receiver.unprotectRTP(slot(buffer, i), length: lengths[i])
                 }
                 unprotectTime += clock.now - start
                 precondition(lengths[n - 1] == 1200, "benchmark packet did not round-trip")
                 done += n
             }
-            results.append(Result(protectNanoseconds: nanoseconds(protectTime) / Double(packetsPerRun),
-                                  unprotectNanoseconds: nanoseconds(unprotectTime) / Double(packetsPerRun)))
+            results.append(
+                Result(
+                    protectNanoseconds: nanoseconds(protectTime) / Double(packetsPerRun),
+                    unprotectNanoseconds: nanoseconds(unprotectTime) / Double(packetsPerRun)))
         }
         return results
     }
 
     private func slot(_ buffer: UnsafeMutableRawBufferPointer, _ i: Int) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(rebasing: buffer[i * Self.slotSize ..< (i + 1) * Self.slotSize])
+        UnsafeMutableRawBufferPointer(rebasing: buffer[i * Self.slotSize..<(i + 1) * Self.slotSize])
     }
 
     /// V=2, PT 96, the sequence number, timestamp, SSRC 0x0badcafe, then a

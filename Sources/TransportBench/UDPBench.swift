@@ -1,8 +1,9 @@
 import Foundation
 import NetIO
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Datagrams per second over 127.0.0.1 between a sender thread and a
@@ -67,9 +68,9 @@ struct UDPBench {
         }
         let sendThread = Thread {
             let slots = DatagramBatch(capacity: batch, slotSize: 2048)
-            for i in 0 ..< batch {
+            for i in 0..<batch {
                 let slot = slots.slot(i)
-                for j in 0 ..< length { slot[j] = UInt8(truncatingIfNeeded: j) }
+                for j in 0..<length { slot[j] = UInt8(truncatingIfNeeded: j) }
                 slots.setLength(length, at: i)
                 slots.setAddress(destination, at: i)
             }
@@ -94,7 +95,8 @@ struct UDPBench {
         sendThread.start()
         senderDone.wait()
         receiverDone.wait()
-        return Result(sent: sent.load(ordering: .acquiring), received: received.load(ordering: .acquiring),
-                      seconds: nanoseconds(elapsed.withLock { $0 }) / 1e9, receiveBuffer: effective)
+        return Result(
+            sent: sent.load(ordering: .acquiring), received: received.load(ordering: .acquiring),
+            seconds: nanoseconds(elapsed.withLock { $0 }) / 1e9, receiveBuffer: effective)
     }
 }

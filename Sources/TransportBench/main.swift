@@ -36,7 +36,9 @@ func name(_ p: SRTPProfile) -> String {
 if doSRTP {
     print("SRTP, 1200-byte RTP packets, \(packets) packets per run, median of \(runs) runs, one thread")
     print("")
-    print("| Profile | protect ns/pkt | protect pkt/s | unprotect ns/pkt | unprotect pkt/s | both pkt/s | runs (protect/unprotect ns) |")
+    print(
+        "| Profile | protect ns/pkt | protect pkt/s | unprotect ns/pkt | unprotect pkt/s | both pkt/s | runs (protect/unprotect ns) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|")
     for profile in SRTPProfile.allCases {
         do {
@@ -45,7 +47,9 @@ if doSRTP {
             let u = median(results.map(\.unprotectNanoseconds))
             let each = results.map { "\(format($0.protectNanoseconds))/\(format($0.unprotectNanoseconds))" }
                 .joined(separator: " ")
-            print("| \(name(profile)) | \(format(p)) | \(format(1e9 / p)) | \(format(u)) | \(format(1e9 / u)) | \(format(1e9 / (p + u))) | \(each) |")
+            print(
+                "| \(name(profile)) | \(format(p)) | \(format(1e9 / p)) | \(format(u)) | \(format(1e9 / u)) | \(format(1e9 / (p + u))) | \(each) |"
+            )
         } catch {
             print("| \(name(profile)) | failed: \(error) |")
         }
@@ -63,7 +67,9 @@ if doUDP {
             let r = try UDPBench(batch: batch, duration: .seconds(udpSeconds)).run()
             let mode = batch == 1 ? "plain (1 per call)" : "batched (\(batch) per sendmmsg/recvmmsg)"
             let lost = r.sent > 0 ? 100 * Double(r.sent - r.received) / Double(r.sent) : 0
-            print("| \(mode) | \(format(Double(r.sent) / r.seconds)) | \(format(Double(r.received) / r.seconds)) | \(r.received) | \(format(lost, 1)) % | \(r.receiveBuffer) B |")
+            print(
+                "| \(mode) | \(format(Double(r.sent) / r.seconds)) | \(format(Double(r.received) / r.seconds)) | \(r.received) | \(format(lost, 1)) % | \(r.receiveBuffer) B |"
+            )
         } catch {
             print("| batch \(batch) | failed: \(error) |")
         }

@@ -78,7 +78,7 @@ public struct ByteReader: ~Escapable {
     @_lifetime(copy self)
     public mutating func span<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> RawSpan {
         guard canRead(count) else { throw error() }
-        let s = bytes.extracting(offset ..< offset + count)
+        let s = bytes.extracting(offset..<offset + count)
         offset += count
         return s
     }
@@ -96,7 +96,7 @@ public struct ByteReader: ~Escapable {
     public mutating func bytesArray<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> [UInt8] {
         guard canRead(count) else { throw error() }
         var out = [UInt8](repeating: 0, count: count)
-        for i in 0 ..< count { out[i] = bytes.unsafeLoad(fromByteOffset: offset + i, as: UInt8.self) }
+        for i in 0..<count { out[i] = bytes.unsafeLoad(fromByteOffset: offset + i, as: UInt8.self) }
         offset += count
         return out
     }
@@ -113,7 +113,7 @@ extension RawSpan {
     /// Copies the bytes into an array. For tests and the control plane.
     public func copiedBytes() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: byteCount)
-        for i in 0 ..< byteCount { out[i] = unsafeLoad(fromByteOffset: i, as: UInt8.self) }
+        for i in 0..<byteCount { out[i] = unsafeLoad(fromByteOffset: i, as: UInt8.self) }
         return out
     }
 

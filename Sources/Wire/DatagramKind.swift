@@ -19,11 +19,11 @@ public enum DatagramKind: Equatable, Sendable {
     public static func classify(_ bytes: UnsafeRawBufferPointer) -> DatagramKind {
         guard let first = bytes.first else { return .unknown }
         switch first {
-        case 0 ... 3: return .stun
-        case 20 ... 63: return .dtls
-        case 128 ... 191:
+        case 0...3: return .stun
+        case 20...63: return .dtls
+        case 128...191:
             guard bytes.count >= 2 else { return .unknown }
-            return (192 ... 223).contains(bytes[1]) ? .rtcp : .rtp
+            return (192...223).contains(bytes[1]) ? .rtcp : .rtp
         default: return .unknown
         }
     }

@@ -35,7 +35,7 @@ public struct ShortToken: Hashable, Sendable, CustomStringConvertible {
     /// Fails when longer than 16 bytes or empty.
     public init?(bytes: RawSpan) {
         guard bytes.byteCount > 0, bytes.byteCount <= Self.capacity else { return nil }
-        for i in 0 ..< bytes.byteCount { setByte(bytes.byte(at: i), at: i) }
+        for i in 0..<bytes.byteCount { setByte(bytes.byte(at: i), at: i) }
         count = UInt8(bytes.byteCount)
     }
 
@@ -54,7 +54,7 @@ public struct ShortToken: Hashable, Sendable, CustomStringConvertible {
         i < 8 ? UInt8(truncatingIfNeeded: low >> (8 * UInt64(i))) : UInt8(truncatingIfNeeded: high >> (8 * UInt64(i - 8)))
     }
 
-    public var bytes: [UInt8] { (0 ..< Int(count)).map { byte(at: $0) } }
+    public var bytes: [UInt8] { (0..<Int(count)).map { byte(at: $0) } }
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 }
 

@@ -45,8 +45,9 @@ public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
         case 4:
             self.init(ipv4: bytes.reduce(0) { $0 << 8 | UInt32($1) }, port: port)
         case 16:
-            self.init(ipv6: bytes[0 ..< 8].reduce(0) { $0 << 8 | UInt64($1) },
-                      bytes[8 ..< 16].reduce(0) { $0 << 8 | UInt64($1) }, port: port)
+            self.init(
+                ipv6: bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) },
+                bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }, port: port)
         default:
             return nil
         }
@@ -61,14 +62,14 @@ public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
     /// Address byte `index` in wire order; 0 out of range.
     public func addressByte(at index: Int) -> UInt8 {
         switch (family, index) {
-        case (.ipv4, 0 ..< 4): UInt8(truncatingIfNeeded: low >> (8 * UInt64(3 - index)))
-        case (.ipv6, 0 ..< 8): UInt8(truncatingIfNeeded: high >> (8 * UInt64(7 - index)))
-        case (.ipv6, 8 ..< 16): UInt8(truncatingIfNeeded: low >> (8 * UInt64(15 - index)))
+        case (.ipv4, 0..<4): UInt8(truncatingIfNeeded: low >> (8 * UInt64(3 - index)))
+        case (.ipv6, 0..<8): UInt8(truncatingIfNeeded: high >> (8 * UInt64(7 - index)))
+        case (.ipv6, 8..<16): UInt8(truncatingIfNeeded: low >> (8 * UInt64(15 - index)))
         default: 0
         }
     }
 
-    public var addressBytes: [UInt8] { (0 ..< family.addressLength).map { addressByte(at: $0) } }
+    public var addressBytes: [UInt8] { (0..<family.addressLength).map { addressByte(at: $0) } }
 
     /// `192.0.2.1:32853` or `[2001:db8:0:0:0:0:0:1]:443` (IPv6 groups are
     /// written in full, without `::` compression).

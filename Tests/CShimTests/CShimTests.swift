@@ -1,9 +1,9 @@
-import Testing
-import CShim
 import COpenSSL
 import COpus
 import CSRTP
+import CShim
 import CVPX
+import Testing
 
 /// The C libraries link and the shims that wrap their macros work.
 @Suite struct CShimTests {

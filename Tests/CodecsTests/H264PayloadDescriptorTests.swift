@@ -1,14 +1,15 @@
 import Testing
 import Wire
+
 @testable import Codecs
 
 @Suite struct H264PayloadDescriptorTests {
     @Test func parsesSingleNALUnits() throws {
-        let idr = try h264([0x65, 0x88, 0x84]) // NRI=3 type 5
+        let idr = try h264([0x65, 0x88, 0x84])  // NRI=3 type 5
         #expect(idr.packetization == .singleNALUnit(type: 5))
         #expect(idr.nalReferenceIndicator == 3)
         #expect(idr.containsIDR && idr.isKeyframe)
-        let slice = try h264([0x41, 0x9A]) // NRI=2 type 1
+        let slice = try h264([0x41, 0x9A])  // NRI=2 type 1
         #expect(slice.packetization == .singleNALUnit(type: 1))
         #expect(!slice.isKeyframe && !slice.containsSPS)
         let sps = try h264([0x67, 0x42, 0x00, 0x1F])
@@ -17,10 +18,10 @@ import Wire
 
     @Test func parsesSTAPAWithParameterSetsAndIDR() throws {
         let payload: [UInt8] = [
-            0x78,                         // STAP-A, NRI=3
-            0x00, 0x04, 0x67, 0x42, 0x00, 0x1F, // SPS, 4 bytes
-            0x00, 0x02, 0x68, 0xCE,       // PPS, 2 bytes
-            0x00, 0x03, 0x65, 0x88, 0x84, // IDR, 3 bytes
+            0x78,  // STAP-A, NRI=3
+            0x00, 0x04, 0x67, 0x42, 0x00, 0x1F,  // SPS, 4 bytes
+            0x00, 0x02, 0x68, 0xCE,  // PPS, 2 bytes
+            0x00, 0x03, 0x65, 0x88, 0x84,  // IDR, 3 bytes
         ]
         let d = try h264(payload)
         #expect(d.packetization == .stapA(unitCount: 3))
@@ -29,11 +30,11 @@ import Wire
         var ranges: [Range<Int>] = []
         let span = payload.span.bytes
         while let r = units.next(in: span) { ranges.append(r) }
-        #expect(ranges == [3 ..< 7, 9 ..< 11, 13 ..< 16])
+        #expect(ranges == [3..<7, 9..<11, 13..<16])
     }
 
     @Test func parsesFUAStartMiddleEnd() throws {
-        let start = try h264([0x7C, 0x85, 0xAA]) // FU-A NRI=3, S=1 type 5
+        let start = try h264([0x7C, 0x85, 0xAA])  // FU-A NRI=3, S=1 type 5
         #expect(start.packetization == .fuA(isStart: true, isEnd: false, originalType: 5))
         #expect(start.isKeyframe)
         let middle = try h264([0x7C, 0x05, 0xAA])

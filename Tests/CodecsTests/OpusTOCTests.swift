@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import Codecs
 
 @Suite struct OpusTOCTests {
@@ -28,11 +29,11 @@ import Wire
     }
 
     @Test func countsFramesForEachCode() throws {
-        #expect(try opus([0x79, 0x01, 0x02]).frameCount == 2)    // c=1, 2 bytes split evenly
-        #expect(try opus([0x7A, 0x01, 0xAA]).frameCount == 2)    // c=2
-        let c3 = try opus([0x7B, 0x03, 0x00]) // c=3, M=3, config 15 (20 ms)
+        #expect(try opus([0x79, 0x01, 0x02]).frameCount == 2)  // c=1, 2 bytes split evenly
+        #expect(try opus([0x7A, 0x01, 0xAA]).frameCount == 2)  // c=2
+        let c3 = try opus([0x7B, 0x03, 0x00])  // c=3, M=3, config 15 (20 ms)
         #expect(c3.frameCount == 3 && c3.packetDuration == .milliseconds(60))
-        let max = try opus([0x83, 0x30]) // config 16 (2.5 ms) x 48 = 120 ms
+        let max = try opus([0x83, 0x30])  // config 16 (2.5 ms) x 48 = 120 ms
         #expect(max.frameCount == 48 && max.packetDuration == .milliseconds(120))
     }
 

@@ -1,4 +1,5 @@
 import Wire
+
 @testable import Codecs
 
 // Array-taking forwarders: `#expect` cannot take a ~Escapable `RawSpan`,

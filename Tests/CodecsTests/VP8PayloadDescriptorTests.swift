@@ -1,19 +1,20 @@
 import Testing
 import Wire
+
 @testable import Codecs
 
 @Suite struct VP8PayloadDescriptorTests {
     /// A keyframe start as Chrome sends it with three temporal layers.
     let keyframe: [UInt8] = [
-        0x90,                   // X=1 N=0 S=1 PID=0
-        0xE0,                   // I=1 L=1 T=1 K=0
-        0x92, 0x34,             // M=1, PictureID 0x1234
-        0x07,                   // TL0PICIDX 7
-        0x40,                   // TID=1 Y=0 KEYIDX=0
-        0x50, 0x42, 0x00,       // frame tag: P=0 (keyframe)
-        0x9D, 0x01, 0x2A,       // start code
-        0x80, 0x02,             // width 640 (little-endian, 14 bits)
-        0x68, 0x41,             // height 360 with scale bits 01
+        0x90,  // X=1 N=0 S=1 PID=0
+        0xE0,  // I=1 L=1 T=1 K=0
+        0x92, 0x34,  // M=1, PictureID 0x1234
+        0x07,  // TL0PICIDX 7
+        0x40,  // TID=1 Y=0 KEYIDX=0
+        0x50, 0x42, 0x00,  // frame tag: P=0 (keyframe)
+        0x9D, 0x01, 0x2A,  // start code
+        0x80, 0x02,  // width 640 (little-endian, 14 bits)
+        0x68, 0x41,  // height 360 with scale bits 01
         0xAA,
     ]
 
@@ -30,7 +31,7 @@ import Wire
     }
 
     @Test func parsesMinimalDescriptor() throws {
-        let d = try vp8([0x10, 0x01, 0x00, 0x00]) // S=1 PID=0, frame tag P=1
+        let d = try vp8([0x10, 0x01, 0x00, 0x00])  // S=1 PID=0, frame tag P=1
         #expect(d.payloadHeaderOffset == 1)
         #expect(d.pictureID == nil && d.tl0PictureIndex == nil && d.temporalLayerID == nil)
         #expect(!d.isKeyframe)
@@ -44,7 +45,7 @@ import Wire
         #expect(d.pictureID == 0x15 && !d.hasLongPictureID && d.pictureIDModulus == 0x80)
         #expect(d.temporalLayerID == 3 && d.isLayerSync && d.keyIndex == 3)
         #expect(d.payloadHeaderOffset == 4)
-        #expect(!d.isKeyframe) // not the start of partition 0
+        #expect(!d.isKeyframe)  // not the start of partition 0
     }
 
     @Test func keyframeWithoutFullFrameHeaderHasNoSize() throws {
@@ -74,7 +75,7 @@ import Wire
     }
 
     @Test func rewritesLongPictureIDAndTL0InPlace() throws {
-        var packet: [UInt8] = [0x80, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1] + keyframe // 12-byte RTP header
+        var packet: [UInt8] = [0x80, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1] + keyframe  // 12-byte RTP header
         let d = try vp8(keyframe)
         let ok = packet.withUnsafeMutableBytes { raw -> Bool in
             let m = MutableBytes(raw)
@@ -106,8 +107,8 @@ import Wire
                 plain.rewritePictureID(1, in: m, payloadOffset: 0),
                 plain.rewriteTL0PictureIndex(1, in: m, payloadOffset: 0),
                 withID.rewritePictureID(1, in: m, payloadOffset: 0),  // byte 2 has M=0
-                withID.rewritePictureID(1, in: m, payloadOffset: 100), // out of bounds
-                withID.rewriteTL0PictureIndex(1, in: m, payloadOffset: Int.max), // overflow wraps, out of bounds
+                withID.rewritePictureID(1, in: m, payloadOffset: 100),  // out of bounds
+                withID.rewriteTL0PictureIndex(1, in: m, payloadOffset: Int.max),  // overflow wraps, out of bounds
             ]
         }
         #expect(results == [false, false, false, false, false])

@@ -1,23 +1,29 @@
-import Testing
 import CryptoPrimitives
+import Foundation
+import Testing
 
 private func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
-import Foundation
 
 @Suite struct CryptoPrimitivesTests {
     // RFC 2202 test case 2 (HMAC-SHA1) and RFC 4231 test case 2 (HMAC-SHA256).
     @Test func hmacMatchesRFCVectors() {
         let key = Array("Jefe".utf8), msg = Array("what do ya want for nothing?".utf8)
         #expect(hex(HMAC.authenticationCode(.sha1, key: key, message: msg)!) == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
-        #expect(hex(HMAC.authenticationCode(.sha256, key: key, message: msg)!)
-            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(
+            hex(HMAC.authenticationCode(.sha256, key: key, message: msg)!)
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
     @Test func hmacOverPartsEqualsHmacOverWhole() {
         let key = Array("k".utf8), a = Array("hello ".utf8), b = Array("world".utf8)
         let whole = HMAC.authenticationCode(.sha1, key: key, message: a + b)
-        let parts: [UInt8]? = key.withUnsafeBytes { k in a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in
-            HMAC.authenticationCode(.sha1, key: k, parts: [pa, pb]) } } }
+        let parts: [UInt8]? = key.withUnsafeBytes { k in
+            a.withUnsafeBytes { pa in
+                b.withUnsafeBytes { pb in
+                    HMAC.authenticationCode(.sha1, key: k, parts: [pa, pb])
+                }
+            }
+        }
         #expect(whole == parts)
     }
 

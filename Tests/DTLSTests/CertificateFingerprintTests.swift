@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DTLS
 
 private let sha256Hex = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89"
@@ -39,21 +40,21 @@ private let sha256Bytes: [UInt8] = Array(repeating: [0xAB, 0xCD, 0xEF, 0x01, 0x2
 @Test func rejectsMalformedFingerprints() {
     let bad: [String] = [
         "",
-        "sha-256",                                       // no digest
-        sha256Hex,                                       // no hash name
-        "md5 " + sha256Hex,                              // forbidden hash (RFC 8122 section 5)
-        "sha-257 " + sha256Hex,                          // unknown hash
-        "sha-256 " + sha256Hex + " extra",               // three tokens
+        "sha-256",  // no digest
+        sha256Hex,  // no hash name
+        "md5 " + sha256Hex,  // forbidden hash (RFC 8122 section 5)
+        "sha-257 " + sha256Hex,  // unknown hash
+        "sha-256 " + sha256Hex + " extra",  // three tokens
         "sha-256 " + sha256Hex.replacingFirst("AB", with: "GZ"),  // not hex
-        "sha-256 " + sha256Hex + ":",                    // trailing colon
-        "sha-256 :" + sha256Hex,                         // leading colon
-        "sha-256 " + sha256Hex.replacingFirst("AB", with: "A"),   // one digit in a group
-        "sha-256 " + sha256Hex.replacingFirst(":", with: "-"),    // wrong separator
-        "sha-256 " + sha256Hex.replacingFirst(":", with: ""),     // missing separator
-        "sha-1 " + sha256Hex,                            // 32 bytes for a 20-byte hash
-        "sha-512 " + sha256Hex,                          // 32 bytes for a 64-byte hash
-        "sha-256 " + String(sha256Hex.dropLast(3)),     // 31 bytes
-        "sha-256 AB",                                    // 1 byte
+        "sha-256 " + sha256Hex + ":",  // trailing colon
+        "sha-256 :" + sha256Hex,  // leading colon
+        "sha-256 " + sha256Hex.replacingFirst("AB", with: "A"),  // one digit in a group
+        "sha-256 " + sha256Hex.replacingFirst(":", with: "-"),  // wrong separator
+        "sha-256 " + sha256Hex.replacingFirst(":", with: ""),  // missing separator
+        "sha-1 " + sha256Hex,  // 32 bytes for a 20-byte hash
+        "sha-512 " + sha256Hex,  // 32 bytes for a 64-byte hash
+        "sha-256 " + String(sha256Hex.dropLast(3)),  // 31 bytes
+        "sha-256 AB",  // 1 byte
     ]
     for value in bad {
         #expect(CertificateFingerprint(sdpValue: value) == nil, "accepted \(value)")

@@ -2,6 +2,7 @@ import Foundation
 import SFUTesting
 import Testing
 import Wire
+
 @testable import DTLS
 
 // Chromium 156's first DTLS flight, captured by Scripts/capture-dtls-fixture
@@ -86,8 +87,10 @@ struct Record {
             let sequenceNumber = try cursor.uint48("record sequence number")
             let length = try cursor.uint16("record length")
             let fragment = try cursor.take(length, "record fragment")
-            records.append(Record(contentType: contentType, version: version, epoch: epoch,
-                                  sequenceNumber: sequenceNumber, fragment: fragment))
+            records.append(
+                Record(
+                    contentType: contentType, version: version, epoch: epoch,
+                    sequenceNumber: sequenceNumber, fragment: fragment))
         }
         return records
     }
@@ -125,8 +128,10 @@ struct HandshakeFragment {
                 throw FixtureParseError(description: "fragment beyond message length")
             }
             let body = try cursor.take(fragmentLength, "handshake fragment")
-            fragments.append(HandshakeFragment(type: type, length: length, messageSeq: messageSeq,
-                                               fragmentOffset: fragmentOffset, body: body))
+            fragments.append(
+                HandshakeFragment(
+                    type: type, length: length, messageSeq: messageSeq,
+                    fragmentOffset: fragmentOffset, body: body))
         }
         return fragments
     }
@@ -143,9 +148,12 @@ struct HandshakeMessage: Equatable {
     static func reassemble(_ fragments: [HandshakeFragment]) throws -> [HandshakeMessage] {
         var bySeq: [Int: (type: Int, body: [UInt8], filled: [Bool])] = [:]
         for fragment in fragments {
-            var entry = bySeq[fragment.messageSeq]
-                ?? (fragment.type, [UInt8](repeating: 0, count: fragment.length),
-                    [Bool](repeating: false, count: fragment.length))
+            var entry =
+                bySeq[fragment.messageSeq]
+                ?? (
+                    fragment.type, [UInt8](repeating: 0, count: fragment.length),
+                    [Bool](repeating: false, count: fragment.length)
+                )
             guard entry.type == fragment.type, entry.body.count == fragment.length else {
                 throw FixtureParseError(description: "fragments of message \(fragment.messageSeq) disagree")
             }
@@ -325,13 +333,14 @@ let keyShareExtension = 0x0033  // RFC 8446 section 4.2.8
         // TLS 1.3 suites first, then the DTLS 1.2 ones. Of our server's two
         // (ECDHE-ECDSA-AES128-GCM 0xC02B, -AES256-GCM 0xC02C) only 0xC02B is
         // offered.
-        #expect(hello.cipherSuites == [
-            0x1301, 0x1302, 0x1303,  // TLS_AES_128_GCM_SHA256, _256_GCM_SHA384, CHACHA20_POLY1305
-            0xC02B, 0xC02F,  // ECDHE-ECDSA/RSA-AES128-GCM-SHA256
-            0xCCA9, 0xCCA8,  // ECDHE-ECDSA/RSA-CHACHA20-POLY1305
-            0xC009, 0xC013, 0xC00A, 0xC014,  // ECDHE-ECDSA/RSA-AES128/256-SHA (CBC)
-            0x009C, 0x002F, 0x0035,  // RSA-AES128-GCM, RSA-AES128-SHA, RSA-AES256-SHA
-        ])
+        #expect(
+            hello.cipherSuites == [
+                0x1301, 0x1302, 0x1303,  // TLS_AES_128_GCM_SHA256, _256_GCM_SHA384, CHACHA20_POLY1305
+                0xC02B, 0xC02F,  // ECDHE-ECDSA/RSA-AES128-GCM-SHA256
+                0xCCA9, 0xCCA8,  // ECDHE-ECDSA/RSA-CHACHA20-POLY1305
+                0xC009, 0xC013, 0xC00A, 0xC014,  // ECDHE-ECDSA/RSA-AES128/256-SHA (CBC)
+                0x009C, 0x002F, 0x0035,  // RSA-AES128-GCM, RSA-AES128-SHA, RSA-AES256-SHA
+            ])
     }
 }
 
@@ -343,8 +352,9 @@ let keyShareExtension = 0x0033  // RFC 8446 section 4.2.8
     func answer(_ datagrams: [[UInt8]]) throws -> (sent: [[UInt8]], events: [DTLSEvent], deadline: Instant?) {
         let certificate = try makeCertificate()
         // Any expected fingerprint: the handshake cannot finish anyway.
-        var server = try DTLSEndpoint(role: .server, certificate: certificate,
-                                      expectedPeerFingerprints: [certificate.fingerprint(.sha256)])
+        var server = try DTLSEndpoint(
+            role: .server, certificate: certificate,
+            expectedPeerFingerprints: [certificate.fingerprint(.sha256)])
         let clock = VirtualClock()
         var sent: [[UInt8]] = []
         var events: [DTLSEvent] = []

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DTLS
 
 @Test func generatedCertificateHasValidityAroundIssuanceAndSubject() throws {
@@ -69,6 +70,6 @@ import Testing
     #expect(invalid(good.certificatePEM, ""))
     #expect(invalid("not a pem", good.privateKeyPEM))
     #expect(invalid(String(good.certificatePEM.dropLast(40)), good.privateKeyPEM))  // truncated
-    #expect(invalid(good.privateKeyPEM, good.certificatePEM))                      // swapped
-    #expect(invalid(good.certificatePEM, other.privateKeyPEM))                      // key of another cert
+    #expect(invalid(good.privateKeyPEM, good.certificatePEM))  // swapped
+    #expect(invalid(good.certificatePEM, other.privateKeyPEM))  // key of another cert
 }

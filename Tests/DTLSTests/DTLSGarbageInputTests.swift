@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import DTLS
 
 /// What a fed endpoint may report after bad input: nothing, or a failure;
@@ -82,8 +83,9 @@ private func onlyFailures(_ events: [DTLSEvent]) -> Bool {
     var random = XorShift(seed: 0xBAD5EED)
     var connections = 0, failures = 0
     for round in 0..<60 {
-        var server = try DTLSEndpoint(role: .server, certificate: serverCertificate,
-                                      expectedPeerFingerprints: [clientCertificate.fingerprint()])
+        var server = try DTLSEndpoint(
+            role: .server, certificate: serverCertificate,
+            expectedPeerFingerprints: [clientCertificate.fingerprint()])
         let victim = random.below(toServer.count)
         for (index, original) in toServer.enumerated() {
             var datagram = original

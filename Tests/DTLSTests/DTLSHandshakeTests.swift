@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import DTLS
 
 @Test func handshakeConnectsBothSidesWithSameKeyingMaterial() throws {
@@ -96,7 +97,9 @@ func eachProfileCanBeForcedByOneSide(profile: SRTPProfile) throws {
     var configuration = DTLSConfiguration()
     configuration.srtpProfiles = []
     let certificate = try makeCertificate()
-    #expect(throws: DTLSError.self) { _ = try DTLSEndpoint(role: .client, certificate: certificate, configuration: configuration) }
+    #expect(throws: DTLSError.self) {
+        _ = try DTLSEndpoint(role: .client, certificate: certificate, configuration: configuration)
+    }
 }
 
 @Test func fingerprintMismatchFails() throws {
@@ -151,7 +154,7 @@ func eachProfileCanBeForcedByOneSide(profile: SRTPProfile) throws {
     let alert = try #require(maybeAlert)
     let header = try #require(RecordHeader(alert))
     #expect(header.contentType == 21)  // alert
-    #expect(header.epoch == 1)         // encrypted under the new keys
+    #expect(header.epoch == 1)  // encrypted under the new keys
     link.server.handle(datagram: alert, now: link.clock.now)
     link.collectEvents()
     #expect(link.serverEvents.last == .closed)

@@ -1,14 +1,16 @@
 import Testing
 import Wire
+
 @testable import DTLS
 
-private let alertRecord: [UInt8] = [
-    21,                                  // content type: alert
-    0xFE, 0xFD,                          // version: DTLS 1.2
-    0x00, 0x01,                          // epoch 1
-    0x00, 0x00, 0x00, 0x00, 0x01, 0x02,  // sequence number 258
-    0x00, 0x1A,                          // length 26
-] + Array(repeating: 0xAA, count: 26)    // nonce 8 + alert 2 + tag 16
+private let alertRecord: [UInt8] =
+    [
+        21,  // content type: alert
+        0xFE, 0xFD,  // version: DTLS 1.2
+        0x00, 0x01,  // epoch 1
+        0x00, 0x00, 0x00, 0x00, 0x01, 0x02,  // sequence number 258
+        0x00, 0x1A,  // length 26
+    ] + Array(repeating: 0xAA, count: 26)  // nonce 8 + alert 2 + tag 16
 
 @Test func parsesRecordHeaderFields() throws {
     var reader = ByteReader(alertRecord.span.bytes)
@@ -39,9 +41,9 @@ private let alertRecord: [UInt8] = [
     for length in 1..<13 { #expect(error(Array(alertRecord.prefix(length))) == .truncated) }
     #expect(error(Array(alertRecord.dropLast())) == .lengthBeyondDatagram)
     #expect(error(alertRecord + [21, 0xFE]) == .truncated)  // trailing partial header
-    var unknown = alertRecord; unknown[0] = 24               // heartbeat: not used
+    var unknown = alertRecord; unknown[0] = 24  // heartbeat: not used
     #expect(error(unknown) == .unknownContentType(24))
-    var rtp = alertRecord; rtp[0] = 0x80                     // RTP, not DTLS (RFC 7983)
+    var rtp = alertRecord; rtp[0] = 0x80  // RTP, not DTLS (RFC 7983)
     #expect(error(rtp) == .unknownContentType(0x80))
     let shortProtected: [UInt8] = [23, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 1, 0, 23] + Array(repeating: 0, count: 23)
     #expect(error(shortProtected) == .ciphertextTooShort)

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import DTLS
 
 @Test func lostClientHelloIsResentExactlyAtTheOneSecondDeadline() throws {
@@ -25,7 +26,7 @@ import Wire
     #expect(again.count == clientHello.count)
     #expect(RecordHeader.handshakeType(again) == 1)
     #expect(Array(again[13...]) == Array(clientHello[13...]))  // same handshake message
-    #expect(again[10] == clientHello[10] &+ 1)                  // record sequence number + 1
+    #expect(again[10] == clientHello[10] &+ 1)  // record sequence number + 1
     let more = link.client.pollTransmit()
     #expect(more == nil)
     #expect(link.client.nextDeadline == link.clock.now + .seconds(2))

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import DTLS
 
 @Test func timerDoublesUpToTheCapThenGivesUp() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FuzzEntryPoints
 
 /// Replays Fuzz/Corpus/codecs/ through `FuzzEntryPoints.codecs`, then seeded
@@ -27,15 +28,16 @@ import Testing
     @Test func survivesSeededMutations() throws {
         var rng = CodecsXorShift(state: 0x9E37_79B9_7F4A_7C15)
         for seed in try Self.seeds() {
-            for _ in 0 ..< 2000 {
+            for _ in 0..<2000 {
                 var b = seed
-                for _ in 0 ..< 1 + Int(rng.next() % 4) {
+                for _ in 0..<1 + Int(rng.next() % 4) {
                     switch rng.next() % 5 {
-                    case 0 where !b.isEmpty: b[Int(rng.next() % UInt64(b.count))] ^= UInt8(truncatingIfNeeded: 1 << (rng.next() % 8))
+                    case 0 where !b.isEmpty:
+                        b[Int(rng.next() % UInt64(b.count))] ^= UInt8(truncatingIfNeeded: 1 << (rng.next() % 8))
                     case 1 where !b.isEmpty: b[Int(rng.next() % UInt64(b.count))] = UInt8(truncatingIfNeeded: rng.next())
                     case 2 where !b.isEmpty: b.removeLast(Int(rng.next() % UInt64(b.count)) + 1)
                     case 3: b.insert(UInt8(truncatingIfNeeded: rng.next()), at: Int(rng.next() % UInt64(b.count + 1)))
-                    default: b.append(contentsOf: (0 ..< rng.next() % 8).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+                    default: b.append(contentsOf: (0..<rng.next() % 8).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
                     }
                 }
                 Self.run(b)

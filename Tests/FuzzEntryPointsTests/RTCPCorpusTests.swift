@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FuzzEntryPoints
 
 /// Replays Fuzz/Corpus/rtcp through the fuzz entry point, then thousands of
@@ -24,9 +25,9 @@ import Testing
     for file in files {
         let seed = [UInt8](try Data(contentsOf: file))
         run(seed)
-        for _ in 0 ..< 3000 {
+        for _ in 0..<3000 {
             var bytes = seed
-            for _ in 0 ..< Int(next() % 4) + 1 {
+            for _ in 0..<Int(next() % 4) + 1 {
                 let position = bytes.isEmpty ? 0 : Int(next() % UInt64(bytes.count))
                 switch next() % 7 {
                 case 0 where !bytes.isEmpty: bytes[position] ^= UInt8(1) << UInt8(next() % 8)

@@ -1,5 +1,5 @@
-import FuzzEntryPoints
 import Foundation
+import FuzzEntryPoints
 import Testing
 
 @Suite struct SDPCorpusTests {
@@ -34,9 +34,9 @@ import Testing
         }
         let interesting: [UInt8] = Array(" :;,/=~\r\n0a*".utf8) + [0, 0xFF, 0xCC, 0x81]
         for seed in try Self.seeds() where !seed.isEmpty {
-            for _ in 0 ..< 2000 {
+            for _ in 0..<2000 {
                 var m = seed
-                for _ in 0 ..< Int(next() % 4) + 1 {
+                for _ in 0..<Int(next() % 4) + 1 {
                     let i = Int(next() % UInt64(m.count))
                     switch next() % 4 {
                     case 0: m[i] = UInt8(truncatingIfNeeded: next())

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FuzzEntryPoints
 
 /// Replays the STUN seed corpus, and deterministic mutations of each seed,
@@ -23,7 +24,7 @@ import Testing
     @Test func mutationsOfEverySeedReplayWithoutTrapping() throws {
         var rng = XorShift64(seed: 0x5354_554E_2112_A442)
         for seed in try Self.seeds() {
-            for _ in 0 ..< 2000 {
+            for _ in 0..<2000 {
                 var bytes = seed.bytes
                 Self.mutate(&bytes, &rng)
                 bytes.withUnsafeBytes { FuzzEntryPoints.stun($0) }
@@ -35,7 +36,7 @@ import Testing
     /// half the time the header length is then made consistent so that the
     /// mutation reaches the attribute parser.
     static func mutate(_ bytes: inout [UInt8], _ rng: inout XorShift64) {
-        for _ in 0 ... rng.next(below: 4) {
+        for _ in 0...rng.next(below: 4) {
             switch rng.next(below: 6) {
             case 0 where !bytes.isEmpty:
                 bytes[rng.next(below: bytes.count)] ^= UInt8(truncatingIfNeeded: 1 << rng.next(below: 8))
@@ -45,8 +46,10 @@ import Testing
                 bytes.removeLast(min(bytes.count, rng.next(below: 9)))
             case 3:
                 let at = rng.next(below: bytes.count + 1)
-                bytes.insert(contentsOf: [UInt8](repeating: UInt8(truncatingIfNeeded: rng.next(below: 256)),
-                                                 count: rng.next(below: 9)), at: at)
+                bytes.insert(
+                    contentsOf: [UInt8](
+                        repeating: UInt8(truncatingIfNeeded: rng.next(below: 256)),
+                        count: rng.next(below: 9)), at: at)
             case 4 where bytes.count >= 24:
                 // Overwrite an attribute-aligned 16-bit field (type or length).
                 let at = 20 + 2 * rng.next(below: (bytes.count - 20) / 2)

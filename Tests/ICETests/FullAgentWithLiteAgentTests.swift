@@ -13,16 +13,18 @@ import Wire
         h.run(for: .seconds(1))
         // t0: check; +10 lite answers; +20 valid, nomination sent; +30 lite
         // selects; +40 full selects.
-        #expect(h.fullEvents == [
-            TimedEvent(at: t0, event: .stateChanged(.checking)),
-            TimedEvent(at: ms(t0, 40), event: .selectedPairChanged(local: Addr.client, remote: Addr.server)),
-            TimedEvent(at: ms(t0, 40), event: .stateChanged(.connected)),
-        ])
-        #expect(h.liteEvents == [
-            TimedEvent(at: ms(t0, 10), event: .stateChanged(.checking)),
-            TimedEvent(at: ms(t0, 30), event: .selectedAddressChanged(Addr.client)),
-            TimedEvent(at: ms(t0, 30), event: .stateChanged(.connected)),
-        ])
+        #expect(
+            h.fullEvents == [
+                TimedEvent(at: t0, event: .stateChanged(.checking)),
+                TimedEvent(at: ms(t0, 40), event: .selectedPairChanged(local: Addr.client, remote: Addr.server)),
+                TimedEvent(at: ms(t0, 40), event: .stateChanged(.connected)),
+            ])
+        #expect(
+            h.liteEvents == [
+                TimedEvent(at: ms(t0, 10), event: .stateChanged(.checking)),
+                TimedEvent(at: ms(t0, 30), event: .selectedAddressChanged(Addr.client)),
+                TimedEvent(at: ms(t0, 30), event: .stateChanged(.connected)),
+            ])
         #expect(h.full.selectedPair == ICEAddressPair(local: Addr.client, remote: Addr.server))
         #expect(h.lite.selectedAddress == Addr.client)
         #expect(h.violations.isEmpty)
@@ -43,7 +45,7 @@ import Wire
         #expect(h.lite.state == .connected)
         #expect(h.lite.selectedAddress == Addr.client)
         // About one consent check per 5 s: 180 s gives 30 to 45 of them.
-        #expect((32 ... 47).contains(h.lite.counters.validChecks))
+        #expect((32...47).contains(h.lite.counters.validChecks))
         #expect(h.violations.isEmpty)
     }
 
@@ -64,7 +66,7 @@ import Wire
     }
 
     @Test func connectsOverALossyNetwork() {
-        for seed in UInt64(1) ... 20 {
+        for seed in UInt64(1)...20 {
             var h = Harness()
             h.net = InMemoryNetwork(seed: seed, lossRate: 0.3, delay: .milliseconds(20), jitter: .milliseconds(15))
             h.run(for: .seconds(20))
@@ -81,10 +83,11 @@ import Wire
         let lastCheck = h.net.log.last { $0.to == Addr.server }?.deliverAt
         h.run(for: .seconds(40))
         let expiry = try! #require(lastCheck) + .seconds(30)
-        #expect(h.liteEvents.suffix(2) == [
-            TimedEvent(at: expiry, event: .consentExpired),
-            TimedEvent(at: expiry, event: .stateChanged(.failed)),
-        ])
+        #expect(
+            h.liteEvents.suffix(2) == [
+                TimedEvent(at: expiry, event: .consentExpired),
+                TimedEvent(at: expiry, event: .stateChanged(.failed)),
+            ])
         #expect(h.lite.selectedAddress == nil)
         #expect(!h.lite.isValidatedAddress(Addr.client))
         #expect(h.lite.nextDeadline == nil)
@@ -97,10 +100,11 @@ import Wire
         let lastResponse = h.net.log.last { $0.from == Addr.server }?.deliverAt
         h.run(for: .seconds(40))
         let expiry = try! #require(lastResponse) + .seconds(30)
-        #expect(h.fullEvents.suffix(2) == [
-            TimedEvent(at: expiry, event: .consentExpired),
-            TimedEvent(at: expiry, event: .stateChanged(.failed)),
-        ])
+        #expect(
+            h.fullEvents.suffix(2) == [
+                TimedEvent(at: expiry, event: .consentExpired),
+                TimedEvent(at: expiry, event: .stateChanged(.failed)),
+            ])
         #expect(h.full.selectedPair == nil)
         // The lite side still sees consent checks: it stays connected
         // until they stop.
@@ -125,11 +129,12 @@ import Wire
         #expect(h.lite.selectedAddress == Addr.clientAfterHandover)
         #expect(h.full.selectedPair == ICEAddressPair(local: Addr.clientAfterHandover, remote: Addr.server))
         #expect(h.liteEvents.last == TimedEvent(at: ms(t1, 30), event: .selectedAddressChanged(Addr.clientAfterHandover)))
-        #expect(h.fullEvents.suffix(3) == [
-            TimedEvent(at: t1, event: .stateChanged(.checking)),
-            TimedEvent(at: ms(t1, 40), event: .selectedPairChanged(local: Addr.clientAfterHandover, remote: Addr.server)),
-            TimedEvent(at: ms(t1, 40), event: .stateChanged(.connected)),
-        ])
+        #expect(
+            h.fullEvents.suffix(3) == [
+                TimedEvent(at: t1, event: .stateChanged(.checking)),
+                TimedEvent(at: ms(t1, 40), event: .selectedPairChanged(local: Addr.clientAfterHandover, remote: Addr.server)),
+                TimedEvent(at: ms(t1, 40), event: .stateChanged(.connected)),
+            ])
         #expect(h.violations.isEmpty)
         // The old address lapses 30 s after its last check.
         h.run(for: .seconds(40))
@@ -144,12 +149,13 @@ import Wire
         // t0: check with ICE-CONTROLLED; +10: 487; +20: role switch and a
         // triggered check, paced to t0 + Ta = +50; +70: valid, nomination;
         // +90: selected.
-        #expect(h.fullEvents == [
-            TimedEvent(at: t0, event: .stateChanged(.checking)),
-            TimedEvent(at: ms(t0, 20), event: .roleChanged(.controlling)),
-            TimedEvent(at: ms(t0, 90), event: .selectedPairChanged(local: Addr.client, remote: Addr.server)),
-            TimedEvent(at: ms(t0, 90), event: .stateChanged(.connected)),
-        ])
+        #expect(
+            h.fullEvents == [
+                TimedEvent(at: t0, event: .stateChanged(.checking)),
+                TimedEvent(at: ms(t0, 20), event: .roleChanged(.controlling)),
+                TimedEvent(at: ms(t0, 90), event: .selectedPairChanged(local: Addr.client, remote: Addr.server)),
+                TimedEvent(at: ms(t0, 90), event: .stateChanged(.connected)),
+            ])
         #expect(h.full.role == .controlling)
         #expect(h.lite.counters.rejected == 1)
         #expect(h.lite.selectedAddress == Addr.client)
@@ -173,10 +179,11 @@ import Wire
         let t2 = h.clock.now
         h.run(for: .seconds(1))
         #expect(h.full.state == .connected)
-        #expect(h.fullEvents.suffix(2) == [
-            TimedEvent(at: t1, event: .stateChanged(.checking)),
-            TimedEvent(at: ms(t2, 40), event: .stateChanged(.connected)),
-        ])
+        #expect(
+            h.fullEvents.suffix(2) == [
+                TimedEvent(at: t1, event: .stateChanged(.checking)),
+                TimedEvent(at: ms(t2, 40), event: .stateChanged(.connected)),
+            ])
         #expect(h.lite.state == .connected)
         // Checks under the old password are now refused with 401.
         h.lite.handleSTUN(clientCheck(), from: Addr.client, now: h.clock.now)

@@ -8,8 +8,10 @@ import Wire
 @Suite struct ICEAgentTests {
     let t0 = Instant(nanoseconds: 1_000_000_000)
 
-    func agent(_ configuration: ICEAgent.Configuration = ICEAgent.Configuration(tieBreaker: 42, randomSeed: 7),
-               remotes: [TransportAddress] = [Addr.server]) -> ICEAgent {
+    func agent(
+        _ configuration: ICEAgent.Configuration = ICEAgent.Configuration(tieBreaker: 42, randomSeed: 7),
+        remotes: [TransportAddress] = [Addr.server]
+    ) -> ICEAgent {
         var a = ICEAgent(localCredentials: Creds.client, configuration: configuration)
         a.addLocalCandidate(.host(Addr.client))
         for r in remotes { a.addRemoteCandidate(.host(r)) }
@@ -88,21 +90,24 @@ import Wire
         let pair = ICEAddressPair(local: Addr.client, remote: Addr.server)
         let forged: [[UInt8]] = [
             // Wrong key (the client's own password).
-            try STUNMessageBuilder.bindingSuccessResponse(transactionID: id, xorMappedAddress: Addr.client,
-                                                          key: Creds.client.key),
+            try STUNMessageBuilder.bindingSuccessResponse(
+                transactionID: id, xorMappedAddress: Addr.client,
+                key: Creds.client.key),
             // No integrity.
             try STUNMessageBuilder.bindingSuccessResponse(transactionID: id, xorMappedAddress: Addr.client, key: nil),
             // Unknown transaction.
-            try STUNMessageBuilder.bindingSuccessResponse(transactionID: TransactionID(high: 7, low: 7),
-                                                          xorMappedAddress: Addr.client, key: Creds.server.key),
+            try STUNMessageBuilder.bindingSuccessResponse(
+                transactionID: TransactionID(high: 7, low: 7),
+                xorMappedAddress: Addr.client, key: Creds.server.key),
         ]
         for bytes in forged { a.handleSTUN(bytes, from: Addr.server, to: Addr.client, now: ms(t0, 10)) }
         #expect(a.counters.discarded == 3)
         #expect(!a.isValid(pair))
         // The genuine response from the wrong address fails the pair
         // (RFC 8445 section 7.2.5.2.1), so it never becomes valid.
-        let genuine = try STUNMessageBuilder.bindingSuccessResponse(transactionID: id, xorMappedAddress: Addr.client,
-                                                                    key: Creds.server.key)
+        let genuine = try STUNMessageBuilder.bindingSuccessResponse(
+            transactionID: id, xorMappedAddress: Addr.client,
+            key: Creds.server.key)
         a.handleSTUN(genuine, from: Addr.stranger, to: Addr.client, now: ms(t0, 20))
         #expect(!a.isValid(pair))
         #expect(a.selectedPair == nil)
@@ -113,9 +118,11 @@ import Wire
         // We are controlling with 42; a peer controlling with a larger
         // tie-breaker wins: we switch to controlled and answer.
         var a = agent()
-        a.handleSTUN(clientCheck(username: "clnt:srvr", password: Creds.client.password,
-                                 control: .controlling(tieBreaker: 100)),
-                     from: Addr.server, to: Addr.client, now: t0)
+        a.handleSTUN(
+            clientCheck(
+                username: "clnt:srvr", password: Creds.client.password,
+                control: .controlling(tieBreaker: 100)),
+            from: Addr.server, to: Addr.client, now: t0)
         #expect(a.role == .controlled)
         #expect(a.pollEvent() == .stateChanged(.checking))
         #expect(a.pollEvent() == .roleChanged(.controlled))
@@ -126,9 +133,11 @@ import Wire
 
         // A smaller tie-breaker loses: 487, and we stay controlling.
         var b = agent()
-        b.handleSTUN(clientCheck(username: "clnt:srvr", password: Creds.client.password,
-                                 control: .controlling(tieBreaker: 10)),
-                     from: Addr.server, to: Addr.client, now: t0)
+        b.handleSTUN(
+            clientCheck(
+                username: "clnt:srvr", password: Creds.client.password,
+                control: .controlling(tieBreaker: 10)),
+            from: Addr.server, to: Addr.client, now: t0)
         #expect(b.role == .controlling)
         let rejected = b.pollTransmit()
         let out = try #require(rejected)
@@ -139,9 +148,11 @@ import Wire
 
     @Test func peerReflexiveRemoteIsLearnedFromAValidCheck() {
         var a = agent()
-        a.handleSTUN(clientCheck(username: "clnt:srvr", password: Creds.client.password,
-                                 control: .controlled(tieBreaker: 1), priority: 1234),
-                     from: Addr.stranger, to: Addr.client, now: t0)
+        a.handleSTUN(
+            clientCheck(
+                username: "clnt:srvr", password: Creds.client.password,
+                control: .controlled(tieBreaker: 1), priority: 1234),
+            from: Addr.stranger, to: Addr.client, now: t0)
         #expect(a.remoteCandidates.last?.kind == .peerReflexive)
         #expect(a.remoteCandidates.last?.priority == 1234)
         #expect(a.checklist.contains(ICEAddressPair(local: Addr.client, remote: Addr.stranger)))
@@ -182,7 +193,7 @@ import Wire
     @Test func pseudoRandomIntervalIsSeededAndInRange() {
         var a = ICEPseudoRandom(seed: 5)
         var b = ICEPseudoRandom(seed: 5)
-        for _ in 0 ..< 100 {
+        for _ in 0..<100 {
             let d = a.duration(in: .seconds(4) ... .seconds(6))
             #expect(d == b.duration(in: .seconds(4) ... .seconds(6)))
             #expect(d >= .seconds(4) && d <= .seconds(6))

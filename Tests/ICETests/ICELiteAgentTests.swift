@@ -13,8 +13,11 @@ import Wire
     }
 
     /// Feeds one datagram and returns the parsed response, if any.
-    func answer(_ lite: inout ICELiteAgent, _ bytes: [UInt8], from: TransportAddress = Addr.client)
-        -> (STUNMessage, [UInt8])? {
+    func answer(
+        _ lite: inout ICELiteAgent, _ bytes: [UInt8], from: TransportAddress = Addr.client
+    )
+        -> (STUNMessage, [UInt8])?
+    {
         lite.handleSTUN(bytes, from: from, now: t0)
         guard let out = lite.pollTransmit(), out.to == from, let m = try? STUNMessage.parse(out.bytes) else { return nil }
         return (m, out.bytes)
@@ -43,9 +46,10 @@ import Wire
         _ = answer(&lite, clientCheck(useCandidate: true))
         #expect(lite.selectedAddress == Addr.client)
         // A first check that nominates goes from new straight to connected.
-        #expect([lite.pollEvent(), lite.pollEvent(), lite.pollEvent()] == [
-            .selectedAddressChanged(Addr.client), .stateChanged(.connected), nil,
-        ])
+        #expect(
+            [lite.pollEvent(), lite.pollEvent(), lite.pollEvent()] == [
+                .selectedAddressChanged(Addr.client), .stateChanged(.connected), nil,
+            ])
         #expect(lite.nextDeadline == t0 + .seconds(30))
         lite.handleTimeout(now: t0 + .seconds(30) - .nanoseconds(1))
         #expect(lite.selectedAddress == Addr.client)
@@ -199,14 +203,17 @@ import Wire
         #expect(lite.selectedAddress == Addr.clientAfterHandover)
         var events: [ICEEvent] = []
         while let e = lite.pollEvent() { events.append(e) }
-        #expect(events == [.selectedAddressChanged(Addr.client), .stateChanged(.connected),
-                           .selectedAddressChanged(Addr.clientAfterHandover)])
+        #expect(
+            events == [
+                .selectedAddressChanged(Addr.client), .stateChanged(.connected),
+                .selectedAddressChanged(Addr.clientAfterHandover),
+            ])
     }
 
     @Test func learnedAddressesAreBoundedAndTheSelectedOneIsKept() {
         var lite = agent()
         _ = answer(&lite, clientCheck(useCandidate: true), from: Addr.client)
-        let others = (0 ..< 20).map { TransportAddress(ipv4: 198, 51, 100, UInt8($0), port: 4000) }
+        let others = (0..<20).map { TransportAddress(ipv4: 198, 51, 100, UInt8($0), port: 4000) }
         for a in others { _ = answer(&lite, clientCheck(), from: a) }
         #expect(lite.learnedCandidates.count == 16)
         #expect(lite.isValidatedAddress(Addr.client))
@@ -218,7 +225,7 @@ import Wire
         let valid = clientCheck(useCandidate: true)
         var lite = agent()
         var checked = 0
-        for i in 0 ..< valid.count {
+        for i in 0..<valid.count {
             for flip: UInt8 in [0x01, 0x80, 0xFF] {
                 var bytes = valid
                 bytes[i] ^= flip

@@ -55,8 +55,10 @@ struct Harness {
     private var nominatedSources: Set<TransportAddress> = []
     let start: Instant
 
-    init(fullConfiguration: ICEAgent.Configuration = ICEAgent.Configuration(tieBreaker: 42, randomSeed: 7),
-         startChecks: Bool = true) {
+    init(
+        fullConfiguration: ICEAgent.Configuration = ICEAgent.Configuration(tieBreaker: 42, randomSeed: 7),
+        startChecks: Bool = true
+    ) {
         start = clock.now
         lite = ICELiteAgent(localCredentials: Creds.server, remoteCredentials: Creds.client, now: clock.now)
         full = ICEAgent(localCredentials: Creds.client, configuration: fullConfiguration)
@@ -80,7 +82,7 @@ struct Harness {
 
     /// Processes everything due now: deadlines and arrived datagrams.
     mutating func step() {
-        for _ in 0 ..< 10_000 {
+        for _ in 0..<10_000 {
             drain()
             let now = clock.now
             if let d = full.nextDeadline, d <= now { full.handleTimeout(now: now); drain() }
@@ -106,8 +108,9 @@ struct Harness {
     /// correct lite agent must accept.
     private mutating func noteCheck(_ d: InMemoryNetwork.Datagram) {
         guard let m = try? STUNMessage.parse(d.bytes), m.type == .bindingRequest, m.verifyFingerprint(in: d.bytes),
-              m.verifyIntegrity(key: lite.localCredentials.key, in: d.bytes), m.iceControlled == nil,
-              m.username?.hasPrefix(lite.localCredentials.ufrag + ":") == true else { return }
+            m.verifyIntegrity(key: lite.localCredentials.key, in: d.bytes), m.iceControlled == nil,
+            m.username?.hasPrefix(lite.localCredentials.ufrag + ":") == true
+        else { return }
         validSources.insert(d.from)
         if m.useCandidate, m.iceControlling != nil { nominatedSources.insert(d.from) }
     }

@@ -25,8 +25,9 @@ final class UDPClient {
         local = try socket.localAddress().transportAddress
         var configuration = PeerTransport.Configuration()
         configuration.dtls.srtpProfiles = profiles
-        transport = try PeerTransport(role: .client, certificate: certificate, configuration: configuration,
-                                      now: MonotonicClock.now())
+        transport = try PeerTransport(
+            role: .client, certificate: certificate, configuration: configuration,
+            now: MonotonicClock.now())
     }
 
     func send(_ bytes: UnsafeRawBufferPointer, to: TransportAddress) {
@@ -46,14 +47,14 @@ final class UDPClient {
             if let d = transport.nextDeadline, d <= now { transport.handleTimeout(now: now) }
             while let out = transport.pollTransmit() { out.bytes.withUnsafeBytes { send($0, to: out.to) } }
             let n = try socket.receive(into: batch)
-            for i in 0 ..< n {
+            for i in 0..<n {
                 guard let source = batch.address(i)?.transportAddress else { continue }
                 let length = batch.length(i)
-                let buffer = UnsafeMutableRawBufferPointer(rebasing: batch.slot(i)[0 ..< length])
+                let buffer = UnsafeMutableRawBufferPointer(rebasing: batch.slot(i)[0..<length])
                 let result = transport.receive(buffer, from: source, to: local, now: MonotonicClock.now())
                 switch result {
                 case .handled: break
-                case .rtp(let k), .rtcp(let k): received.append((result, Array(buffer[0 ..< k])))
+                case .rtp(let k), .rtcp(let k): received.append((result, Array(buffer[0..<k])))
                 }
             }
         }
@@ -65,7 +66,7 @@ final class UDPClient {
         return buffer.withUnsafeMutableBytes { raw in
             let r = rtcp ? transport.protectRTCP(raw, length: packet.count) : transport.protectRTP(raw, length: packet.count)
             guard let r else { return false }
-            send(UnsafeRawBufferPointer(rebasing: raw[0 ..< r.length]), to: r.to)
+            send(UnsafeRawBufferPointer(rebasing: raw[0..<r.length]), to: r.to)
             return true
         }
     }
@@ -82,8 +83,12 @@ final class UDPClient {
         // re-protected with its own keys.
         engine.onMedia = { [unowned engine] id, kind, buffer, _, transmit in
             let isRTCP = if case .rtcp = kind { true } else { false }
-            let length = switch kind { case .rtp(let n), .rtcp(let n): n; case .handled: 0 }
-            if engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]), to: id, rtcp: isRTCP, transmit: transmit) {
+            let length =
+                switch kind {
+                case .rtp(let n), .rtcp(let n): n;
+                case .handled: 0
+                }
+            if engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), to: id, rtcp: isRTCP, transmit: transmit) {
                 echoed.withLock { $0 += 1 }
             }
         }
@@ -98,14 +103,18 @@ final class UDPClient {
         worker.mailbox.post { engine, now, _ in
             var configuration = PeerTransport.Configuration()
             configuration.dtls.srtpProfiles = [profile]
-            guard let t = try? PeerTransport(role: .server, certificate: serverCertificate, localCredentials: serverCredentials,
-                                             configuration: configuration, now: now) else { return }
+            guard
+                let t = try? PeerTransport(
+                    role: .server, certificate: serverCertificate, localCredentials: serverCredentials,
+                    configuration: configuration, now: now)
+            else { return }
             t.setRemoteParameters(credentials: clientCredentials, fingerprints: [clientFingerprint], now: now)
             engine.add(t, id: TransportID(1))
         }
         let now = MonotonicClock.now()
-        client.transport.setRemoteParameters(credentials: serverCredentials,
-                                             fingerprints: [serverCertificate.fingerprint(.sha256)], now: now)
+        client.transport.setRemoteParameters(
+            credentials: serverCredentials,
+            fingerprints: [serverCertificate.fingerprint(.sha256)], now: now)
         client.transport.addLocalCandidate(.host(client.local), now: now)
         client.transport.addRemoteCandidate(.host(worker.localAddress.transportAddress), now: now)
 
@@ -113,10 +122,10 @@ final class UDPClient {
         #expect(client.transport.state == .connected)
         #expect(client.transport.srtpProfile == profile)
 
-        let packets = (UInt16(1) ... 20).map {
+        let packets = (UInt16(1)...20).map {
             RTPBuilders.packet(sequenceNumber: $0, ssrc: 0xCAFE, payload: RTPBuilders.opusPayload(frameBytes: 80))
         }
-        let reports = (0 ..< 3).map { _ in RTCPBuilders.receiverReportWithCNAME(sender: SSRC(0xCAFE), cname: "loopback") }
+        let reports = (0..<3).map { _ in RTCPBuilders.receiverReportWithCNAME(sender: SSRC(0xCAFE), cname: "loopback") }
         for p in packets { #expect(client.sendMedia(p)) }
         for r in reports { #expect(client.sendMedia(r, rtcp: true)) }
         try client.pump(for: .seconds(5)) { client.received.count == packets.count + reports.count }

@@ -1,5 +1,5 @@
-import Testing
 import NetIO
+import Testing
 import Wire
 
 @Suite struct UDPSocketTests {
@@ -11,9 +11,9 @@ import Wire
         b.setReceiveTimeout(.seconds(2))
 
         let out = DatagramBatch(capacity: 8, slotSize: 1500)
-        for i in 0 ..< 5 {
+        for i in 0..<5 {
             let slot = out.slot(i)
-            for j in 0 ..< 100 + i { slot[j] = UInt8(truncatingIfNeeded: i &+ j) }
+            for j in 0..<100 + i { slot[j] = UInt8(truncatingIfNeeded: i &+ j) }
             out.setLength(100 + i, at: i)
             out.setAddress(bAddress, at: i)
         }
@@ -26,7 +26,7 @@ import Wire
         while received < 5 {
             let n = try b.receive(into: incoming)
             if n == 0 { break }
-            for i in 0 ..< n {
+            for i in 0..<n {
                 lengths.append(incoming.length(i))
                 #expect(incoming.address(i) == (try a.localAddress()))
                 let d = incoming.datagram(i)

@@ -1,7 +1,8 @@
-import Testing
-@testable import NetIO
-import Wire
 import Synchronization
+import Testing
+import Wire
+
+@testable import NetIO
 
 /// An engine for tests: echoes each datagram with its bytes reversed,
 /// switches to upper-casing on a control message, and sends "tick" to the
@@ -13,11 +14,12 @@ final class EchoEngine: WorkerEngine {
     var deadline: Instant?
     var ticked = false
 
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant, transmit: TransmitQueue) {
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant, transmit: TransmitQueue)
+    {
         lastPeer = source
         if deadline == nil, !ticked { deadline = now + .milliseconds(30) }
         transmit.send(to: source) { slot in
-            for i in 0 ..< datagram.count {
+            for i in 0..<datagram.count {
                 var b = datagram[datagram.count - 1 - i]
                 if upper, b >= 0x61, b <= 0x7A { b -= 0x20 }
                 slot[i] = b
@@ -70,7 +72,7 @@ final class EchoEngine: WorkerEngine {
         // The mailbox is drained before the next datagram is handled only if
         // it arrived first; give the worker its wakeup, then check.
         var answer: String?
-        for _ in 0 ..< 50 {
+        for _ in 0..<50 {
             send("xyz")
             answer = try receiveString(client, batch)
             if answer == "ZYX" { break }
@@ -81,7 +83,9 @@ final class EchoEngine: WorkerEngine {
     @Test func stopReturnsPromptly() throws {
         let worker = try UDPWorker(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, engine: EchoEngine())
         let done = Mutex(false)
-        let thread = WorkerThread { worker.run(); done.withLock { $0 = true } }
+        let thread = WorkerThread {
+            worker.run(); done.withLock { $0 = true }
+        }
         worker.requestStop()
         thread.join()
         #expect(done.withLock { $0 })

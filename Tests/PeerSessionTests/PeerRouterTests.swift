@@ -8,9 +8,10 @@ import Wire
     let bob = TransportAddress(ipv4: 192, 0, 2, 2, port: 6000)
 
     private func check(to localUfrag: String, from remoteUfrag: String = "peer") throws -> [UInt8] {
-        try STUNMessageBuilder.bindingRequest(transactionID: .random(), username: "\(localUfrag):\(remoteUfrag)",
-                                              priority: 1, control: .controlling(tieBreaker: 1), useCandidate: false,
-                                              key: Array("password-password-pass".utf8))
+        try STUNMessageBuilder.bindingRequest(
+            transactionID: .random(), username: "\(localUfrag):\(remoteUfrag)",
+            priority: 1, control: .controlling(tieBreaker: 1), useCandidate: false,
+            key: Array("password-password-pass".utf8))
     }
 
     private func route(_ r: inout PeerRouter<Int>, _ bytes: [UInt8], from: TransportAddress) -> Int? {
@@ -66,7 +67,7 @@ import Wire
     @Test func addressesPerTransportAreBounded() {
         var r = PeerRouter<Int>(maxAddressesPerTransport: 4)
         r.register(1, localUfrag: "aaaa")
-        for port in UInt16(1) ... 10 { r.noteValidated(TransportAddress(ipv4: 192, 0, 2, 1, port: port), by: 1) }
+        for port in UInt16(1)...10 { r.noteValidated(TransportAddress(ipv4: 192, 0, 2, 1, port: port), by: 1) }
         #expect(r.boundAddresses(of: 1).map(\.port) == [7, 8, 9, 10])
     }
 }

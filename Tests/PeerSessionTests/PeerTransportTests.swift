@@ -22,7 +22,7 @@ import Wire
         #expect(link.server.selectedAddress == link.clientAddress)
         #expect(link.client.selectedAddress == link.serverAddress)
 
-        for seq in UInt16(1) ... 5 {
+        for seq in UInt16(1)...5 {
             #expect(link.sendMedia(rtp(seq), from: .client))
             #expect(link.sendMedia(rtp(seq, ssrc: 0x0102_0304), from: .server))
         }
@@ -32,14 +32,15 @@ import Wire
         link.run(for: .milliseconds(100))
 
         // Decrypted bytes equal what was sent, in order.
-        #expect(link.serverReceived.map(\.bytes) == (1 ... 5).map { rtp($0) } + [rr])
-        #expect(link.clientReceived.map(\.bytes) == (1 ... 5).map { rtp($0, ssrc: 0x0102_0304) } + [rr])
+        #expect(link.serverReceived.map(\.bytes) == (1...5).map { rtp($0) } + [rr])
+        #expect(link.clientReceived.map(\.bytes) == (1...5).map { rtp($0, ssrc: 0x0102_0304) } + [rr])
         #expect(link.serverReceived.last?.kind == .rtcp(length: rr.count))
     }
 
     @Test func serverChoosesGCMWhenBothAreOffered() throws {
-        let link = try TransportLink(serverProfiles: [.aeadAES128GCM, .aesCM128HMACSHA1_80],
-                                     clientProfiles: [.aesCM128HMACSHA1_80, .aeadAES128GCM])
+        let link = try TransportLink(
+            serverProfiles: [.aeadAES128GCM, .aesCM128HMACSHA1_80],
+            clientProfiles: [.aesCM128HMACSHA1_80, .aeadAES128GCM])
         #expect(link.connect())
         #expect(link.server.srtpProfile == .aeadAES128GCM)
         #expect(link.client.srtpProfile == .aeadAES128GCM)
@@ -50,7 +51,7 @@ import Wire
         nonisolated(unsafe) var droppedDTLS = 0
         network.dropRule = { bytes, _, _ in
             // Drop the client's first DTLS datagram (its ClientHello).
-            guard let first = bytes.first, (20 ... 63).contains(first), droppedDTLS == 0 else { return false }
+            guard let first = bytes.first, (20...63).contains(first), droppedDTLS == 0 else { return false }
             droppedDTLS += 1
             return true
         }

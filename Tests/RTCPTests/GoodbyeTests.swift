@@ -4,9 +4,9 @@ import Wire
 
 @Test func parsesGoodbyeWithReason() throws {
     let bytes: [UInt8] = [
-        0x81, 0xCB, 0x00, 0x02, // SC=1, PT=203, length 2 (12 bytes)
-        0x12, 0x34, 0x56, 0x78, // SSRC
-        0x03, 0x62, 0x79, 0x65, // reason length 3, "bye"
+        0x81, 0xCB, 0x00, 0x02,  // SC=1, PT=203, length 2 (12 bytes)
+        0x12, 0x34, 0x56, 0x78,  // SSRC
+        0x03, 0x62, 0x79, 0x65,  // reason length 3, "bye"
     ]
     let expected = Goodbye(sources: [SSRC(0x1234_5678)], reasonText: "bye")
     #expect(try parseSingle(bytes) == .goodbye(expected))

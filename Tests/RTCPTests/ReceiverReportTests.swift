@@ -10,11 +10,14 @@ import Wire
 }
 
 @Test func receiverReportRoundTrips() throws {
-    let rr = ReceiverReport(ssrc: SSRC(0xDEAD_BEEF), reports: (0 ..< 31).map {
-        ReceptionReport(ssrc: SSRC(UInt32($0)), fractionLost: UInt8($0), cumulativeLost: Int32($0) - 15,
-                        extendedHighestSequenceNumber: UInt32($0) * 1000, jitter: 1, lastSenderReport: 2,
-                        delaySinceLastSenderReport: 3)
-    })
+    let rr = ReceiverReport(
+        ssrc: SSRC(0xDEAD_BEEF),
+        reports: (0..<31).map {
+            ReceptionReport(
+                ssrc: SSRC(UInt32($0)), fractionLost: UInt8($0), cumulativeLost: Int32($0) - 15,
+                extendedHighestSequenceNumber: UInt32($0) * 1000, jitter: 1, lastSenderReport: 2,
+                delaySinceLastSenderReport: 3)
+        })
     #expect(try roundTrip(.receiverReport(rr)) == .receiverReport(rr))
 }
 

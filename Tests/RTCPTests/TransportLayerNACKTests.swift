@@ -4,13 +4,14 @@ import Wire
 
 @Test func parsesGenericNACK() throws {
     let bytes: [UInt8] = [
-        0x81, 0xCD, 0x00, 0x03, // FMT=1, PT=205, length 3 (16 bytes)
-        0x00, 0x00, 0x00, 0x01, // SSRC of packet sender
-        0x4B, 0x1D, 0x2C, 0x3A, // SSRC of media source
-        0x04, 0xD2, 0x00, 0x05, // PID 1234, BLP 0b101: 1235 and 1237 lost too
+        0x81, 0xCD, 0x00, 0x03,  // FMT=1, PT=205, length 3 (16 bytes)
+        0x00, 0x00, 0x00, 0x01,  // SSRC of packet sender
+        0x4B, 0x1D, 0x2C, 0x3A,  // SSRC of media source
+        0x04, 0xD2, 0x00, 0x05,  // PID 1234, BLP 0b101: 1235 and 1237 lost too
     ]
-    let expected = TransportLayerNACK(senderSSRC: SSRC(1), mediaSSRC: SSRC(0x4B1D_2C3A),
-                                      pairs: [NACKPair(packetID: 1234, lostPackets: 5)])
+    let expected = TransportLayerNACK(
+        senderSSRC: SSRC(1), mediaSSRC: SSRC(0x4B1D_2C3A),
+        pairs: [NACKPair(packetID: 1234, lostPackets: 5)])
     #expect(try parseSingle(bytes) == .transportLayerNACK(expected))
     #expect(expected.lostSequenceNumbers == [1234, 1235, 1237])
     #expect(expected.serialized() == bytes)
@@ -19,8 +20,11 @@ import Wire
 @Test func buildsMinimalPairsFromSequenceNumbers() {
     #expect(TransportLayerNACK.pairs(covering: [1237, 1234, 1235]) == [NACKPair(packetID: 1234, lostPackets: 5)])
     // 17 is PID + 16, the last bit; 18 needs a second pair.
-    #expect(TransportLayerNACK.pairs(covering: [1, 17, 18]) == [NACKPair(packetID: 1, lostPackets: 0x8000),
-                                                                NACKPair(packetID: 18)])
+    #expect(
+        TransportLayerNACK.pairs(covering: [1, 17, 18]) == [
+            NACKPair(packetID: 1, lostPackets: 0x8000),
+            NACKPair(packetID: 18),
+        ])
     #expect(TransportLayerNACK.pairs(covering: []) == [])
     #expect(TransportLayerNACK.pairs(covering: [9, 9, 9]) == [NACKPair(packetID: 9)])
 }
@@ -33,9 +37,9 @@ import Wire
 
 @Test func nackExpansionRoundTripsArbitrarySets() throws {
     var state: UInt32 = 0x1234_5678
-    for _ in 0 ..< 50 {
+    for _ in 0..<50 {
         var lost = Set<UInt16>()
-        for _ in 0 ..< 40 {
+        for _ in 0..<40 {
             state ^= state << 13; state ^= state >> 17; state ^= state << 5
             lost.insert(UInt16(truncatingIfNeeded: state % 200) &+ 65450)
         }

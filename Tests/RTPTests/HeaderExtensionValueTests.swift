@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import RTP
 
 /// Pins the literal's element type: a bare `[1, 2].span.bytes` would be
@@ -16,7 +17,7 @@ func bytes(_ b: [UInt8]) -> RawSpan { b.span.bytes }
     @Test func parsesAbsoluteSendTimeAsSixEighteenFixedPoint() {
         let t = AbsoluteSendTime(value: bytes([0x04, 0x00, 0x00]))
         #expect(t?.rawValue == 0x04_0000)
-        #expect(t?.nanoseconds == 1_000_000_000) // 0x040000 = 1 << 18 = 1 s
+        #expect(t?.nanoseconds == 1_000_000_000)  // 0x040000 = 1 << 18 = 1 s
         #expect(AbsoluteSendTime(nanoseconds: 1_500_000_000).rawValue == 0x06_0000)
         // Wraps every 64 s.
         #expect(AbsoluteSendTime(nanoseconds: 65_000_000_000).rawValue == 0x04_0000)
@@ -34,8 +35,9 @@ func bytes(_ b: [UInt8]) -> RawSpan { b.span.bytes }
     }
 
     @Test func parsesVideoOrientation() {
-        #expect(VideoOrientation(value: bytes([0x0D]))
-            == VideoOrientation(backFacingCamera: true, horizontalFlip: true, quarterTurns: 1))
+        #expect(
+            VideoOrientation(value: bytes([0x0D]))
+                == VideoOrientation(backFacingCamera: true, horizontalFlip: true, quarterTurns: 1))
         #expect(VideoOrientation(value: bytes([0x02]))?.quarterTurns == 2)
         #expect(VideoOrientation(value: [UInt8]().span.bytes) == nil)
     }

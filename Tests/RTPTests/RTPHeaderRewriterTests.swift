@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import RTP
 
 @Suite struct RTPHeaderRewriterTests {
@@ -66,7 +67,7 @@ import Wire
             ]
         }
         #expect(results == [false, false, false, false, true])
-        #expect(p[0 ..< 16] == before[0 ..< 16])
+        #expect(p[0..<16] == before[0..<16])
     }
 
     @Test func refusesExtensionRewriteInShorterBuffer() throws {

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import RTP
 
 func parse(_ bytes: [UInt8]) throws(RTPParseError) -> RTPHeader {
@@ -9,12 +10,12 @@ func parse(_ bytes: [UInt8]) throws(RTPParseError) -> RTPHeader {
 @Suite struct RTPHeaderTests {
     @Test func parsesFixedHeaderFieldByField() throws {
         let packet: [UInt8] = [
-            0x80,                   // V=2 P=0 X=0 CC=0
-            0xE0,                   // M=1 PT=96
-            0x12, 0x34,             // sequence number
-            0xDE, 0xAD, 0xBE, 0xEF, // timestamp
-            0x01, 0x02, 0x03, 0x04, // SSRC
-            0xAA, 0xBB, 0xCC,       // payload
+            0x80,  // V=2 P=0 X=0 CC=0
+            0xE0,  // M=1 PT=96
+            0x12, 0x34,  // sequence number
+            0xDE, 0xAD, 0xBE, 0xEF,  // timestamp
+            0x01, 0x02, 0x03, 0x04,  // SSRC
+            0xAA, 0xBB, 0xCC,  // payload
         ]
         let h = try parse(packet)
         #expect(h.marker)
@@ -28,16 +29,16 @@ func parse(_ bytes: [UInt8]) throws(RTPParseError) -> RTPHeader {
         #expect(h.paddingLength == 0)
         #expect(h.payloadOffset == 12)
         #expect(h.payloadLength == 3)
-        #expect(h.payloadRange == 12 ..< 15)
+        #expect(h.payloadRange == 12..<15)
         #expect(h.packetLength == 15)
     }
 
     @Test func readsCSRCListInPlace() throws {
         let packet: [UInt8] = [
-            0x82, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 9, // CC=2
-            0x11, 0x11, 0x11, 0x11,                       // CSRC 0
-            0x22, 0x22, 0x22, 0x22,                       // CSRC 1
-            0x55,                                         // payload
+            0x82, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 9,  // CC=2
+            0x11, 0x11, 0x11, 0x11,  // CSRC 0
+            0x22, 0x22, 0x22, 0x22,  // CSRC 1
+            0x55,  // payload
         ]
         let h = try parse(packet)
         #expect(h.csrcCount == 2)
@@ -45,7 +46,7 @@ func parse(_ bytes: [UInt8]) throws(RTPParseError) -> RTPHeader {
         #expect(h.csrc(at: 1, in: packet) == SSRC(0x2222_2222))
         #expect(h.csrc(at: 2, in: packet) == nil)
         #expect(h.csrc(at: -1, in: packet) == nil)
-        #expect(h.payloadRange == 20 ..< 21)
+        #expect(h.payloadRange == 20..<21)
     }
 
     @Test func headerWithoutPayloadIsAccepted() throws {
@@ -56,9 +57,9 @@ func parse(_ bytes: [UInt8]) throws(RTPParseError) -> RTPHeader {
 
     @Test func stripsPaddingFromPayload() throws {
         let packet: [UInt8] = [
-            0xA0, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, // V=2 P=1
-            0xAA, 0xBB,                               // payload
-            0x00, 0x00, 0x03,                         // padding, count 3
+            0xA0, 0x60, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1,  // V=2 P=1
+            0xAA, 0xBB,  // payload
+            0x00, 0x00, 0x03,  // padding, count 3
         ]
         let h = try parse(packet)
         #expect(h.hasPadding)
@@ -122,7 +123,7 @@ func parse(_ bytes: [UInt8]) throws(RTPParseError) -> RTPHeader {
         // 15 CSRCs and two-byte extensions with 255-byte values.
         let builder = RTPPacketBuilder(
             payloadType: PayloadType(masking: 111), sequenceNumber: 65535, timestamp: .max, ssrc: SSRC(.max),
-            csrcs: (0 ..< 15).map { SSRC(UInt32($0) + 100) },
+            csrcs: (0..<15).map { SSRC(UInt32($0) + 100) },
             extensions: [
                 .init(id: 1, value: [UInt8](repeating: 0xA1, count: 255)),
                 .init(id: 255, value: [UInt8](repeating: 0xB2, count: 255)),

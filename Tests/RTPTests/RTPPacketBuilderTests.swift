@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import RTP
 
 @Suite struct RTPPacketBuilderTests {
@@ -17,23 +18,25 @@ import Wire
             extensions: [.init(id: 1, value: [0x30]), .init(id: 14, value: [UInt8](repeating: 9, count: 16))]
         ).build()
         #expect(p[0] == 0x90)
-        #expect(Array(p[12 ..< 16]) == [0xBE, 0xDE, 0x00, 0x05]) // 2 + 17 = 19 -> 20 bytes
-        #expect(Array(p[16 ..< 18]) == [0x10, 0x30])
+        #expect(Array(p[12..<16]) == [0xBE, 0xDE, 0x00, 0x05])  // 2 + 17 = 19 -> 20 bytes
+        #expect(Array(p[16..<18]) == [0x10, 0x30])
         #expect(p[18] == 0xEF)
         #expect(p.count == 36)
         #expect(Array(p[35...]) == [0])
     }
 
     @Test func choosesTwoByteFormForLargeIDsLongOrEmptyValues() throws {
-        for ext in [RTPPacketBuilder.Extension(id: 15, value: [1]), .init(id: 1, value: []),
-                    .init(id: 1, value: [UInt8](repeating: 1, count: 17))] {
+        for ext in [
+            RTPPacketBuilder.Extension(id: 15, value: [1]), .init(id: 1, value: []),
+            .init(id: 1, value: [UInt8](repeating: 1, count: 17)),
+        ] {
             let b = RTPPacketBuilder(
                 payloadType: PayloadType(masking: 96), sequenceNumber: 1, timestamp: 1, ssrc: SSRC(1),
                 extensions: [.init(id: 2, value: [7]), ext], twoByteAppBits: 3)
             #expect(try b.rfc8285Form() == .twoByte(appBits: 3))
             let p = try b.build()
-            #expect(Array(p[12 ..< 14]) == [0x10, 0x03])
-            #expect(Array(p[16 ..< 19]) == [0x02, 0x01, 0x07])
+            #expect(Array(p[12..<14]) == [0x10, 0x03])
+            #expect(Array(p[16..<19]) == [0x02, 0x01, 0x07])
             let h = try parse(p)
             #expect(h.extensionValueBytes(id: ext.id, in: p) == ext.value)
         }
@@ -73,7 +76,8 @@ import Wire
         }
     }
 
-    func write(_ b: RTPPacketBuilder, _ payload: [UInt8], into buffer: inout [UInt8]) -> Result<Int, RTPPacketBuilder.BuildError> {
+    func write(_ b: RTPPacketBuilder, _ payload: [UInt8], into buffer: inout [UInt8]) -> Result<Int, RTPPacketBuilder.BuildError>
+    {
         buffer.withUnsafeMutableBytes { raw in
             do throws(RTPPacketBuilder.BuildError) {
                 return .success(try b.write(payload: payload.span.bytes, into: MutableBytes(raw)))
@@ -90,7 +94,7 @@ import Wire
             return b
         }
         #expect(throws: RTPPacketBuilder.BuildError.tooManyCSRCs) {
-            try builder { $0.csrcs = (0 ..< 16).map { SSRC(UInt32($0)) } }.build()
+            try builder { $0.csrcs = (0..<16).map { SSRC(UInt32($0)) } }.build()
         }
         #expect(throws: RTPPacketBuilder.BuildError.invalidExtensionID(0)) {
             try builder { $0.extensions = [.init(id: 0, value: [1])] }.build()

@@ -1,6 +1,7 @@
 import SFUTesting
 import Testing
 import Wire
+
 @testable import RTP
 
 @Suite struct SFUTestingBuilderTests {

@@ -1,4 +1,5 @@
 import Wire
+
 @testable import RTP
 
 // `#expect` cannot take a `RawSpan` argument (it is ~Escapable), so tests

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+
 @testable import SDP
 
 private let head = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
@@ -91,7 +92,9 @@ private func mediaWith(_ line: String, media: String = "m=video 9 UDP/TLS/RTP/SA
     @Test func rejectsMalformedOriginAndTiming() {
         #expect(throws: SDPParseError.malformed(.origin, line: 2)) { try parse("v=0\r\no=- x 1 IN IP4 0.0.0.0\r\n") }
         #expect(throws: SDPParseError.malformed(.origin, line: 2)) { try parse("v=0\r\no=- 1 1 IN IP4\r\n") }
-        #expect(throws: SDPParseError.malformed(.timing, line: 4)) { try parse("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0\r\n") }
+        #expect(throws: SDPParseError.malformed(.timing, line: 4)) {
+            try parse("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0\r\n")
+        }
     }
 
     @Test(arguments: [
@@ -110,8 +113,10 @@ private func mediaWith(_ line: String, media: String = "m=video 9 UDP/TLS/RTP/SA
 }
 
 @Suite struct AttributeErrorTests {
-    @Test(arguments: ["a=rtpmap:128 VP8/90000", "a=rtpmap:300 VP8/90000", "a=rtpmap:x VP8/90000",
-                      "a=fmtp:200 apt=96", "a=rtcp-fb:128 nack", "a=rid:q send pt=96,128"])
+    @Test(arguments: [
+        "a=rtpmap:128 VP8/90000", "a=rtpmap:300 VP8/90000", "a=rtpmap:x VP8/90000",
+        "a=fmtp:200 apt=96", "a=rtcp-fb:128 nack", "a=rid:q send pt=96,128",
+    ])
     func rejectsPayloadTypeAbove127(line: String) {
         #expect(throws: SDPParseError.payloadTypeOutOfRange(line: 6)) { try parse(mediaWith(line)) }
     }

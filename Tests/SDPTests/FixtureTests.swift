@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Wire
+
 @testable import SDP
 
 /// Offers captured from real programs by Scripts/capture-fixtures.
@@ -22,8 +23,11 @@ func fixture(_ name: String) throws -> SessionDescription {
 
     @Test func videoOffersThreeSimulcastRIDs() throws {
         let video = try #require(try fixture("chromium-publish-simulcast").media.last)
-        #expect(video.rids == [RIDDescription(id: "q", direction: .send), RIDDescription(id: "h", direction: .send),
-                               RIDDescription(id: "f", direction: .send)])
+        #expect(
+            video.rids == [
+                RIDDescription(id: "q", direction: .send), RIDDescription(id: "h", direction: .send),
+                RIDDescription(id: "f", direction: .send),
+            ])
         let simulcast = try #require(video.simulcast)
         #expect(simulcast.sendRIDs == ["q", "h", "f"])
         #expect(simulcast.recv.isEmpty)
@@ -53,8 +57,11 @@ func fixture(_ name: String) throws -> SessionDescription {
 
     @Test func audioHasOpusStereoAndOneSSRC() throws {
         let audio = try #require(try fixture("chromium-publish-simulcast").media.first)
-        #expect(audio.rtpMaps.first == RTPMap(payloadType: PayloadType(rawValue: 111)!, encodingName: "opus",
-                                              clockRate: 48000, channels: 2))
+        #expect(
+            audio.rtpMaps.first
+                == RTPMap(
+                    payloadType: PayloadType(rawValue: 111)!, encodingName: "opus",
+                    clockRate: 48000, channels: 2))
         #expect(audio.formatParameters.first?.raw == "minptime=10;useinbandfec=1")
         #expect(Set(audio.sourceAttributes.map(\.ssrc)).count == 1)
         #expect(audio.sourceAttributes.first?.name == "cname")

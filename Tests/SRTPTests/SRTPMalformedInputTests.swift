@@ -1,6 +1,6 @@
-import Wire
-import Testing
 import SRTP
+import Testing
+import Wire
 
 @Test(arguments: SRTPProfile.allCases)
 func tooShortSRTPIsATypedError(profile: SRTPProfile) throws {
@@ -10,7 +10,7 @@ func tooShortSRTPIsATypedError(profile: SRTPProfile) throws {
     }
     #expect(unprotect([]) == .truncated)
     #expect(unprotect([0x80]) == .truncated)
-    #expect(unprotect(Array(rtpPacket(sequence: 1)[0 ..< 11])) == .truncated)
+    #expect(unprotect(Array(rtpPacket(sequence: 1)[0..<11])) == .truncated)
     // A full header but less than a tag after it.
     #expect(unprotect(rtpPacket(sequence: 1, payloadLength: profile.rtpTrailerLength - 1)) == .truncated)
     // CC=15 claims 60 bytes of CSRCs that are not there.
@@ -42,7 +42,7 @@ func tooShortSRTCPIsATypedError(profile: SRTPProfile) throws {
     #expect(unprotect([]) == .truncated)
     #expect(unprotect([0x80, 201, 0, 1]) == .truncated)
     // Header but no room for index and tag.
-    #expect(unprotect(rtcpPacket()[0 ..< 8] + [UInt8](repeating: 0, count: profile.rtcpTrailerLength - 1)) == .truncated)
+    #expect(unprotect(rtcpPacket()[0..<8] + [UInt8](repeating: 0, count: profile.rtcpTrailerLength - 1)) == .truncated)
     var version1 = rtcpPacket(); version1[0] = 0x40
     #expect(unprotect(version1 + [UInt8](repeating: 0, count: 20)) == .badParameter)
 }
@@ -50,26 +50,32 @@ func tooShortSRTCPIsATypedError(profile: SRTPProfile) throws {
 @Test func protectRefusesABufferWithoutRoomForTheTrailer() throws {
     var sender = try SRTPSession(profile: .aeadAES128GCM, masterKey: masterKey(.aeadAES128GCM), direction: .outbound)
     let plain = rtpPacket(sequence: 1)
-    #expect(inPlace(plain, room: SRTPSession.rtpTrailerRoom - 1) { b, n throws(SRTPError) in
-        try sender.protectRTP(b, length: n)
-    }.error == .bufferTooSmall)
-    #expect(inPlace(plain, room: SRTPSession.rtpTrailerRoom) { b, n throws(SRTPError) in
-        try sender.protectRTP(b, length: n)
-    }.value?.count == plain.count + 16)
-    #expect(inPlace(rtcpPacket(), room: SRTPSession.rtcpTrailerRoom - 1) { b, n throws(SRTPError) in
-        try sender.protectRTCP(b, length: n)
-    }.error == .bufferTooSmall)
+    #expect(
+        inPlace(plain, room: SRTPSession.rtpTrailerRoom - 1) { b, n throws(SRTPError) in
+            try sender.protectRTP(b, length: n)
+        }.error == .bufferTooSmall)
+    #expect(
+        inPlace(plain, room: SRTPSession.rtpTrailerRoom) { b, n throws(SRTPError) in
+            try sender.protectRTP(b, length: n)
+        }.value?.count == plain.count + 16)
+    #expect(
+        inPlace(rtcpPacket(), room: SRTPSession.rtcpTrailerRoom - 1) { b, n throws(SRTPError) in
+            try sender.protectRTCP(b, length: n)
+        }.error == .bufferTooSmall)
     // Our own malformed packets are refused before libsrtp sees them too.
     #expect(inPlace([0x80, 96, 0, 1, 0]) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.error == .truncated)
     #expect(inPlace([0x80, 200, 0]) { b, n throws(SRTPError) in try sender.protectRTCP(b, length: n) }.error == .truncated)
     // A length beyond the buffer, or negative, is refused the same way.
-    #expect(inPlace(plain, room: 200) { b, n throws(SRTPError) in try sender.protectRTP(b, length: b.count + 1) }.error == .bufferTooSmall)
+    #expect(
+        inPlace(plain, room: 200) { b, n throws(SRTPError) in try sender.protectRTP(b, length: b.count + 1) }.error
+            == .bufferTooSmall)
     #expect(inPlace(plain, room: 200) { b, n throws(SRTPError) in try sender.protectRTP(b, length: -1) }.error == .bufferTooSmall)
 }
 
 @Test func sessionRefusesTheOtherDirection() throws {
     var inbound = try SRTPSession(profile: .aesCM128HMACSHA1_80, masterKey: masterKey(.aesCM128HMACSHA1_80), direction: .inbound)
-    var outbound = try SRTPSession(profile: .aesCM128HMACSHA1_80, masterKey: masterKey(.aesCM128HMACSHA1_80), direction: .outbound)
+    var outbound = try SRTPSession(
+        profile: .aesCM128HMACSHA1_80, masterKey: masterKey(.aesCM128HMACSHA1_80), direction: .outbound)
     let plain = rtpPacket(sequence: 1)
     #expect(inPlace(plain) { b, n throws(SRTPError) in try inbound.protectRTP(b, length: n) }.error == .wrongDirection)
     #expect(inPlace(plain) { b, n throws(SRTPError) in try outbound.unprotectRTP(b, length: n) }.error == .wrongDirection)
@@ -91,22 +97,23 @@ func garbageNeverUnprotectsAndNeverTraps(profile: SRTPProfile) throws {
     var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .inbound)
     var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .outbound)
     var rng = XorShift(state: 0x9E37_79B9_7F4A_7C15)
-    let valid = try #require(inPlace(rtpPacket(sequence: 77)) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value)
+    let valid = try #require(
+        inPlace(rtpPacket(sequence: 77)) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value)
     let validRTCP = try #require(inPlace(rtcpPacket()) { b, n throws(SRTPError) in try sender.protectRTCP(b, length: n) }.value)
     let expected: Set<SRTPError> = [.truncated, .badParameter, .authFailure]
-    for round in 0 ..< 3000 {
+    for round in 0..<3000 {
         var packet: [UInt8]
         switch round % 3 {
-        case 0: // random bytes, random length up to 300, forced to version 2 half the time
-            packet = (0 ..< Int(rng.next() % 300)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        case 0:  // random bytes, random length up to 300, forced to version 2 half the time
+            packet = (0..<Int(rng.next() % 300)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             if round % 2 == 0, !packet.isEmpty { packet[0] = packet[0] & 0x3F | 0x80 }
-        case 1: // a valid SRTP packet with a few bytes changed or cut
+        case 1:  // a valid SRTP packet with a few bytes changed or cut
             packet = valid
-            for _ in 0 ..< 1 + Int(rng.next() % 3) {
+            for _ in 0..<1 + Int(rng.next() % 3) {
                 packet[Int(rng.next() % UInt64(packet.count))] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
             }
             if rng.next() % 2 == 0 { packet = Array(packet.prefix(Int(rng.next() % UInt64(packet.count)))) }
-        default: // a valid SRTCP packet mutated the same way
+        default:  // a valid SRTCP packet mutated the same way
             packet = validRTCP
             packet[Int(rng.next() % UInt64(packet.count))] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
             if rng.next() % 2 == 0 { packet = Array(packet.prefix(Int(rng.next() % UInt64(packet.count)))) }

@@ -1,6 +1,6 @@
-import Wire
-import Testing
 import SRTP
+import Testing
+import Wire
 
 @Test func mapsDTLSProfileIDsOfRFC5764AndRFC7714() {
     #expect(SRTPProfile(dtlsProfileID: 0x0001) == .aesCM128HMACSHA1_80)

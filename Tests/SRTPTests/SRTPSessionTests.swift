@@ -1,6 +1,6 @@
-import Wire
-import Testing
 import SRTP
+import Testing
+import Wire
 
 /// A matched sender/receiver pair on the same master key.
 private struct Pair: ~Copyable {
@@ -9,8 +9,9 @@ private struct Pair: ~Copyable {
     init(_ profile: SRTPProfile, replayWindow: Int = SRTPSession.defaultReplayWindow) throws {
         let key = try masterKey(profile)
         let sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound)
-        let receiver = try SRTPSession(profile: profile, masterKey: key, direction: .inbound,
-                                       replayWindow: replayWindow)
+        let receiver = try SRTPSession(
+            profile: profile, masterKey: key, direction: .inbound,
+            replayWindow: replayWindow)
         self.sender = sender
         self.receiver = receiver
     }
@@ -34,10 +35,10 @@ func rtpRoundTripKeepsHeaderInClearAndEncryptsPayload(profile: SRTPProfile) thro
     let plain = rtpPacket(sequence: 1000)
     let secured = try #require(pair.protect(plain).value)
     #expect(secured.count == plain.count + profile.rtpTrailerLength)
-    #expect(Array(secured[0 ..< 12]) == Array(plain[0 ..< 12]))
+    #expect(Array(secured[0..<12]) == Array(plain[0..<12]))
     // Every one of 100 payload bytes equal by chance is out of the question;
     // count them to show the payload is really transformed.
-    let same = zip(secured[12 ..< plain.count], plain[12...]).filter { $0 == $1 }.count
+    let same = zip(secured[12..<plain.count], plain[12...]).filter { $0 == $1 }.count
     #expect(same < 10)
     #expect(pair.unprotect(secured).value == plain)
 }
@@ -46,19 +47,19 @@ func rtpRoundTripKeepsHeaderInClearAndEncryptsPayload(profile: SRTPProfile) thro
 func headerExtensionAndCSRCsStayInClear(profile: SRTPProfile) throws {
     var pair = try Pair(profile)
     let header: [UInt8] = [
-        0x92, 0x60, 0x00, 0x05, // V=2, X=1, CC=2; PT 96; seq 5
-        0x00, 0x00, 0x10, 0x00, // timestamp
-        0xAA, 0xBB, 0xCC, 0xDD, // SSRC
-        0x00, 0x00, 0x00, 0x01, // CSRC 1
-        0x00, 0x00, 0x00, 0x02, // CSRC 2
-        0xBE, 0xDE, 0x00, 0x01, // one-byte extensions (RFC 8285), 1 word
-        0x10, 0x7F, 0x00, 0x00, // id 1 len 1: 0x7f, padding
+        0x92, 0x60, 0x00, 0x05,  // V=2, X=1, CC=2; PT 96; seq 5
+        0x00, 0x00, 0x10, 0x00,  // timestamp
+        0xAA, 0xBB, 0xCC, 0xDD,  // SSRC
+        0x00, 0x00, 0x00, 0x01,  // CSRC 1
+        0x00, 0x00, 0x00, 0x02,  // CSRC 2
+        0xBE, 0xDE, 0x00, 0x01,  // one-byte extensions (RFC 8285), 1 word
+        0x10, 0x7F, 0x00, 0x00,  // id 1 len 1: 0x7f, padding
     ]
     let plain = header + [UInt8](repeating: 0x42, count: 40)
     let secured = try #require(pair.protect(plain).value)
     #expect(secured.count == plain.count + profile.rtpTrailerLength)
-    #expect(Array(secured[0 ..< header.count]) == header)
-    #expect(Array(secured[header.count ..< plain.count]) != Array(plain[header.count...]))
+    #expect(Array(secured[0..<header.count]) == header)
+    #expect(Array(secured[header.count..<plain.count]) != Array(plain[header.count...]))
     #expect(pair.unprotect(secured).value == plain)
 }
 
@@ -67,15 +68,15 @@ func rtcpRoundTripKeepsFirstEightBytesAndAddsIndex(profile: SRTPProfile) throws 
     var pair = try Pair(profile)
     let plain = rtcpPacket()
     var secured: [[UInt8]] = []
-    for _ in 0 ..< 2 { secured.append(try #require(pair.protectRTCP(plain).value)) }
+    for _ in 0..<2 { secured.append(try #require(pair.protectRTCP(plain).value)) }
     for (i, s) in secured.enumerated() {
         #expect(s.count == plain.count + profile.rtcpTrailerLength)
-        #expect(Array(s[0 ..< 8]) == Array(plain[0 ..< 8]))
-        #expect(Array(s[8 ..< plain.count]) != Array(plain[8...]))
+        #expect(Array(s[0..<8]) == Array(plain[0..<8]))
+        #expect(Array(s[8..<plain.count]) != Array(plain[8...]))
         // E flag set, SRTCP index counting from 1 (RFC 3711 section 3.4);
         // placed before the tag for AES-CM, after it for GCM (RFC 7714 9.1).
         let indexAt = profile == .aesCM128HMACSHA1_80 ? plain.count : s.count - 4
-        #expect(Array(s[indexAt ..< indexAt + 4]) == [0x80, 0x00, 0x00, UInt8(i + 1)])
+        #expect(Array(s[indexAt..<indexAt + 4]) == [0x80, 0x00, 0x00, UInt8(i + 1)])
     }
     #expect(pair.unprotectRTCP(secured[0]).value == plain)
     #expect(pair.unprotectRTCP(secured[1]).value == plain)
@@ -116,9 +117,9 @@ func replayedPacketIsRejected(profile: SRTPProfile) throws {
     var pair = try Pair(.aeadAES128GCM)
     var held: [UInt8] = []
     var oldest: [UInt8] = []
-    for seq in UInt16(1) ... 1100 {
+    for seq in UInt16(1)...1100 {
         let secured = try #require(pair.protect(rtpPacket(sequence: seq)).value)
-        if seq == 100 { held = secured; continue } // lost, NACKed, re-sent later
+        if seq == 100 { held = secured; continue }  // lost, NACKed, re-sent later
         if seq == 50 { oldest = secured }
         #expect(pair.unprotect(secured).value != nil)
     }
@@ -132,7 +133,7 @@ func replayedPacketIsRejected(profile: SRTPProfile) throws {
 @Test func smallerReplayWindowRejectsOlderPackets() throws {
     var pair = try Pair(.aesCM128HMACSHA1_80, replayWindow: 64)
     let late = try #require(pair.protect(rtpPacket(sequence: 1)).value)
-    for seq in UInt16(2) ... 101 {
+    for seq in UInt16(2)...101 {
         let secured = try #require(pair.protect(rtpPacket(sequence: seq)).value)
         #expect(pair.unprotect(secured).value != nil)
     }
@@ -142,8 +143,9 @@ func replayedPacketIsRejected(profile: SRTPProfile) throws {
 @Test func replayWindowOutsideLibsrtpRangeIsRejected() throws {
     for window in [0, 63, 0x8000] {
         #expect(throws: SRTPError.badParameter) {
-            _ = try SRTPSession(profile: .aeadAES128GCM, masterKey: masterKey(.aeadAES128GCM),
-                                direction: .inbound, replayWindow: window)
+            _ = try SRTPSession(
+                profile: .aeadAES128GCM, masterKey: masterKey(.aeadAES128GCM),
+                direction: .inbound, replayWindow: window)
         }
     }
 }
@@ -161,7 +163,8 @@ func outboundProtectsARetransmissionAgainIdentically(profile: SRTPProfile) throw
 func wrongKeyFailsAuthentication(profile: SRTPProfile) throws {
     var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 1), direction: .outbound)
     var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 2), direction: .inbound)
-    let secured = try #require(inPlace(rtpPacket(sequence: 3)) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value)
+    let secured = try #require(
+        inPlace(rtpPacket(sequence: 3)) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value)
     #expect(inPlace(secured) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.error == .authFailure)
     let securedRTCP = try #require(inPlace(rtcpPacket()) { b, n throws(SRTPError) in try sender.protectRTCP(b, length: n) }.value)
     #expect(inPlace(securedRTCP) { b, n throws(SRTPError) in try receiver.unprotectRTCP(b, length: n) }.error == .authFailure)

@@ -1,7 +1,7 @@
-import Wire
 import SFUTesting
 import STUN
 import Testing
+import Wire
 
 /// RFC 5769 test vectors: parsing, verification, and rebuilding from fields.
 @Suite struct RFC5769VectorTests {
@@ -65,7 +65,8 @@ import Testing
         let bytes = RFC5769.sampleLongTermRequest
         let m = try STUNMessage.parse(bytes)
         #expect(m.type == .bindingRequest)
-        #expect(m.transactionID == TransactionID(bytes: [0x78, 0xAD, 0x34, 0x33, 0xC6, 0xAD, 0x72, 0xC0, 0x29, 0xDA, 0x41, 0x2E]))
+        #expect(
+            m.transactionID == TransactionID(bytes: [0x78, 0xAD, 0x34, 0x33, 0xC6, 0xAD, 0x72, 0xC0, 0x29, 0xDA, 0x41, 0x2E]))
         #expect(m.username == "\u{30DE}\u{30C8}\u{30EA}\u{30C3}\u{30AF}\u{30B9}")
         #expect(m.nonce == "f//499k954d6OL34oL9FSTvy64sA")
         #expect(m.realm == "example.org")
@@ -78,8 +79,11 @@ import Testing
     /// RFC 8489 section 9.2.2: key = MD5(username ":" realm ":" password),
     /// computed here with a test-only MD5 since STUN has no long-term support.
     @Test func longTermRequestIntegrityVerifiesWithMD5Key() throws {
-        #expect(TestMD5.digest([]) == [0xD4, 0x1D, 0x8C, 0xD9, 0x8F, 0x00, 0xB2, 0x04,
-                                       0xE9, 0x80, 0x09, 0x98, 0xEC, 0xF8, 0x42, 0x7E])
+        #expect(
+            TestMD5.digest([]) == [
+                0xD4, 0x1D, 0x8C, 0xD9, 0x8F, 0x00, 0xB2, 0x04,
+                0xE9, 0x80, 0x09, 0x98, 0xEC, 0xF8, 0x42, 0x7E,
+            ])
         let bytes = RFC5769.sampleLongTermRequest
         let m = try STUNMessage.parse(bytes)
         let longTermKey = TestMD5.digest(Array("\u{30DE}\u{30C8}\u{30EA}\u{30C3}\u{30AF}\u{30B9}:example.org:TheMatrIX".utf8))
@@ -107,8 +111,8 @@ import Testing
         // Same fields and order; only the USERNAME padding (zeros here,
         // spaces in the vector) and so the MAC and CRC differ.
         #expect(bytes.count == RFC5769.sampleRequest.count)
-        #expect(Array(bytes[0 ..< 73]) == Array(RFC5769.sampleRequest[0 ..< 73]))
-        #expect(Array(bytes[73 ..< 76]) == [0, 0, 0])
+        #expect(Array(bytes[0..<73]) == Array(RFC5769.sampleRequest[0..<73]))
+        #expect(Array(bytes[73..<76]) == [0, 0, 0])
         let m = try STUNMessage.parse(bytes)
         #expect(m.verifyIntegrity(key: key, in: bytes))
         #expect(m.verifyFingerprint(in: bytes))

@@ -1,7 +1,7 @@
-import Wire
 import SFUTesting
 import STUN
 import Testing
+import Wire
 
 @Suite struct STUNMessageBuilderTests {
     let key = STUNMessage.shortTermKey(password: "pass+word/123")
@@ -70,7 +70,7 @@ import Testing
         #expect(m.messageIntegrity == nil)
         #expect(m.verifyFingerprint(in: bytes))
         // ERROR-CODE: reserved, class 4, number 20, reason (17 bytes + 3 padding).
-        #expect(Array(bytes[20 ..< 28]) == [0x00, 0x09, 0x00, 0x15, 0x00, 0x00, 0x04, 0x14])
+        #expect(Array(bytes[20..<28]) == [0x00, 0x09, 0x00, 0x15, 0x00, 0x00, 0x04, 0x14])
     }
 
     @Test func messageIntegritySHA256TruncatedAndFullVerify() throws {
@@ -119,8 +119,8 @@ import Testing
     @Test func headerLengthTracksEveryAppend() throws {
         var b = STUNMessageBuilder(type: .bindingIndication, transactionID: id)
         #expect(b.bytes == [0x00, 0x11, 0x00, 0x00, 0x21, 0x12, 0xA4, 0x42] + id.bytes)
-        try b.appendSoftware("ab") // 4 + 2 + 2 padding
-        #expect(Array(b.bytes[2 ..< 4]) == [0x00, 0x08])
-        #expect(Array(b.bytes[20 ..< 28]) == [0x80, 0x22, 0x00, 0x02, 0x61, 0x62, 0x00, 0x00])
+        try b.appendSoftware("ab")  // 4 + 2 + 2 padding
+        #expect(Array(b.bytes[2..<4]) == [0x00, 0x08])
+        #expect(Array(b.bytes[20..<28]) == [0x80, 0x22, 0x00, 0x02, 0x61, 0x62, 0x00, 0x00])
     }
 }

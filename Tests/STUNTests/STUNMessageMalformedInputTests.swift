@@ -1,14 +1,14 @@
-import Wire
 import SFUTesting
 import STUN
 import Testing
+import Wire
 
 /// Bad input gets a typed error, never a trap.
 @Suite struct STUNMessageMalformedInputTests {
     let key = STUNMessage.shortTermKey(password: RFC5769.password)
 
     @Test func truncatedHeaderIsRejectedAtEveryLength() {
-        for n in 0 ..< 20 {
+        for n in 0..<20 {
             let bytes = Array(RFC5769.sampleRequest.prefix(n))
             #expect(throws: STUNParseError.truncated) { try STUNMessage.parse(bytes) }
             #expect(!STUNMessage.looksLikeSTUN(bytes))
@@ -86,7 +86,7 @@ import Testing
 
     @Test func changedBodyFailsIntegrityAndFingerprint() throws {
         var bytes = RFC5769.sampleIPv4Response
-        bytes[44] ^= 0x01 // XOR-MAPPED-ADDRESS address byte
+        bytes[44] ^= 0x01  // XOR-MAPPED-ADDRESS address byte
         let m = try STUNMessage.parse(bytes)
         #expect(!m.verifyIntegrity(key: key, in: bytes))
         #expect(!m.verifyFingerprint(in: bytes))
@@ -94,7 +94,7 @@ import Testing
 
     @Test func wrongIntegrityFailsVerification() throws {
         var bytes = RFC5769.sampleRequest
-        bytes[80] ^= 0x80 // first MESSAGE-INTEGRITY byte
+        bytes[80] ^= 0x80  // first MESSAGE-INTEGRITY byte
         let m = try STUNMessage.parse(bytes)
         #expect(!m.verifyMessageIntegrity(key: key, in: bytes))
         #expect(!m.verifyIntegrity(key: key, in: bytes))
@@ -122,10 +122,10 @@ import Testing
 
     @Test func xorMappedAddressWithWrongLengthIsRejected() {
         let values: [[UInt8]] = [
-            [0, 1, 0xA1, 0x47, 0xE1, 0x12, 0xA6], // IPv4, 3 address bytes
-            [0, 1, 0xA1, 0x47] + [UInt8](repeating: 0, count: 16), // IPv4 family, IPv6 length
-            [0, 2, 0xA1, 0x47, 0xE1, 0x12, 0xA6, 0x43], // IPv6 family, IPv4 length
-            [0, 1], // no port
+            [0, 1, 0xA1, 0x47, 0xE1, 0x12, 0xA6],  // IPv4, 3 address bytes
+            [0, 1, 0xA1, 0x47] + [UInt8](repeating: 0, count: 16),  // IPv4 family, IPv6 length
+            [0, 2, 0xA1, 0x47, 0xE1, 0x12, 0xA6, 0x43],  // IPv6 family, IPv4 length
+            [0, 1],  // no port
             [],
         ]
         for v in values {
@@ -137,9 +137,9 @@ import Testing
     @Test func mappedAddressParsesIPv4AndIPv6() throws {
         let v4 = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 1, 0x12, 0x34, 10, 0, 0, 1])])
         #expect(try STUNMessage.parse(v4).mappedAddress == TransportAddress(ipv4: 10, 0, 0, 1, port: 0x1234))
-        let v6 = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 2, 0, 80] + (1 ... 16).map { UInt8($0) })])
+        let v6 = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 2, 0, 80] + (1...16).map { UInt8($0) })])
         let m = try STUNMessage.parse(v6)
-        #expect(m.mappedAddress?.addressBytes == (1 ... 16).map { UInt8($0) })
+        #expect(m.mappedAddress?.addressBytes == (1...16).map { UInt8($0) })
         #expect(m.mappedAddress?.port == 80)
         let bad = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 2, 0, 80, 1, 2, 3, 4])])
         #expect(throws: STUNParseError.malformedAttribute(.mappedAddress)) { try STUNMessage.parse(bad) }
@@ -158,7 +158,7 @@ import Testing
     }
 
     @Test func errorCodeTooShortIsRejected() {
-        for n in 0 ..< 4 {
+        for n in 0..<4 {
             let bytes = RawSTUN.message(type: 0x0111, attributes: [(0x0009, Array([0, 0, 4, 20].prefix(n)))])
             #expect(throws: STUNParseError.malformedAttribute(.errorCode)) { try STUNMessage.parse(bytes) }
         }
@@ -172,10 +172,12 @@ import Testing
     }
 
     @Test func errorCodeParsesClassNumberAndReason() throws {
-        let bytes = RawSTUN.message(type: 0x0111, attributes: [
-            (0x0009, [0, 0, 4, 20] + Array("Unknown Attribute".utf8)), // 420
-            (0x000A, [0x00, 0x31, 0x7F, 0xFF]), // UNKNOWN-ATTRIBUTES 0x0031, 0x7FFF
-        ])
+        let bytes = RawSTUN.message(
+            type: 0x0111,
+            attributes: [
+                (0x0009, [0, 0, 4, 20] + Array("Unknown Attribute".utf8)),  // 420
+                (0x000A, [0x00, 0x31, 0x7F, 0xFF]),  // UNKNOWN-ATTRIBUTES 0x0031, 0x7FFF
+            ])
         let m = try STUNMessage.parse(bytes)
         #expect(m.type == .bindingErrorResponse)
         #expect(m.errorCode == STUNErrorCode(code: 420, reason: "Unknown Attribute"))
@@ -250,7 +252,8 @@ import Testing
         // Appended by hand, as the builder refuses it: PRIORITY, USERNAME and
         // an unknown required type after MESSAGE-INTEGRITY.
         var bytes = b.bytes
-        bytes += RawSTUN.attribute(0x0024, [0, 0, 0, 1]) + RawSTUN.attribute(0x0006, [0x61])
+        bytes +=
+            RawSTUN.attribute(0x0024, [0, 0, 0, 1]) + RawSTUN.attribute(0x0006, [0x61])
             + RawSTUN.attribute(0x0031, [])
         bytes[2] = UInt8((bytes.count - 20) >> 8); bytes[3] = UInt8((bytes.count - 20) & 0xFF)
         let m = try STUNMessage.parse(bytes)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftletServer
 
 @Suite struct ServeOptionsTests {
@@ -27,8 +28,10 @@ import Testing
     }
 
     @Test func rejectsBadValuesWithAMessage() {
-        for bad in [["--udp-port", "70000"], ["--workers", "0"], ["--http", "localhost"],
-                    ["--bogus"], ["--udp-port"], ["--udp-port", "65535", "--workers", "2"]] {
+        for bad in [
+            ["--udp-port", "70000"], ["--workers", "0"], ["--http", "localhost"],
+            ["--bogus"], ["--udp-port"], ["--udp-port", "65535", "--workers", "2"],
+        ] {
             #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev"] + bad) }
         }
     }

@@ -5,7 +5,9 @@ struct Short: Error, Equatable {}
 
 @Suite struct ByteReaderTests {
     @Test func readsBigEndianFields() throws {
-        let bytes: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12]
+        let bytes: [UInt8] = [
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12,
+        ]
         var r = ByteReader(bytes.span.bytes)
         #expect(try r.uint8(or: Short()) == 0x01)
         #expect(try r.uint16(or: Short()) == 0x0203)
@@ -65,7 +67,7 @@ struct Short: Error, Equatable {}
         w.pad(to: 4)
         #expect(w.bytes == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0])
         w.set(uint16: 0xBEEF, at: 1)
-        #expect(Array(w.bytes[1 ... 2]) == [0xBE, 0xEF])
+        #expect(Array(w.bytes[1...2]) == [0xBE, 0xEF])
     }
 }
 

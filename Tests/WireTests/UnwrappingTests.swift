@@ -28,7 +28,7 @@ import Wire
         var u = SequenceNumberUnwrapper()
         let start = u.unwrap(0)
         var last = start
-        for i in 1 ... 300_000 { last = u.unwrap(UInt16(truncatingIfNeeded: i)) }
+        for i in 1...300_000 { last = u.unwrap(UInt16(truncatingIfNeeded: i)) }
         #expect(last == start + 300_000)
     }
 
