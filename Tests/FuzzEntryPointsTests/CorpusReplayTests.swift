@@ -1,0 +1,111 @@
+import Foundation
+import FuzzEntryPoints
+import Testing
+
+/// One libFuzzer target as the tests see it: its seed folder under
+/// Fuzz/Corpus/, its entry point, and what makes mutations of its inputs
+/// reach deep into the parser.
+struct FuzzTarget: Sendable, CustomStringConvertible {
+    let name: String
+    let entry: @Sendable (UnsafeRawBufferPointer) -> Void
+    /// Bytes that mean something to this format (delimiters, type codes).
+    var interesting: [UInt8] = [0x00, 0x01, 0x7F, 0x80, 0xFF]
+    /// Applied to half the mutants: repairs a header so the mutation gets
+    /// past the first length check (e.g. STUN's message length).
+    var fixup: (@Sendable (inout [UInt8]) -> Void)?
+    var description: String { name }
+
+    static let all: [FuzzTarget] = [
+        FuzzTarget(
+            name: "stun", entry: { FuzzEntryPoints.stun($0) },
+            interesting: [0x00, 0x01, 0x80, 0x28, 0x21, 0x12, 0xA4, 0x42, 0xFF]
+        ) { b in
+            guard b.count >= 20, b.count - 20 <= 0xFFFF else { return }
+            b[2] = UInt8(truncatingIfNeeded: (b.count - 20) >> 8)
+            b[3] = UInt8(truncatingIfNeeded: b.count - 20)
+        },
+        FuzzTarget(
+            name: "rtp", entry: { FuzzEntryPoints.rtp($0) },
+            interesting: [0x80, 0x90, 0xA0, 0xBE, 0xDE, 0x10, 0x00, 0x0F, 0xFF]),
+        FuzzTarget(
+            name: "rtcp", entry: { FuzzEntryPoints.rtcp($0) },
+            interesting: [0x80, 0x81, 0x8F, 0xC8, 0xC9, 0xCD, 0xCE, 0x00, 0xFF]),
+        FuzzTarget(
+            name: "sdp", entry: { FuzzEntryPoints.sdp($0) },
+            interesting: Array(" :;,/=~\r\n0a*".utf8) + [0x00, 0xFF, 0xCC, 0x81]),
+        FuzzTarget(
+            name: "codecs", entry: { FuzzEntryPoints.codecs($0) },
+            interesting: [0x80, 0x90, 0x10, 0x18, 0x1C, 0x7C, 0x85, 0xFF, 0x00]),
+    ]
+
+    func seeds() throws -> [[UInt8]] {
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Corpus/\(name)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        return try names.map { [UInt8](try Data(contentsOf: folder.appendingPathComponent($0))) }
+    }
+
+    func run(_ bytes: [UInt8]) { bytes.withUnsafeBytes { entry($0) } }
+}
+
+/// xorshift64: the same mutations on every run, no Foundation randomness.
+struct XorShift64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
+}
+
+/// Replays each seed corpus, then thousands of seeded mutations of every
+/// seed, through the same entry points libFuzzer runs (Fuzz/). The entry
+/// points check their invariants with `precondition`, so a trap anywhere
+/// fails the whole test run: this is the fuzzers' regression suite in CI.
+@Suite struct CorpusReplayTests {
+    @Test(arguments: FuzzTarget.all)
+    func everySeedReplays(target: FuzzTarget) throws {
+        let seeds = try target.seeds()
+        #expect(seeds.count >= 5, "Fuzz/Corpus/\(target.name) should hold at least five seeds")
+        for seed in seeds { target.run(seed) }
+    }
+
+    @Test(arguments: FuzzTarget.all)
+    func seededMutationsNeverTrap(target: FuzzTarget) throws {
+        var rng = XorShift64(seed: 0x5357_4946_544C_4554 ^ UInt64(target.name.utf8.count))
+        for seed in try target.seeds() {
+            for _ in 0..<2000 {
+                var bytes = seed
+                for _ in 0...rng.below(4) { Self.mutate(&bytes, target.interesting, &rng) }
+                if let fixup = target.fixup, rng.below(2) == 0 { fixup(&bytes) }
+                target.run(bytes)
+            }
+        }
+    }
+
+    /// One mutation: bit flip, meaningful byte, random byte, truncation,
+    /// insertion, duplicated prefix, or a rewritten 16-bit field on a 4-byte
+    /// boundary (where STUN, RTP and RTCP keep their lengths and types).
+    static func mutate(_ b: inout [UInt8], _ interesting: [UInt8], _ rng: inout XorShift64) {
+        let at = rng.below(b.count)
+        switch rng.below(7) {
+        case 0 where !b.isEmpty: b[at] ^= UInt8(1) << UInt8(rng.below(8))
+        case 1 where !b.isEmpty: b[at] = interesting[rng.below(interesting.count)]
+        case 2 where !b.isEmpty: b[at] = UInt8(truncatingIfNeeded: rng.next())
+        case 3 where !b.isEmpty: b.removeSubrange(at...)
+        case 4: b.insert(interesting[rng.below(interesting.count)], at: min(at, b.count))
+        case 5: b += b.prefix(rng.below(16))
+        default:
+            let field = (at & ~3) + 2
+            if field + 1 < b.count {
+                let v = rng.below(3) == 0 ? rng.below(0x1_0000) : rng.below(64)
+                b[field] = UInt8(truncatingIfNeeded: v >> 8)
+                b[field + 1] = UInt8(truncatingIfNeeded: v)
+            }
+        }
+    }
+}
