@@ -148,7 +148,10 @@ async def run(args: argparse.Namespace) -> dict:
         await pc.setLocalDescription(await pc.createOffer())  # waits for gathering
         emit({"type": "offer", "sdp": pc.localDescription.sdp})
 
-        line = await asyncio.wait_for(read_line_from_stdin(), timeout=args.answer_timeout)
+        try:
+            line = await asyncio.wait_for(read_line_from_stdin(), timeout=args.answer_timeout)
+        except asyncio.TimeoutError:
+            raise RuntimeError(f"no answer on stdin within {args.answer_timeout} s") from None
         if not line:
             raise RuntimeError("stdin closed before the answer")
         answer = json.loads(line)
