@@ -98,6 +98,7 @@ let package = Package(
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
+        testTarget("InteropTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )
