@@ -24,8 +24,9 @@ struct AudioOffer {
         let audio = try #require(offer.media.first { $0.media == "audio" }, "no audio m-section in the offer")
         mid = try #require(audio.mid, "the audio m-section has no a=mid")
         let transport = offer.transport(for: audio)
-        credentials = ICECredentials(ufrag: try #require(transport.iceUfrag, "no a=ice-ufrag"),
-                                     password: try #require(transport.icePwd, "no a=ice-pwd"))
+        credentials = ICECredentials(
+            ufrag: try #require(transport.iceUfrag, "no a=ice-ufrag"),
+            password: try #require(transport.icePwd, "no a=ice-pwd"))
         fingerprints = transport.fingerprints.compactMap { CertificateFingerprint(sdpValue: $0.value) }
         #expect(fingerprints.count == transport.fingerprints.count, "a fingerprint we cannot use: \(transport.fingerprints)")
         let map = try #require(audio.rtpMaps.first { $0.encodingName.lowercased() == "opus" }, "no Opus rtpmap")
@@ -52,8 +53,10 @@ final class Observations: Sendable {
 /// (`a=setup:passive`), one bundled audio section that sends and receives
 /// Opus on `ssrc`. aiortc routes incoming RTP by SSRC (or payload type),
 /// not by mid, so the `a=ssrc` line matters.
-func answer(to offer: AudioOffer, credentials: ICECredentials, fingerprint: CertificateFingerprint,
-            ssrc: SSRC, address: SocketAddress) -> SessionDescription {
+func answer(
+    to offer: AudioOffer, credentials: ICECredentials, fingerprint: CertificateFingerprint,
+    ssrc: SSRC, address: SocketAddress
+) -> SessionDescription {
     let audio = MediaDescription(
         media: "audio", port: address.port, formats: ["\(offer.opus.rawValue)"],
         connection: ConnectionData(address: address.ip),
@@ -89,8 +92,9 @@ func answer(to offer: AudioOffer, credentials: ICECredentials, fingerprint: Cert
     @Test(.timeLimit(.minutes(1)))
     func aiortcCompletesICEDTLSAndSRTPAndBothSidesReceiveAudio() throws {
         let python = Self.packageRoot.appending(path: ".venv/bin/python")
-        try #require(FileManager.default.isExecutableFile(atPath: python.path),
-                     "\(python.path) is missing: run Scripts/setup, which creates the venv with aiortc (Scripts/test does so)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python.path),
+            "\(python.path) is missing: run Scripts/setup, which creates the venv with aiortc (Scripts/test does so)")
         let script = Self.packageRoot.appending(path: "Scripts/interop/aiortc_peer.py")
 
         let started = ContinuousClock.now
@@ -109,7 +113,7 @@ func answer(to offer: AudioOffer, credentials: ICECredentials, fingerprint: Cert
             case .handled: return
             case .rtcp: seen.state.withLock { $0.rtcpFromPeer += 1 }
             case .rtp(let length):
-                let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< length])
+                let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
                 let payloadType = (try? RTPHeader(parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(packet))))?.payloadType
                 let rewritten = RTPHeaderRewriter.setSSRC(ourSSRC, in: MutableBytes(packet))
                 let sent = rewritten && engine.sendRTP(UnsafeRawBufferPointer(packet), to: id, transmit: transmit)
@@ -124,8 +128,9 @@ func answer(to offer: AudioOffer, credentials: ICECredentials, fingerprint: Cert
         let thread = WorkerThread { worker.run() }
         defer { worker.requestStop(); thread.join() }
 
-        let peer = try JSONLineProcess(executable: python, arguments: [script.path, "--measure", "3"],
-                                       workingDirectory: Self.packageRoot)
+        let peer = try JSONLineProcess(
+            executable: python, arguments: [script.path, "--measure", "3"],
+            workingDirectory: Self.packageRoot)
         defer { peer.terminate() }
 
         let offerMessage = try peer.receive("aiortc's offer", timeout: .seconds(15))
@@ -137,13 +142,18 @@ func answer(to offer: AudioOffer, credentials: ICECredentials, fingerprint: Cert
         #expect(offer.candidateAddresses == ["127.0.0.1"])
 
         worker.mailbox.post { engine, now, _ in
-            guard let transport = try? PeerTransport(role: .server, certificate: certificate,
-                                                     localCredentials: localCredentials, now: now) else { return }
+            guard
+                let transport = try? PeerTransport(
+                    role: .server, certificate: certificate,
+                    localCredentials: localCredentials, now: now)
+            else { return }
             transport.setRemoteParameters(credentials: offer.credentials, fingerprints: offer.fingerprints, now: now)
             engine.add(transport, id: id)
         }
-        let answerText = answer(to: offer, credentials: localCredentials, fingerprint: certificate.fingerprint(.sha256),
-                                    ssrc: ourSSRC, address: worker.localAddress).text
+        let answerText = answer(
+            to: offer, credentials: localCredentials, fingerprint: certificate.fingerprint(.sha256),
+            ssrc: ourSSRC, address: worker.localAddress
+        ).text
         try peer.send(["type": "answer", "sdp": answerText])
 
         let result = try peer.receive("aiortc's result", timeout: .seconds(30))
@@ -151,7 +161,9 @@ func answer(to offer: AudioOffer, credentials: ICECredentials, fingerprint: Cert
         let s = seen.snapshot
         let framesReceived = (result["framesReceived"] as? Int) ?? -1
         let stderr = peer.stderrText
-        print("aiortc interop: \(result); we decrypted \(s.rtpFromPeer) RTP and \(s.rtcpFromPeer) RTCP, echoed \(s.echoed) (\(s.echoFailures) not sent); events \(s.events); \(elapsed)")
+        print(
+            "aiortc interop: \(result); we decrypted \(s.rtpFromPeer) RTP and \(s.rtcpFromPeer) RTCP, echoed \(s.echoed) (\(s.echoFailures) not sent); events \(s.events); \(elapsed)"
+        )
 
         #expect(result["connected"] as? Bool == true, "aiortc did not connect: \(result)\n\(stderr)")
         #expect(result["iceConnectionState"] as? String == "completed" || result["iceConnectionState"] as? String == "connected")
