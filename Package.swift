@@ -54,6 +54,15 @@ let package = Package(
         protocolTarget("SRTP", ["Wire", "CSRTP"]),
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
 
+        // RTP stream state (reception statistics, reports) and forwarding
+        // decisions as pure values.
+        protocolTarget("RTPStreams", ["Wire", "RTP", "RTCP"]),
+        protocolTarget("Forwarding", ["Wire", "RTP", "RTCP", "Codecs"]),
+
+        // Signalling: HTTP/1.1, WebSocket, access tokens; SDP negotiation.
+        protocolTarget("Signaling", ["Wire", "CryptoPrimitives"]),
+        protocolTarget("Negotiation", ["Wire", "SDP", "ICE", "DTLS", "RTP", "Codecs"]),
+
         // Composition: one remote peer's secure transport (and, later, streams).
         protocolTarget("PeerSession", ["Wire", "STUN", "ICE", "DTLS", "SRTP"]),
 
@@ -94,6 +103,10 @@ let package = Package(
         testTarget("NetIOTests", ["NetIO"]),
         testTarget("SwiftletServerTests", ["SwiftletServer"]),
         testTarget("MediaWorkerTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
+        testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
+        testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
+        testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
+        testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),

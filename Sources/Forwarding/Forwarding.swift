@@ -1,0 +1,1 @@
+// Forwarding: see README.md in this folder.

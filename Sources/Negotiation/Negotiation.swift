@@ -1,0 +1,1 @@
+// Negotiation: see README.md in this folder.

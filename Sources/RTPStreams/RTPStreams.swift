@@ -1,0 +1,1 @@
+// RTPStreams: see README.md in this folder.

@@ -1,0 +1,1 @@
+// Signaling: see README.md in this folder.

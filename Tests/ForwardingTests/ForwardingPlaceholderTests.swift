@@ -1,0 +1,5 @@
+import Testing
+
+@testable import Forwarding
+
+@Test func moduleBuilds() {}

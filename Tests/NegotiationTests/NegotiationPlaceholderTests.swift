@@ -1,0 +1,5 @@
+import Testing
+
+@testable import Negotiation
+
+@Test func moduleBuilds() {}

@@ -1,0 +1,5 @@
+import Testing
+
+@testable import RTPStreams
+
+@Test func moduleBuilds() {}

@@ -1,0 +1,5 @@
+import Testing
+
+@testable import Signaling
+
+@Test func moduleBuilds() {}
