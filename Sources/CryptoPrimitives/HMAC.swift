@@ -25,16 +25,22 @@ public enum HMAC {
     ) -> [UInt8]? {
         guard let mac = implementation.pointer, let ctx = EVP_MAC_CTX_new(mac) else { return nil }
         defer { EVP_MAC_CTX_free(ctx) }
-        var ok = algorithm.digestName.withCString { name -> Bool in
-            var params = [
-                OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
-                OSSL_PARAM_construct_end(),
-            ]
-            // An empty key is legal for HMAC; OpenSSL wants a non-null pointer.
-            var zero: UInt8 = 0
-            return withUnsafeMutablePointer(to: &zero) { zp in
-                let keyPointer = key.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(zp)
-                return EVP_MAC_init(ctx, keyPointer, key.count, &params) == 1
+        // OSSL_PARAM keeps the pointers it is given, so both C strings must
+        // outlive EVP_MAC_init: a string literal passed straight to
+        // OSSL_PARAM_construct_utf8_string is a temporary that dies after
+        // that call (ASan caught the use-after-free in a debug fuzz run).
+        var ok = "digest".withCString { parameterName in
+            algorithm.digestName.withCString { name -> Bool in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(parameterName, UnsafeMutablePointer(mutating: name), 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                // An empty key is legal for HMAC; OpenSSL wants a non-null pointer.
+                var zero: UInt8 = 0
+                return withUnsafeMutablePointer(to: &zero) { zp in
+                    let keyPointer = key.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(zp)
+                    return EVP_MAC_init(ctx, keyPointer, key.count, &params) == 1
+                }
             }
         }
         for part in parts where ok && part.count > 0 {
