@@ -60,7 +60,9 @@ public struct PublishAnswerer: Sendable {
             origin: Origin(sessionID: sessionID, sessionVersion: sessionVersion), attributes: session, media: media)
     }
 
-    func answerSection(_ track: PublishedTrackDescription, local: LocalTransportParameters, tagged: Bool)
+    func answerSection(
+        _ track: PublishedTrackDescription, local: LocalTransportParameters, tagged: Bool
+    )
         -> MediaDescription
     {
         var a = local.attributes(setup: .passive, withCandidates: tagged)
@@ -80,7 +82,8 @@ public struct PublishAnswerer: Sendable {
             a.append(.simulcast(Simulcast(recv: streams)))
         }
         return MediaDescription(
-            media: track.kind.rawValue, port: local.defaultPort, formats: track.codecs.flatMap(\.payloadTypes).map {
+            media: track.kind.rawValue, port: local.defaultPort,
+            formats: track.codecs.flatMap(\.payloadTypes).map {
                 String($0.rawValue)
             }, connection: local.connection, attributes: a)
     }

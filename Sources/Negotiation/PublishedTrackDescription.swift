@@ -59,7 +59,8 @@ public struct SimulcastLayer: Equatable, Sendable {
     /// `max-width`, `max-height`, `max-fps`, `max-br`, ... as written.
     public var restrictions: [RIDDescription.Restriction]
 
-    public init(rid: RID, paused: Bool = false, payloadTypes: [PayloadType] = [], restrictions: [RIDDescription.Restriction] = []) {
+    public init(rid: RID, paused: Bool = false, payloadTypes: [PayloadType] = [], restrictions: [RIDDescription.Restriction] = [])
+    {
         self.rid = rid
         self.paused = paused
         self.payloadTypes = payloadTypes

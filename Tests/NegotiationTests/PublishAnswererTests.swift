@@ -18,9 +18,10 @@ import Wire
         #expect(answer.origin.sessionVersion == 1)
         #expect(answer.sessionName == "-")
         #expect(answer.timing == [Timing(start: 0, stop: 0)])
-        #expect(answer.attributes == [
-            .group(Group(semantics: "BUNDLE", mids: ["0", "1"])), .iceLite, .extmapAllowMixed, .msidSemantic(MSIDSemantic()),
-        ])
+        #expect(
+            answer.attributes == [
+                .group(Group(semantics: "BUNDLE", mids: ["0", "1"])), .iceLite, .extmapAllowMixed, .msidSemantic(MSIDSemantic()),
+            ])
         #expect(answer.media.map(\.mid) == ["0", "1"])
         #expect(answer.media.map(\.direction) == [.recvonly, .recvonly])
         #expect(answer.media.map(\.port) == [40000, 40000])
@@ -43,24 +44,29 @@ import Wire
         #expect(answer.media[1].candidates.isEmpty)
 
         let video = answer.media[1]
-        #expect(video.rids == [
-            RIDDescription(id: "q", direction: .recv), RIDDescription(id: "h", direction: .recv),
-            RIDDescription(id: "f", direction: .recv),
-        ])
+        #expect(
+            video.rids == [
+                RIDDescription(id: "q", direction: .recv), RIDDescription(id: "h", direction: .recv),
+                RIDDescription(id: "f", direction: .recv),
+            ])
         #expect(video.simulcast?.recvRIDs == ["q", "h", "f"])
         #expect(video.simulcast?.send.isEmpty == true)
         #expect(video.extensionMaps.map(\.id) == [2, 13, 3, 4, 10, 11])
         #expect(video.rtpMaps.map(\.encodingName) == ["VP8", "rtx", "H264", "rtx"])
-        #expect(video.formatParameters.map(\.value) == [
-            "97 apt=96", "108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f", "109 apt=108",
-        ])
-        #expect(video.rtcpFeedback.filter { $0.payloadType?.rawValue == 108 }.map(\.value) == [
-            "108 goog-remb", "108 transport-cc", "108 ccm fir", "108 nack", "108 nack pli",
-        ])
-        #expect(answer.media[0].extensionMaps.map(\.uri) == [
-            "urn:ietf:params:rtp-hdrext:ssrc-audio-level", "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
-            "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01", "urn:ietf:params:rtp-hdrext:sdes:mid",
-        ])
+        #expect(
+            video.formatParameters.map(\.value) == [
+                "97 apt=96", "108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f", "109 apt=108",
+            ])
+        #expect(
+            video.rtcpFeedback.filter { $0.payloadType?.rawValue == 108 }.map(\.value) == [
+                "108 goog-remb", "108 transport-cc", "108 ccm fir", "108 nack", "108 nack pli",
+            ])
+        #expect(
+            answer.media[0].extensionMaps.map(\.uri) == [
+                "urn:ietf:params:rtp-hdrext:ssrc-audio-level", "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
+                "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
+                "urn:ietf:params:rtp-hdrext:sdes:mid",
+            ])
 
         // What the client reads back from it is our transport.
         // (Our own description says passive, which RemoteTransportParameters refuses.)
@@ -88,7 +94,10 @@ import Wire
         #expect(answer.isICELite)
         #expect(!answer.attributes.contains(.extmapAllowMixed))
         #expect(answer.media[0].formats == ["96"])
-        #expect(answer.media[0].rtpMaps == [RTPMap(payloadType: PayloadType(rawValue: 96)!, encodingName: "opus", clockRate: 48000, channels: 2)])
+        #expect(
+            answer.media[0].rtpMaps == [
+                RTPMap(payloadType: PayloadType(rawValue: 96)!, encodingName: "opus", clockRate: 48000, channels: 2)
+            ])
         #expect(answer.media[0].formatParameters.isEmpty)
         #expect(!answer.media[0].has(.rtcpReducedSize))
         #expect(answer.media[1].formats == ["97", "98", "101", "102"])

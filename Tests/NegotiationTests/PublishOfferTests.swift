@@ -15,14 +15,20 @@ import Wire
         #expect(audio.mid == "0")
         #expect(audio.kind == .audio)
         #expect(audio.direction == .sendonly)
-        #expect(audio.msid == MediaStreamID(streamID: "a48b20fd-382b-44f9-bfb7-ba0e8db0421a", trackID: "f7b6f2fd-18a8-4d07-a154-dda8a1cb0ff0"))
-        #expect(audio.codecs == [
-            CodecDescription(
-                codec: .opus, payloadType: PayloadType(rawValue: 111)!, clockRate: 48000, channels: 2,
-                formatParameters: "minptime=10;useinbandfec=1", feedback: [.transportCC])
-        ])
+        #expect(
+            audio.msid
+                == MediaStreamID(
+                    streamID: "a48b20fd-382b-44f9-bfb7-ba0e8db0421a", trackID: "f7b6f2fd-18a8-4d07-a154-dda8a1cb0ff0"))
+        #expect(
+            audio.codecs == [
+                CodecDescription(
+                    codec: .opus, payloadType: PayloadType(rawValue: 111)!, clockRate: 48000, channels: 2,
+                    formatParameters: "minptime=10;useinbandfec=1", feedback: [.transportCC])
+            ])
         #expect(audio.simulcast.isEmpty)
-        #expect(audio.sources == SignalledSources(cname: "EwiBr5PhGFiU3taw", streams: [.init(ssrc: SSRC(796_401_161))], isSimulcast: false))
+        #expect(
+            audio.sources
+                == SignalledSources(cname: "EwiBr5PhGFiU3taw", streams: [.init(ssrc: SSRC(796_401_161))], isSimulcast: false))
         #expect(audio.headerExtensions.audioLevel == 1)
         #expect(audio.headerExtensions.absoluteSendTime == 2)
         #expect(audio.headerExtensions.transportWideSequenceNumber == 3)
@@ -38,9 +44,10 @@ import Wire
         #expect(video.codecs.map(\.payloadType.rawValue) == [96, 108])
         #expect(video.codecs.map { $0.rtxPayloadType?.rawValue } == [97, 109])
         #expect(video.codecs[1].formatParameters == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
-        #expect(video.codecs[0].feedback == [
-            .receiverEstimatedMaximumBitrate, .transportCC, .fullIntraRequest, .nack, .pictureLossIndication,
-        ])
+        #expect(
+            video.codecs[0].feedback == [
+                .receiverEstimatedMaximumBitrate, .transportCC, .fullIntraRequest, .nack, .pictureLossIndication,
+            ])
         #expect(video.simulcast == [SimulcastLayer(rid: "q"), SimulcastLayer(rid: "h"), SimulcastLayer(rid: "f")])
         #expect(video.sources == nil)
         let ext = video.headerExtensions
@@ -62,9 +69,10 @@ import Wire
         try #require(tracks.count == 2)
         let audio = tracks[0]
         #expect(audio.direction == .sendrecv)
-        #expect(audio.codecs == [
-            CodecDescription(codec: .opus, payloadType: PayloadType(rawValue: 96)!, clockRate: 48000, channels: 2)
-        ])
+        #expect(
+            audio.codecs == [
+                CodecDescription(codec: .opus, payloadType: PayloadType(rawValue: 96)!, clockRate: 48000, channels: 2)
+            ])
         #expect(audio.headerExtensions.mid == 1)
         #expect(audio.headerExtensions.audioLevel == 2)
         #expect(!audio.reducedSizeRTCP)
@@ -75,9 +83,11 @@ import Wire
         #expect(video.codecs.map { $0.rtxPayloadType?.rawValue } == [98, 102])
         #expect(video.codecs[1].formatParameters?.hasSuffix("profile-level-id=42e01f") == true)
         #expect(video.codecs[0].feedback == [.nack, .pictureLossIndication, .receiverEstimatedMaximumBitrate])
-        #expect(video.sources == SignalledSources(
-            cname: "63b8698c-fed7-4264-bf19-8b612ea18dc3",
-            streams: [.init(ssrc: SSRC(3_848_914_013), rtxSSRC: SSRC(2_449_167_433))], isSimulcast: false))
+        #expect(
+            video.sources
+                == SignalledSources(
+                    cname: "63b8698c-fed7-4264-bf19-8b612ea18dc3",
+                    streams: [.init(ssrc: SSRC(3_848_914_013), rtxSSRC: SSRC(2_449_167_433))], isSimulcast: false))
         #expect(video.headerExtensions.mid == 1)
         #expect(video.headerExtensions.absoluteSendTime == 3)
     }
@@ -90,8 +100,12 @@ import Wire
         let offer = try PublishOffer(Fixture.description("chromium-sendrecv.sdp"))
         #expect(offer.tracks.map(\.mid) == ["0", "1"])
         #expect(offer.sections.count == 3)
-        #expect(offer.sections[2] == .rejected(.init(
-            mid: "2", media: "application", proto: "UDP/DTLS/SCTP", formats: ["webrtc-datachannel"], reason: .unsupportedMedia)))
+        #expect(
+            offer.sections[2]
+                == .rejected(
+                    .init(
+                        mid: "2", media: "application", proto: "UDP/DTLS/SCTP", formats: ["webrtc-datachannel"],
+                        reason: .unsupportedMedia)))
         // SSRC-signalled video with RTX (FID) and no simulcast.
         #expect(offer.tracks[1].sources?.streams == [.init(ssrc: SSRC(125_217_908), rtxSSRC: SSRC(466_715_351))])
     }
@@ -110,7 +124,10 @@ import Wire
         d.media[0].attributes.removeAll {
             if case .rtpmap(let r) = $0 { r.encodingName != "PCMU" } else { false }
         }
-        d.attributes = d.attributes.map { $0 == .group(Group(semantics: "BUNDLE", mids: ["0", "1", "2"])) ? .group(Group(semantics: "BUNDLE", mids: ["0", "2"])) : $0 }
+        d.attributes = d.attributes.map {
+            $0 == .group(Group(semantics: "BUNDLE", mids: ["0", "1", "2"]))
+                ? .group(Group(semantics: "BUNDLE", mids: ["0", "2"])) : $0
+        }
         #expect(throws: NegotiationError.nothingToPublish) { try PublishOffer(d) }
         let sections = PublishOffer.analyse(d.media[0], mid: "0", bundle: ["0", "2"])
         guard case .rejected(let r) = sections else { Issue.record("accepted"); return }
@@ -131,16 +148,20 @@ import Wire
         }
         let pt = { (n: UInt8) in PayloadType(rawValue: n)! }
         d.media[1].attributes += [
-            .rid(RIDDescription(id: "lo", direction: .send, payloadTypes: [pt(96), pt(98)], restrictions: [.init(name: "max-width", value: "320")])),
+            .rid(
+                RIDDescription(
+                    id: "lo", direction: .send, payloadTypes: [pt(96), pt(98)],
+                    restrictions: [.init(name: "max-width", value: "320")])),
             .rid(RIDDescription(id: "vp9", direction: .send, payloadTypes: [pt(98)])),
             .rid(RIDDescription(id: "hi", direction: .send)),
             .simulcast(Simulcast(send: [[.init(rid: "lo")], [.init(rid: "vp9")], [.init(rid: "hi", paused: true)]])),
         ]
         let video = try PublishOffer(d).tracks[1]
-        #expect(video.simulcast == [
-            SimulcastLayer(rid: "lo", payloadTypes: [pt(96)], restrictions: [.init(name: "max-width", value: "320")]),
-            SimulcastLayer(rid: "hi", paused: true),
-        ])
+        #expect(
+            video.simulcast == [
+                SimulcastLayer(rid: "lo", payloadTypes: [pt(96)], restrictions: [.init(name: "max-width", value: "320")]),
+                SimulcastLayer(rid: "hi", paused: true),
+            ])
     }
 
     @Test func ssrcGroupSimulcastListsLayersWithTheirRTX() throws {
@@ -160,9 +181,14 @@ import Wire
             .ssrc(SourceAttribute(ssrc: s(1), name: "cname", value: "c")),
         ]
         let video = try PublishOffer(d).tracks[1]
-        #expect(video.sources == SignalledSources(
-            cname: "c", streams: [.init(ssrc: s(1), rtxSSRC: s(11)), .init(ssrc: s(2), rtxSSRC: s(12)), .init(ssrc: s(3), rtxSSRC: s(13))],
-            isSimulcast: true))
+        #expect(
+            video.sources
+                == SignalledSources(
+                    cname: "c",
+                    streams: [
+                        .init(ssrc: s(1), rtxSSRC: s(11)), .init(ssrc: s(2), rtxSSRC: s(12)), .init(ssrc: s(3), rtxSSRC: s(13)),
+                    ],
+                    isSimulcast: true))
     }
 
     @Test func h264WithoutPacketizationModeOneIsNotAccepted() throws {

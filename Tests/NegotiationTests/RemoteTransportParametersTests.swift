@@ -32,11 +32,12 @@ import Wire
         #expect(p.fingerprints.map(\.algorithm) == [.sha256, .sha384, .sha512])
         #expect(p.credentials.ufrag == "MAol")
         #expect(p.endOfCandidates)
-        #expect(p.candidates == [
-            ICECandidate(
-                foundation: "16572de626da4e5384a0ce2d0d93678a", priority: 2_130_706_431,
-                address: TransportAddress(ipv4: 127, 0, 0, 1, port: 36289), kind: .host)
-        ])
+        #expect(
+            p.candidates == [
+                ICECandidate(
+                    foundation: "16572de626da4e5384a0ce2d0d93678a", priority: 2_130_706_431,
+                    address: TransportAddress(ipv4: 127, 0, 0, 1, port: 36289), kind: .host)
+            ])
     }
 
     @Test func inheritsSessionLevelCredentialsAndFingerprint() throws {
@@ -60,7 +61,8 @@ import Wire
     }
 
     @Test func skipsFingerprintsOfUnknownHashFunctions() throws {
-        var d = Fixture.removing({ if case .fingerprint = $0 { true } else { false } }, from: try Fixture.description("aiortc-offer.sdp"))
+        var d = Fixture.removing(
+            { if case .fingerprint = $0 { true } else { false } }, from: try Fixture.description("aiortc-offer.sdp"))
         d.media[0].attributes.append(.fingerprint(Fingerprint(algorithm: "md5", bytes: Array(repeating: 1, count: 16))))
         #expect(throws: NegotiationError.missingFingerprint(mid: "0")) { try RemoteTransportParameters(from: d, as: .offer) }
         d.media[0].attributes.append(.fingerprint(Fingerprint(algorithm: "sha-1", bytes: Array(repeating: 2, count: 20))))
@@ -69,9 +71,13 @@ import Wire
     }
 
     @Test func convertsServerReflexiveAndRelayCandidatesAndSkipsTheRest() throws {
-        var d = Fixture.removing({ if case .candidate = $0 { true } else { false } }, from: try Fixture.description("aiortc-offer.sdp"))
+        var d = Fixture.removing(
+            { if case .candidate = $0 { true } else { false } }, from: try Fixture.description("aiortc-offer.sdp"))
         d.media[0].attributes += [
-            .candidate(Candidate(foundation: "1", priority: 100, address: "198.51.100.7", port: 5000, type: .serverReflexive, relatedAddress: "10.0.0.2", relatedPort: 6000)),
+            .candidate(
+                Candidate(
+                    foundation: "1", priority: 100, address: "198.51.100.7", port: 5000, type: .serverReflexive,
+                    relatedAddress: "10.0.0.2", relatedPort: 6000)),
             .candidate(Candidate(foundation: "2", priority: 50, address: "2001:db8::9", port: 3478, type: .relayed)),
             .candidate(Candidate(foundation: "3", priority: 90, address: "203.0.113.4", port: 7000, type: .peerReflexive)),
             // Skipped: mDNS name, TCP, RTCP component, unknown type, bad address.
@@ -82,21 +88,23 @@ import Wire
             .candidate(Candidate(foundation: "8", priority: 1, address: "192.0.2.300", port: 4)),
         ]
         let p = try RemoteTransportParameters(from: d, as: .offer)
-        #expect(p.candidates == [
-            ICECandidate(
-                foundation: "1", priority: 100, address: TransportAddress(ipv4: 198, 51, 100, 7, port: 5000),
-                kind: .serverReflexive, relatedAddress: TransportAddress(ipv4: 10, 0, 0, 2, port: 6000)),
-            ICECandidate(
-                foundation: "2", priority: 50, address: TransportAddress(ipv6: 0x2001_0DB8_0000_0000, 9, port: 3478),
-                kind: .relayed),
-            ICECandidate(
-                foundation: "3", priority: 90, address: TransportAddress(ipv4: 203, 0, 113, 4, port: 7000),
-                kind: .peerReflexive),
-        ])
+        #expect(
+            p.candidates == [
+                ICECandidate(
+                    foundation: "1", priority: 100, address: TransportAddress(ipv4: 198, 51, 100, 7, port: 5000),
+                    kind: .serverReflexive, relatedAddress: TransportAddress(ipv4: 10, 0, 0, 2, port: 6000)),
+                ICECandidate(
+                    foundation: "2", priority: 50, address: TransportAddress(ipv6: 0x2001_0DB8_0000_0000, 9, port: 3478),
+                    kind: .relayed),
+                ICECandidate(
+                    foundation: "3", priority: 90, address: TransportAddress(ipv4: 203, 0, 113, 4, port: 7000),
+                    kind: .peerReflexive),
+            ])
     }
 
     @Test func refusesAnOfferWithoutBundle() throws {
-        let d = Fixture.removing({ if case .group = $0 { true } else { false } }, from: try Fixture.description("chromium-sendrecv.sdp"))
+        let d = Fixture.removing(
+            { if case .group = $0 { true } else { false } }, from: try Fixture.description("chromium-sendrecv.sdp"))
         #expect(throws: NegotiationError.missingBundle) { try RemoteTransportParameters(from: d, as: .offer) }
     }
 
@@ -107,12 +115,15 @@ import Wire
     }
 
     @Test func refusesAnOfferWithoutFingerprint() throws {
-        let d = Fixture.removing({ if case .fingerprint = $0 { true } else { false } }, from: try Fixture.description("chromium-publish-simulcast.sdp"))
+        let d = Fixture.removing(
+            { if case .fingerprint = $0 { true } else { false } }, from: try Fixture.description("chromium-publish-simulcast.sdp")
+        )
         #expect(throws: NegotiationError.missingFingerprint(mid: "0")) { try RemoteTransportParameters(from: d, as: .offer) }
     }
 
     @Test func refusesAnOfferWithoutICECredentials() throws {
-        let d = Fixture.removing({ if case .icePwd = $0 { true } else { false } }, from: try Fixture.description("chromium-publish-simulcast.sdp"))
+        let d = Fixture.removing(
+            { if case .icePwd = $0 { true } else { false } }, from: try Fixture.description("chromium-publish-simulcast.sdp"))
         #expect(throws: NegotiationError.missingICECredentials(mid: "0")) { try RemoteTransportParameters(from: d, as: .offer) }
     }
 
@@ -129,11 +140,19 @@ import Wire
             for i in x.media.indices { x.media[i].attributes.append(.setup(role)) }
             return x
         }
-        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .passive)) { try RemoteTransportParameters(from: with(.passive), as: .offer) }
-        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .holdconn)) { try RemoteTransportParameters(from: with(.holdconn), as: .offer) }
+        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .passive)) {
+            try RemoteTransportParameters(from: with(.passive), as: .offer)
+        }
+        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .holdconn)) {
+            try RemoteTransportParameters(from: with(.holdconn), as: .offer)
+        }
         #expect(try RemoteTransportParameters(from: with(.active), as: .offer).setup == .active)
-        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .actpass)) { try RemoteTransportParameters(from: with(.actpass), as: .answer) }
-        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .passive)) { try RemoteTransportParameters(from: with(.passive), as: .answer) }
+        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .actpass)) {
+            try RemoteTransportParameters(from: with(.actpass), as: .answer)
+        }
+        #expect(throws: NegotiationError.setupRoleConflict(mid: "0", .passive)) {
+            try RemoteTransportParameters(from: with(.passive), as: .answer)
+        }
         #expect(try RemoteTransportParameters(from: with(.active), as: .answer).setup == .active)
         let none = Fixture.removing({ if case .setup = $0 { true } else { false } }, from: d)
         #expect(throws: NegotiationError.missingSetup(mid: "0")) { try RemoteTransportParameters(from: none, as: .offer) }

@@ -30,7 +30,9 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
             default: false
             }
         }
-        media.append(MediaDescription(media: m.media, port: 9, formats: m.formats, connection: ConnectionData(address: "0.0.0.0"), attributes: a))
+        media.append(
+            MediaDescription(
+                media: m.media, port: 9, formats: m.formats, connection: ConnectionData(address: "0.0.0.0"), attributes: a))
     }
     return SessionDescription(
         origin: Origin(sessionID: 777, sessionVersion: 2),
@@ -46,7 +48,8 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
         OutgoingTrack(kind: .audio, codec: opus, ssrc: SSRC(ssrc), streamID: "alice", trackID: id, cname: "alice-cname")
     }
     func video(_ id: String, ssrc: UInt32, rtx: UInt32) -> OutgoingTrack {
-        OutgoingTrack(kind: .video, codec: vp8, ssrc: SSRC(ssrc), rtxSSRC: SSRC(rtx), streamID: "bob", trackID: id, cname: "bob-cname")
+        OutgoingTrack(
+            kind: .video, codec: vp8, ssrc: SSRC(ssrc), rtxSSRC: SSRC(rtx), streamID: "bob", trackID: id, cname: "bob-cname")
     }
 
     func builder() -> SubscriberOfferBuilder { SubscriberOfferBuilder(sessionID: 99, local: Fixture.local) }
@@ -63,9 +66,10 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
         #expect(offer == built)
 
         #expect(offer.origin == Origin(sessionID: 99, sessionVersion: 1))
-        #expect(offer.attributes == [
-            .group(Group(semantics: "BUNDLE", mids: ["0", "1"])), .iceLite, .msidSemantic(MSIDSemantic(streamIDs: ["*"])),
-        ])
+        #expect(
+            offer.attributes == [
+                .group(Group(semantics: "BUNDLE", mids: ["0", "1"])), .iceLite, .msidSemantic(MSIDSemantic(streamIDs: ["*"])),
+            ])
         #expect(offer.media.map(\.direction) == [.sendonly, .sendonly])
         #expect(offer.media.map(\.formats) == [["111"], ["96", "97"]])
         for m in offer.media {
@@ -76,10 +80,11 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
         }
         #expect(offer.media[0].candidates.count == 1)
         #expect(offer.media[1].candidates.isEmpty)
-        #expect(offer.media[0].sourceAttributes == [
-            SourceAttribute(ssrc: SSRC(1111), name: "cname", value: "alice-cname"),
-            SourceAttribute(ssrc: SSRC(1111), name: "msid", value: "alice a1"),
-        ])
+        #expect(
+            offer.media[0].sourceAttributes == [
+                SourceAttribute(ssrc: SSRC(1111), name: "cname", value: "alice-cname"),
+                SourceAttribute(ssrc: SSRC(1111), name: "msid", value: "alice a1"),
+            ])
         let v = offer.media[1]
         #expect(v.msid == MediaStreamID(streamID: "bob", trackID: "v1"))
         #expect(v.sourceGroups == [SourceGroup(semantics: "FID", ssrcs: [SSRC(2222), SSRC(3333)])])
@@ -139,7 +144,9 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
     @Test func oneOfferAtATimeAndRenegotiationFlag() throws {
         var b = builder()
         #expect(throws: NegotiationError.nothingToOffer) { try b.createOffer() }
-        #expect(throws: NegotiationError.noOfferOutstanding) { try b.applyAnswer(SessionDescription(origin: Origin(sessionID: 1, sessionVersion: 1))) }
+        #expect(throws: NegotiationError.noOfferOutstanding) {
+            try b.applyAnswer(SessionDescription(origin: Origin(sessionID: 1, sessionVersion: 1)))
+        }
         try b.add(track: audio("a1", ssrc: 1))
         let offer = try b.createOffer()
         #expect(throws: NegotiationError.offerOutstanding) { try b.createOffer() }
@@ -221,7 +228,9 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
         #expect(throws: NegotiationError.rtcpMuxRequired(mid: "1")) { try b.applyAnswer(noMux) }
         // Declining to receive (inactive) is a valid answer to sendonly.
         var declined = chromiumAnswer(to: offer)
-        declined.media[1].attributes = declined.media[1].attributes.map { $0 == .direction(.recvonly) ? .direction(.inactive) : $0 }
+        declined.media[1].attributes = declined.media[1].attributes.map {
+            $0 == .direction(.recvonly) ? .direction(.inactive) : $0
+        }
         _ = try b.applyAnswer(declined)
     }
 }
