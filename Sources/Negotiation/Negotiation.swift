@@ -1,1 +1,0 @@
-// Negotiation: see README.md in this folder.

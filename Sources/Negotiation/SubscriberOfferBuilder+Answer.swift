@@ -1,0 +1,44 @@
+import SDP
+import Wire
+
+extension SubscriberOfferBuilder {
+    /// Checks the client's answer to our outstanding offer and returns its
+    /// transport parameters. On success the state is `stable` again and the
+    /// offered sections count as agreed; on error nothing changes (the
+    /// offer stays outstanding; `rollback()` abandons it).
+    ///
+    /// Rules: as many m-sections as offered with the same mids and media in
+    /// the same order (RFC 3264 section 6, RFC 8829 section 5.3.1); none
+    /// rejected; a `sendonly` section answered `recvonly` or `inactive`, an
+    /// `inactive` one `inactive` (RFC 3264 section 6.1); only payload types
+    /// we offered in that section, and at least our codec's in a section
+    /// answered `recvonly`; `a=setup:active` (RFC 8842 section 5.3; we are
+    /// the DTLS server); BUNDLE, ICE credentials, fingerprint and
+    /// `a=rtcp-mux` as `RemoteTransportParameters` requires.
+    public mutating func applyAnswer(_ answer: SessionDescription) throws(NegotiationError) -> RemoteTransportParameters {
+        guard state == .haveLocalOffer, let offered else { throw .noOfferOutstanding }
+        guard answer.media.count == offered.count else {
+            throw .answerMediaCount(expected: offered.count, got: answer.media.count)
+        }
+        for (index, (slot, m)) in zip(offered, answer.media).enumerated() {
+            guard m.mid == slot.mid else { throw .answerMIDMismatch(index: index, expected: slot.mid, got: m.mid) }
+            guard m.media == slot.kind.rawValue else { throw .answerMediaKindMismatch(mid: slot.mid) }
+            guard m.port != 0 else { throw .answerRejectedSection(mid: slot.mid) }
+            let direction = m.direction
+            switch (slot.track != nil, direction) {
+            case (true, .recvonly), (true, .inactive), (false, .inactive): break
+            default: throw .answerDirectionIncompatible(mid: slot.mid, direction)
+            }
+            let ours = slot.codec.payloadTypes.map { String($0.rawValue) }
+            for f in m.formats where !ours.contains(f) { throw .answerFormatNotOffered(mid: slot.mid, format: f) }
+            if direction == .recvonly, !m.formats.contains(String(slot.codec.payloadType.rawValue)) {
+                throw .answerNoCommonCodec(mid: slot.mid)
+            }
+        }
+        let transport = try RemoteTransportParameters(from: answer, as: .answer)
+        negotiated = offered
+        self.offered = nil
+        state = .stable
+        return transport
+    }
+}

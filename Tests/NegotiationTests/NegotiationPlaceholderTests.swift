@@ -1,5 +1,0 @@
-import Testing
-
-@testable import Negotiation
-
-@Test func moduleBuilds() {}
