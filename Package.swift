@@ -63,6 +63,9 @@ let package = Package(
         protocolTarget("Signaling", ["Wire", "CryptoPrimitives"]),
         protocolTarget("Negotiation", ["Wire", "SDP", "ICE", "DTLS", "RTP", "Codecs"]),
 
+        // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
+        protocolTarget("Rooms", ["Wire", "Negotiation", "ICE", "DTLS"]),
+
         // Composition: one remote peer's secure transport (and, later, streams).
         protocolTarget("PeerSession", ["Wire", "STUN", "ICE", "DTLS", "SRTP"]),
 
@@ -107,6 +110,7 @@ let package = Package(
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
+        testTarget("RoomsTests", ["Rooms", "Wire"]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),

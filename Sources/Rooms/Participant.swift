@@ -1,0 +1,38 @@
+import Wire
+
+/// A participant's state inside the directory.
+struct Participant {
+    let id: ParticipantID
+    let identity: String
+    let grants: Grants
+    var room: String
+    /// nil while disconnected within the grace period.
+    var connection: ConnectionID?
+    /// When a disconnected participant is dropped.
+    var graceDeadline: Instant?
+    var tracks: [TrackInfo] = []
+    /// The call this participant is in (ringing or started).
+    var call: CallID?
+    /// The room to return to when the call ends (its room before the call).
+    var roomBeforeCall: String?
+
+    var info: ParticipantInfo { ParticipantInfo(id: id, identity: identity, tracks: tracks) }
+}
+
+/// A room: who is in it and how it carries media.
+struct Room {
+    let name: String
+    let mode: RoomMode
+    var members: [ParticipantID] = []
+    /// A private two-party room made for a call.
+    var isCallRoom = false
+}
+
+/// A one-to-one call (the SkyWay model): ringing until the callee
+/// answers or declines, then both are moved to a private room.
+struct Call {
+    let id: CallID
+    let caller: ParticipantID
+    let callee: ParticipantID
+    var room: String?
+}

@@ -1,0 +1,172 @@
+/// A track as other participants see it.
+public struct TrackInfo: Equatable, Sendable, Codable {
+    public enum Kind: String, Sendable, Codable { case audio, video }
+    public var id: String
+    public var kind: Kind
+    public var muted: Bool
+    /// Simulcast layers by rid, lowest first (empty: one layer).
+    public var layers: [String]
+    public init(id: String, kind: Kind, muted: Bool = false, layers: [String] = []) {
+        self.id = id
+        self.kind = kind
+        self.muted = muted
+        self.layers = layers
+    }
+}
+
+/// A participant as other participants see it.
+public struct ParticipantInfo: Equatable, Sendable, Codable {
+    public var id: ParticipantID
+    public var identity: String
+    public var tracks: [TrackInfo]
+    public init(id: ParticipantID, identity: String, tracks: [TrackInfo] = []) {
+        self.id = id
+        self.identity = identity
+        self.tracks = tracks
+    }
+}
+
+/// What the server sends over the room WebSocket; docs/PROTOCOL.md.
+public enum ServerMessage: Equatable, Sendable {
+    case joined(participantID: ParticipantID, room: String, mode: RoomMode, participants: [ParticipantInfo], resumed: Bool)
+    case participantJoined(ParticipantInfo)
+    case participantLeft(ParticipantID)
+    case trackPublished(participantID: ParticipantID, track: TrackInfo)
+    case trackUnpublished(participantID: ParticipantID, trackID: String)
+    case trackMuted(participantID: ParticipantID, trackID: String, muted: Bool)
+    case publishAnswer(sdp: String)
+    case subscriberOffer(sdp: String, version: Int)
+    case incomingCall(callID: CallID, from: ParticipantID, identity: String)
+    /// Both sides: the call is on; they are now in the private room `room`.
+    case callStarted(callID: CallID, room: String, peer: ParticipantID)
+    case callDeclined(callID: CallID)
+    /// Either side hung up, or a participant of the call left.
+    case callEnded(callID: CallID, reason: String)
+    case meshSignal(from: ParticipantID, payload: JSONValue)
+    case error(code: ErrorCode, message: String)
+    case pong
+}
+
+extension ServerMessage: Codable {
+    private enum Keys: String, CodingKey {
+        case type, participantId, room, mode, participants, resumed, participant, track, trackId, muted, sdp, version
+        case callId, from, identity, peer, reason, payload, code, message
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        switch self {
+        case .joined(let id, let room, let mode, let participants, let resumed):
+            try c.encode("joined", forKey: .type)
+            try c.encode(id, forKey: .participantId)
+            try c.encode(room, forKey: .room)
+            try c.encode(mode, forKey: .mode)
+            try c.encode(participants, forKey: .participants)
+            try c.encode(resumed, forKey: .resumed)
+        case .participantJoined(let p):
+            try c.encode("participant-joined", forKey: .type)
+            try c.encode(p, forKey: .participant)
+        case .participantLeft(let id):
+            try c.encode("participant-left", forKey: .type)
+            try c.encode(id, forKey: .participantId)
+        case .trackPublished(let id, let track):
+            try c.encode("track-published", forKey: .type)
+            try c.encode(id, forKey: .participantId)
+            try c.encode(track, forKey: .track)
+        case .trackUnpublished(let id, let trackID):
+            try c.encode("track-unpublished", forKey: .type)
+            try c.encode(id, forKey: .participantId)
+            try c.encode(trackID, forKey: .trackId)
+        case .trackMuted(let id, let trackID, let muted):
+            try c.encode("track-muted", forKey: .type)
+            try c.encode(id, forKey: .participantId)
+            try c.encode(trackID, forKey: .trackId)
+            try c.encode(muted, forKey: .muted)
+        case .publishAnswer(let sdp):
+            try c.encode("publish-answer", forKey: .type)
+            try c.encode(sdp, forKey: .sdp)
+        case .subscriberOffer(let sdp, let version):
+            try c.encode("subscriber-offer", forKey: .type)
+            try c.encode(sdp, forKey: .sdp)
+            try c.encode(version, forKey: .version)
+        case .incomingCall(let id, let from, let identity):
+            try c.encode("incoming-call", forKey: .type)
+            try c.encode(id, forKey: .callId)
+            try c.encode(from, forKey: .from)
+            try c.encode(identity, forKey: .identity)
+        case .callStarted(let id, let room, let peer):
+            try c.encode("call-started", forKey: .type)
+            try c.encode(id, forKey: .callId)
+            try c.encode(room, forKey: .room)
+            try c.encode(peer, forKey: .peer)
+        case .callDeclined(let id):
+            try c.encode("call-declined", forKey: .type)
+            try c.encode(id, forKey: .callId)
+        case .callEnded(let id, let reason):
+            try c.encode("call-ended", forKey: .type)
+            try c.encode(id, forKey: .callId)
+            try c.encode(reason, forKey: .reason)
+        case .meshSignal(let from, let payload):
+            try c.encode("mesh-signal", forKey: .type)
+            try c.encode(from, forKey: .from)
+            try c.encode(payload, forKey: .payload)
+        case .error(let code, let message):
+            try c.encode("error", forKey: .type)
+            try c.encode(code, forKey: .code)
+            try c.encode(message, forKey: .message)
+        case .pong: try c.encode("pong", forKey: .type)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        let type = try c.decode(String.self, forKey: .type)
+        switch type {
+        case "joined":
+            self = .joined(
+                participantID: try c.decode(ParticipantID.self, forKey: .participantId),
+                room: try c.decode(String.self, forKey: .room),
+                mode: try c.decode(RoomMode.self, forKey: .mode),
+                participants: try c.decode([ParticipantInfo].self, forKey: .participants),
+                resumed: try c.decode(Bool.self, forKey: .resumed))
+        case "participant-joined": self = .participantJoined(try c.decode(ParticipantInfo.self, forKey: .participant))
+        case "participant-left": self = .participantLeft(try c.decode(ParticipantID.self, forKey: .participantId))
+        case "track-published":
+            self = .trackPublished(
+                participantID: try c.decode(ParticipantID.self, forKey: .participantId),
+                track: try c.decode(TrackInfo.self, forKey: .track))
+        case "track-unpublished":
+            self = .trackUnpublished(
+                participantID: try c.decode(ParticipantID.self, forKey: .participantId),
+                trackID: try c.decode(String.self, forKey: .trackId))
+        case "track-muted":
+            self = .trackMuted(
+                participantID: try c.decode(ParticipantID.self, forKey: .participantId),
+                trackID: try c.decode(String.self, forKey: .trackId),
+                muted: try c.decode(Bool.self, forKey: .muted))
+        case "publish-answer": self = .publishAnswer(sdp: try c.decode(String.self, forKey: .sdp))
+        case "subscriber-offer":
+            self = .subscriberOffer(
+                sdp: try c.decode(String.self, forKey: .sdp), version: try c.decode(Int.self, forKey: .version))
+        case "incoming-call":
+            self = .incomingCall(
+                callID: try c.decode(CallID.self, forKey: .callId), from: try c.decode(ParticipantID.self, forKey: .from),
+                identity: try c.decode(String.self, forKey: .identity))
+        case "call-started":
+            self = .callStarted(
+                callID: try c.decode(CallID.self, forKey: .callId), room: try c.decode(String.self, forKey: .room),
+                peer: try c.decode(ParticipantID.self, forKey: .peer))
+        case "call-declined": self = .callDeclined(callID: try c.decode(CallID.self, forKey: .callId))
+        case "call-ended":
+            self = .callEnded(
+                callID: try c.decode(CallID.self, forKey: .callId), reason: try c.decode(String.self, forKey: .reason))
+        case "mesh-signal":
+            self = .meshSignal(
+                from: try c.decode(ParticipantID.self, forKey: .from), payload: try c.decode(JSONValue.self, forKey: .payload))
+        case "error":
+            self = .error(code: try c.decode(ErrorCode.self, forKey: .code), message: try c.decode(String.self, forKey: .message))
+        case "pong": self = .pong
+        default: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown message type '\(type)'")
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import Wire
+
+/// Every room, participant and call of one server, as a sans-IO state
+/// machine: the signalling shell feeds it verified joins, client messages,
+/// disconnects and time, and carries out the `RoomEffect`s it returns.
+/// It never touches a socket or the clock.
+///
+/// Rules it keeps (docs/PROTOCOL.md):
+/// - one participant per identity per room; a second connection with the
+///   same identity takes the participant over (the old one is closed);
+/// - a participant whose connection drops is kept for `gracePeriod`;
+///   joining again with the same identity within it resumes the same
+///   participant id, tracks and room;
+/// - messages reach only participants of the sender's room (mesh signals,
+///   track and participant events); calls are the one way across rooms;
+/// - a draining server refuses joins and keeps everyone else.
+public struct RoomDirectory<IDs: IdentifierSource> {
+    public struct Configuration: Sendable {
+        public var gracePeriod: Duration = .seconds(20)
+        /// Mesh rooms send every stream to every peer: each browser encodes
+        /// and uploads N-1 copies. Six keeps a typical uplink workable.
+        public var meshLimit = 6
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    private var ids: IDs
+    private var rooms: [String: Room] = [:]
+    private var participants: [ParticipantID: Participant] = [:]
+    private var byConnection: [ConnectionID: ParticipantID] = [:]
+    private var calls: [CallID: Call] = [:]
+    public private(set) var isDraining = false
+
+    public init(configuration: Configuration = Configuration(), ids: IDs) {
+        self.configuration = configuration
+        self.ids = ids
+    }
+
+    // MARK: Queries
+
+    public var roomCount: Int { rooms.count }
+    public var participantCount: Int { participants.count }
+    public func participant(on connection: ConnectionID) -> ParticipantID? { byConnection[connection] }
+    public func members(of room: String) -> [ParticipantID] { rooms[room]?.members ?? [] }
+    public func room(of participant: ParticipantID) -> String? { participants[participant]?.room }
+    public func mode(of room: String) -> RoomMode? { rooms[room]?.mode }
+
+    /// The earliest grace deadline.
+    public var nextDeadline: Instant? { participants.values.compactMap(\.graceDeadline).min() }
+
+    // MARK: Input
+
+    /// Stop accepting joins (SIGTERM drain); everyone present stays.
+    public mutating func startDraining() { isDraining = true }
+
+    public mutating func join(_ request: JoinRequest, connection: ConnectionID, now: Instant) -> [RoomEffect] {
+        guard byConnection[connection] == nil else {
+            return [.send(connection, .error(code: .alreadyJoined, message: "this connection already joined"))]
+        }
+        if let existing = findParticipant(identity: request.identity, room: request.room) {
+            return resume(existing, on: connection)
+        }
+        guard !isDraining else { return [.send(connection, .error(code: .draining, message: "the server is shutting down"))] }
+        if let room = rooms[request.room] {
+            if let mode = request.mode, mode != room.mode {
+                return [
+                    .send(
+                        connection, .error(code: .modeMismatch, message: "room '\(request.room)' is a \(room.mode.rawValue) room")
+                    )
+                ]
+            }
+            if room.mode == .mesh, room.members.count >= configuration.meshLimit {
+                return [.send(connection, .error(code: .roomFull, message: "mesh rooms hold at most \(configuration.meshLimit)"))]
+            }
+        } else {
+            rooms[request.room] = Room(name: request.room, mode: request.mode ?? .sfu)
+        }
+        let id = ParticipantID(ids.next(prefix: "PA_"))
+        participants[id] = Participant(
+            id: id, identity: request.identity, grants: request.grants, room: request.room, connection: connection)
+        byConnection[connection] = id
+        return enter(id, room: request.room, resumed: false)
+    }
+
+    public mutating func handle(_ message: ClientMessage, from connection: ConnectionID, now: Instant) -> [RoomEffect] {
+        if case .ping = message { return [.send(connection, .pong)] }
+        guard let id = byConnection[connection], let p = participants[id] else {
+            return [.send(connection, .error(code: .notJoined, message: "send join first"))]
+        }
+        switch message {
+        case .join: return [.send(connection, .error(code: .alreadyJoined, message: "this connection already joined"))]
+        case .ping: return [.send(connection, .pong)]
+        case .leave: return remove(id, reason: "left")
+        case .call(let to): return startCall(from: p, to: to)
+        case .answerCall(let call): return answerCall(call, by: p)
+        case .declineCall(let call): return declineCall(call, by: p)
+        case .hangup(let call): return hangup(call, by: p)
+        case .meshSignal(let to, let payload): return relayMeshSignal(from: p, to: to, payload: payload)
+        case .mute(let trackID, let muted): return mute(p, trackID: trackID, muted: muted)
+        case .publish, .subscriberAnswer, .unpublish, .subscribe, .unsubscribe, .setPreference:
+            guard rooms[p.room]?.mode == .sfu else {
+                return [.send(connection, .error(code: .wrongMode, message: "media goes peer to peer in a mesh room"))]
+            }
+            return [.send(connection, .error(code: .negotiationFailed, message: "SFU media is not available on this server yet"))]
+        }
+    }
+
+    /// The connection dropped without `leave`: keep the participant for
+    /// the grace period.
+    public mutating func disconnected(_ connection: ConnectionID, now: Instant) -> [RoomEffect] {
+        guard let id = byConnection.removeValue(forKey: connection) else { return [] }
+        participants[id]?.connection = nil
+        let deadline = now + configuration.gracePeriod
+        participants[id]?.graceDeadline = deadline
+        return []
+    }
+
+    public mutating func handleTimeout(now: Instant) -> [RoomEffect] {
+        let expired = participants.values.filter { ($0.graceDeadline.map { $0 <= now }) ?? false }.map(\.id).sorted()
+        return expired.flatMap { remove($0, reason: "timed out") }
+    }
+
+    // MARK: Membership
+
+    private func findParticipant(identity: String, room: String) -> ParticipantID? {
+        rooms[room]?.members.first { participants[$0]?.identity == identity }
+    }
+
+    private mutating func resume(_ id: ParticipantID, on connection: ConnectionID) -> [RoomEffect] {
+        guard let p = participants[id] else { return [] }
+        var effects: [RoomEffect] = []
+        if let old = p.connection {
+            byConnection[old] = nil
+            effects.append(.close(old))
+        }
+        participants[id]?.connection = connection
+        participants[id]?.graceDeadline = nil
+        byConnection[connection] = id
+        effects.append(.send(connection, joinedMessage(for: id, resumed: true)))
+        return effects
+    }
+
+    /// Adds `id` to `room` (creating it if needed): `joined` to it,
+    /// `participant-joined` to the others.
+    private mutating func enter(
+        _ id: ParticipantID, room name: String, resumed: Bool, mode: RoomMode = .sfu, isCallRoom: Bool = false
+    ) -> [RoomEffect] {
+        if rooms[name] == nil { rooms[name] = Room(name: name, mode: mode, isCallRoom: isCallRoom) }
+        rooms[name]?.members.append(id)
+        participants[id]?.room = name
+        guard let p = participants[id], let connection = p.connection else { return [] }
+        var effects: [RoomEffect] = [.send(connection, joinedMessage(for: id, resumed: resumed))]
+        effects += broadcast(to: name, except: id, .participantJoined(p.info))
+        return effects
+    }
+
+    /// Takes `id` out of its room: `participant-left` to the others, media
+    /// released, the room dropped when empty.
+    private mutating func exit(_ id: ParticipantID) -> [RoomEffect] {
+        guard let p = participants[id], var room = rooms[p.room] else { return [] }
+        room.members.removeAll { $0 == id }
+        var effects = broadcast(members: room.members, .participantLeft(id))
+        if room.mode == .sfu { effects.append(.media(.releaseParticipant(room: room.name, participant: id))) }
+        rooms[room.name] = room.members.isEmpty ? nil : room
+        participants[id]?.tracks = []
+        return effects
+    }
+
+    private mutating func remove(_ id: ParticipantID, reason: String) -> [RoomEffect] {
+        guard let p = participants[id] else { return [] }
+        var effects: [RoomEffect] = []
+        if let call = p.call {
+            let others = calls[call].map { [$0.caller, $0.callee].filter { $0 != id } } ?? []
+            effects += endCall(call, reason: "\(p.identity) \(reason)", returning: others)
+        }
+        effects += exit(id)
+        if let c = p.connection { byConnection[c] = nil }
+        participants[id] = nil
+        return effects
+    }
+
+    private func joinedMessage(for id: ParticipantID, resumed: Bool) -> ServerMessage {
+        let p = participants[id]!
+        let room = rooms[p.room]!
+        let others = room.members.filter { $0 != id }.compactMap { participants[$0]?.info }
+        return .joined(participantID: id, room: room.name, mode: room.mode, participants: others, resumed: resumed)
+    }
+
+    private func broadcast(to room: String, except: ParticipantID? = nil, _ message: ServerMessage) -> [RoomEffect] {
+        broadcast(members: (rooms[room]?.members ?? []).filter { $0 != except }, message)
+    }
+
+    private func broadcast(members: [ParticipantID], _ message: ServerMessage) -> [RoomEffect] {
+        members.compactMap { participants[$0]?.connection }.map { .send($0, message) }
+    }
+
+    private func send(_ id: ParticipantID, _ message: ServerMessage) -> [RoomEffect] {
+        participants[id]?.connection.map { [.send($0, message)] } ?? []
+    }
+
+    // MARK: Tracks
+
+    private mutating func mute(_ p: Participant, trackID: String, muted: Bool) -> [RoomEffect] {
+        guard let index = p.tracks.firstIndex(where: { $0.id == trackID }) else {
+            return send(p.id, .error(code: .unknownTrack, message: "no track \(trackID) of yours"))
+        }
+        participants[p.id]?.tracks[index].muted = muted
+        return broadcast(to: p.room, except: p.id, .trackMuted(participantID: p.id, trackID: trackID, muted: muted))
+    }
+
+    // MARK: Mesh
+
+    private func relayMeshSignal(from p: Participant, to target: ParticipantID, payload: JSONValue) -> [RoomEffect] {
+        guard rooms[p.room]?.mode == .mesh else {
+            return send(p.id, .error(code: .wrongMode, message: "mesh signals are for mesh rooms"))
+        }
+        guard target != p.id, let t = participants[target], t.room == p.room, t.connection != nil else {
+            return send(p.id, .error(code: .unknownParticipant, message: "\(target) is not in this room"))
+        }
+        return send(target, .meshSignal(from: p.id, payload: payload))
+    }
+
+    // MARK: Calls
+
+    private mutating func startCall(from caller: Participant, to callee: ParticipantID) -> [RoomEffect] {
+        guard caller.call == nil else { return send(caller.id, .error(code: .busy, message: "you are already in a call")) }
+        guard callee != caller.id, let target = participants[callee], target.connection != nil else {
+            return send(caller.id, .error(code: .unknownParticipant, message: "\(callee) is not online"))
+        }
+        guard target.call == nil else { return send(caller.id, .error(code: .busy, message: "\(callee) is in another call")) }
+        let id = CallID(ids.next(prefix: "CA_"))
+        calls[id] = Call(id: id, caller: caller.id, callee: callee)
+        participants[caller.id]?.call = id
+        participants[callee]?.call = id
+        return send(callee, .incomingCall(callID: id, from: caller.id, identity: caller.identity))
+    }
+
+    private mutating func answerCall(_ id: CallID, by p: Participant) -> [RoomEffect] {
+        guard let call = calls[id], call.callee == p.id, call.room == nil else {
+            return send(p.id, .error(code: .unknownCall, message: "no call \(id) is ringing for you"))
+        }
+        let room = "call/\(id.rawValue)"
+        calls[id]?.room = room
+        var effects: [RoomEffect] = []
+        for (who, peer) in [(call.caller, call.callee), (call.callee, call.caller)] {
+            let previous = participants[who]?.room
+            participants[who]?.roomBeforeCall = previous
+            effects += exit(who)
+            rooms[room] = rooms[room] ?? Room(name: room, mode: .sfu, isCallRoom: true)
+            rooms[room]?.members.append(who)
+            participants[who]?.room = room
+            effects += send(who, .callStarted(callID: id, room: room, peer: peer))
+        }
+        return effects
+    }
+
+    private mutating func declineCall(_ id: CallID, by p: Participant) -> [RoomEffect] {
+        guard let call = calls[id], call.callee == p.id, call.room == nil else {
+            return send(p.id, .error(code: .unknownCall, message: "no call \(id) is ringing for you"))
+        }
+        calls[id] = nil
+        participants[call.caller]?.call = nil
+        participants[call.callee]?.call = nil
+        return send(call.caller, .callDeclined(callID: id))
+    }
+
+    private mutating func hangup(_ id: CallID, by p: Participant) -> [RoomEffect] {
+        guard let call = calls[id], call.caller == p.id || call.callee == p.id else {
+            return send(p.id, .error(code: .unknownCall, message: "you are not in call \(id)"))
+        }
+        return endCall(id, reason: call.room == nil ? "cancelled" : "hangup", returning: [call.caller, call.callee])
+    }
+
+    /// Ends a call: both sides hear `call-ended`; those in `returning` who
+    /// are still present go back to the room they were in before the call.
+    private mutating func endCall(_ id: CallID, reason: String, returning: [ParticipantID]) -> [RoomEffect] {
+        guard let call = calls.removeValue(forKey: id) else { return [] }
+        var effects: [RoomEffect] = []
+        for who in [call.caller, call.callee] {
+            participants[who]?.call = nil
+            effects += send(who, .callEnded(callID: id, reason: reason))
+        }
+        guard call.room != nil else { return effects }
+        for who in [call.caller, call.callee] {
+            effects += exit(who)
+            let previous = participants[who]?.roomBeforeCall
+            participants[who]?.roomBeforeCall = nil
+            if let previous, returning.contains(who), participants[who] != nil {
+                effects += enter(who, room: previous, resumed: true, mode: rooms[previous]?.mode ?? .sfu)
+            }
+        }
+        return effects
+    }
+}
