@@ -64,7 +64,7 @@ let package = Package(
         protocolTarget("Negotiation", ["Wire", "SDP", "ICE", "DTLS", "RTP", "Codecs"]),
 
         // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
-        protocolTarget("Rooms", ["Wire", "Negotiation", "ICE", "DTLS"]),
+        protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS"]),
 
         // Composition: one remote peer's secure transport (and, later, streams).
         protocolTarget("PeerSession", ["Wire", "STUN", "ICE", "DTLS", "SRTP"]),

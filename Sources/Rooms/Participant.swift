@@ -1,3 +1,5 @@
+import ICE
+import Negotiation
 import Wire
 
 /// A participant's state inside the directory.
@@ -15,6 +17,10 @@ struct Participant {
     var call: CallID?
     /// The room to return to when the call ends (its room before the call).
     var roomBeforeCall: String?
+    /// The transport this participant publishes on (SFU rooms).
+    var publisher: PublisherState?
+    /// The transport this participant receives on (SFU rooms).
+    var subscriber: SubscriberState?
 
     var info: ParticipantInfo { ParticipantInfo(id: id, identity: identity, tracks: tracks) }
 }
@@ -26,6 +32,8 @@ struct Room {
     var members: [ParticipantID] = []
     /// A private two-party room made for a call.
     var isCallRoom = false
+    /// The media worker that owns the room (SFU).
+    var worker = 0
 }
 
 /// A one-to-one call (the SkyWay model): ringing until the callee
@@ -35,4 +43,22 @@ struct Call {
     let caller: ParticipantID
     let callee: ParticipantID
     var room: String?
+}
+
+/// A participant's publisher transport: it offers, we answer.
+struct PublisherState {
+    let credentials: ICECredentials
+    var answerer: PublishAnswerer
+    /// Published tracks by track id, with what their m-section said.
+    var tracks: [String: PublishedTrackDescription] = [:]
+}
+
+/// A participant's subscriber transport: we offer, it answers.
+struct SubscriberState {
+    let credentials: ICECredentials
+    var builder: SubscriberOfferBuilder
+    /// The client's transport parameters are known (first answer applied).
+    var remoteKnown = false
+    /// What this participant receives, by published track id.
+    var subscriptions: [String: OutgoingTrack] = [:]
 }

@@ -20,13 +20,19 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         /// Mesh rooms send every stream to every peer: each browser encodes
         /// and uploads N-1 copies. Six keeps a typical uplink workable.
         public var meshLimit = 6
-        public init() {}
+        /// Where SFU media goes; nil: a signalling-only server (mesh rooms
+        /// and calls' signalling work, SFU media is refused).
+        public var media: MediaEndpoint?
+        public init(media: MediaEndpoint? = nil) { self.media = media }
     }
 
     public let configuration: Configuration
-    private var ids: IDs
-    private var rooms: [String: Room] = [:]
-    private var participants: [ParticipantID: Participant] = [:]
+    var ids: IDs
+    var rooms: [String: Room] = [:]
+    var participants: [ParticipantID: Participant] = [:]
+    private var nextWorker = 0
+    private var ssrcCounter: UInt32 = 0x5317_0000
+    private var sessionCounter: UInt64 = 0x5317_0000_0000
     private var byConnection: [ConnectionID: ParticipantID] = [:]
     private var calls: [CallID: Call] = [:]
     public private(set) var isDraining = false
@@ -73,7 +79,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
                 return [.send(connection, .error(code: .roomFull, message: "mesh rooms hold at most \(configuration.meshLimit)"))]
             }
         } else {
-            rooms[request.room] = Room(name: request.room, mode: request.mode ?? .sfu)
+            rooms[request.room] = newRoom(request.room, mode: request.mode ?? .sfu)
         }
         let id = ParticipantID(ids.next(prefix: "PA_"))
         participants[id] = Participant(
@@ -98,10 +104,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         case .meshSignal(let to, let payload): return relayMeshSignal(from: p, to: to, payload: payload)
         case .mute(let trackID, let muted): return mute(p, trackID: trackID, muted: muted)
         case .publish, .subscriberAnswer, .unpublish, .subscribe, .unsubscribe, .setPreference:
-            guard rooms[p.room]?.mode == .sfu else {
-                return [.send(connection, .error(code: .wrongMode, message: "media goes peer to peer in a mesh room"))]
-            }
-            return [.send(connection, .error(code: .negotiationFailed, message: "SFU media is not available on this server yet"))]
+            return handleMedia(message, from: p)
         }
     }
 
@@ -145,21 +148,24 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     private mutating func enter(
         _ id: ParticipantID, room name: String, resumed: Bool, mode: RoomMode = .sfu, isCallRoom: Bool = false
     ) -> [RoomEffect] {
-        if rooms[name] == nil { rooms[name] = Room(name: name, mode: mode, isCallRoom: isCallRoom) }
+        if rooms[name] == nil { rooms[name] = newRoom(name, mode: mode, isCallRoom: isCallRoom) }
         rooms[name]?.members.append(id)
         participants[id]?.room = name
         guard let p = participants[id], let connection = p.connection else { return [] }
         var effects: [RoomEffect] = [.send(connection, joinedMessage(for: id, resumed: resumed))]
         effects += broadcast(to: name, except: id, .participantJoined(p.info))
+        effects += subscribeToExistingTracks(id)
         return effects
     }
 
     /// Takes `id` out of its room: `participant-left` to the others, media
     /// released, the room dropped when empty.
     private mutating func exit(_ id: ParticipantID) -> [RoomEffect] {
-        guard let p = participants[id], var room = rooms[p.room] else { return [] }
+        guard let p = participants[id], rooms[p.room] != nil else { return [] }
+        var effects = releaseMedia(id)
+        guard var room = rooms[p.room] else { return effects }
         room.members.removeAll { $0 == id }
-        var effects = broadcast(members: room.members, .participantLeft(id))
+        effects += broadcast(members: room.members, .participantLeft(id))
         if room.mode == .sfu { effects.append(.media(.releaseParticipant(room: room.name, participant: id))) }
         rooms[room.name] = room.members.isEmpty ? nil : room
         participants[id]?.tracks = []
@@ -186,7 +192,25 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         return .joined(participantID: id, room: room.name, mode: room.mode, participants: others, resumed: resumed)
     }
 
-    private func broadcast(to room: String, except: ParticipantID? = nil, _ message: ServerMessage) -> [RoomEffect] {
+    /// A new room, placed on the next media worker in turn.
+    private mutating func newRoom(_ name: String, mode: RoomMode, isCallRoom: Bool = false) -> Room {
+        var room = Room(name: name, mode: mode, isCallRoom: isCallRoom)
+        room.worker = nextWorker
+        nextWorker += 1
+        return room
+    }
+
+    mutating func nextSSRC() -> SSRC {
+        ssrcCounter &+= 1
+        return SSRC(ssrcCounter)
+    }
+
+    mutating func nextSessionID() -> UInt64 {
+        sessionCounter &+= 1
+        return sessionCounter
+    }
+
+    func broadcast(to room: String, except: ParticipantID? = nil, _ message: ServerMessage) -> [RoomEffect] {
         broadcast(members: (rooms[room]?.members ?? []).filter { $0 != except }, message)
     }
 
@@ -194,7 +218,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         members.compactMap { participants[$0]?.connection }.map { .send($0, message) }
     }
 
-    private func send(_ id: ParticipantID, _ message: ServerMessage) -> [RoomEffect] {
+    func send(_ id: ParticipantID, _ message: ServerMessage) -> [RoomEffect] {
         participants[id]?.connection.map { [.send($0, message)] } ?? []
     }
 
@@ -246,7 +270,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             let previous = participants[who]?.room
             participants[who]?.roomBeforeCall = previous
             effects += exit(who)
-            rooms[room] = rooms[room] ?? Room(name: room, mode: .sfu, isCallRoom: true)
+            rooms[room] = rooms[room] ?? newRoom(room, mode: .sfu, isCallRoom: true)
             rooms[room]?.members.append(who)
             participants[who]?.room = room
             effects += send(who, .callStarted(callID: id, room: room, peer: peer))

@@ -1,3 +1,6 @@
+import DTLS
+import ICE
+import Negotiation
 import Wire
 
 /// The verified content of a `join`: the signalling shell checked the
@@ -27,10 +30,47 @@ public enum RoomEffect: Equatable, Sendable {
     case media(MediaCommand)
 }
 
+/// Which of a participant's two transports.
+public enum TransportRole: String, Equatable, Sendable {
+    /// The participant sends; it offered.
+    case publisher
+    /// The participant receives; we offered.
+    case subscriber
+}
+
 /// What the media layer must do for SFU rooms. The rooms layer decides
-/// who forwards what to whom; the worker owning the room executes it.
+/// who forwards what to whom; the worker owning the room (`worker`, an
+/// index into `MediaEndpoint.workers`) executes it.
 public enum MediaCommand: Equatable, Sendable {
+    /// Create a server-role transport with these local credentials; the
+    /// remote parameters come now (publisher) or with the first answer.
+    case openTransport(
+        room: String, worker: Int, participant: ParticipantID, role: TransportRole,
+        local: ICECredentials, remote: RemoteTransportParameters?)
+    /// The client's transport parameters (first subscriber answer).
+    case setRemote(room: String, participant: ParticipantID, role: TransportRole, remote: RemoteTransportParameters)
+    /// A published m-section: how to recognise its packets (mid/rid
+    /// extensions, SSRCs, payload types).
+    case addIncomingTrack(room: String, participant: ParticipantID, trackID: String, description: PublishedTrackDescription)
+    case removeIncomingTrack(room: String, participant: ParticipantID, trackID: String)
+    /// Forward the track to a subscriber as `outgoing` (its SSRC and payload type).
+    case forward(room: String, trackID: String, subscriber: ParticipantID, outgoing: OutgoingTrack)
+    case stopForward(room: String, trackID: String, subscriber: ParticipantID)
+    /// The subscriber's receive preference for a track (0: paused).
+    case setPreference(room: String, trackID: String, subscriber: ParticipantID, maxWidth: Int?)
     /// The participant is gone: close its transports and stop every
     /// forwarding to or from it.
     case releaseParticipant(room: String, participant: ParticipantID)
+}
+
+/// Where SFU media is received: the server's DTLS certificate fingerprint
+/// and, per media worker, the ICE candidates (its UDP port on each
+/// announced address).
+public struct MediaEndpoint: Equatable, Sendable {
+    public var fingerprint: CertificateFingerprint
+    public var workers: [[ICECandidate]]
+    public init(fingerprint: CertificateFingerprint, workers: [[ICECandidate]]) {
+        self.fingerprint = fingerprint
+        self.workers = workers
+    }
 }

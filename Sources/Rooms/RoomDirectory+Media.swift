@@ -1,0 +1,237 @@
+import ICE
+import Negotiation
+import SDP
+import Wire
+
+/// SFU media: publisher and subscriber transports, track publication, and
+/// who receives what. Every participant with the subscribe grant receives
+/// every track of its room (auto-subscribe) unless it unsubscribes.
+extension RoomDirectory {
+    mutating func publish(_ p: Participant, sdp: String) -> [RoomEffect] {
+        guard p.grants.publish else { return send(p.id, .error(code: .forbidden, message: "your token has no publish grant")) }
+        guard let media = configuration.media, let room = rooms[p.room] else {
+            return send(p.id, .error(code: .negotiationFailed, message: "this server has no media workers"))
+        }
+        let offer: PublishOffer
+        do {
+            offer = try PublishOffer(try SessionDescription.parse(sdp))
+        } catch let error as NegotiationError {
+            return send(p.id, .error(code: .negotiationFailed, message: error.reason))
+        } catch {
+            return send(p.id, .error(code: .negotiationFailed, message: "malformed SDP: \(error)"))
+        }
+        guard !offer.tracks.filter(\.isSending).isEmpty else {
+            return send(p.id, .error(code: .negotiationFailed, message: "the offer sends nothing"))
+        }
+        var effects: [RoomEffect] = []
+        var state: PublisherState
+        if let existing = p.publisher {
+            state = existing
+            effects.append(.media(.setRemote(room: room.name, participant: p.id, role: .publisher, remote: offer.transport)))
+        } else {
+            state = PublisherState(credentials: .random(), answerer: PublishAnswerer(sessionID: nextSessionID()))
+            effects.append(
+                .media(
+                    .openTransport(
+                        room: room.name, worker: room.worker, participant: p.id, role: .publisher,
+                        local: state.credentials, remote: offer.transport)))
+        }
+        let local = LocalTransportParameters(
+            credentials: state.credentials, fingerprint: media.fingerprint,
+            candidates: media.workers[room.worker % media.workers.count])
+        let answer = state.answerer.makeAnswer(to: offer, local: local)
+
+        // Tracks that appeared, and tracks whose m-section stopped sending.
+        var published: [(String, PublishedTrackDescription)] = []
+        for description in offer.tracks where description.isSending {
+            if state.tracks.contains(where: { $0.value.mid == description.mid }) { continue }
+            let trackID = ids.next(prefix: "TR_")
+            state.tracks[trackID] = description
+            published.append((trackID, description))
+        }
+        let stopped = state.tracks.filter { entry in !offer.tracks.contains { $0.mid == entry.value.mid && $0.isSending } }.map(
+            \.key)
+        participants[p.id]?.publisher = state
+        effects += send(p.id, .publishAnswer(sdp: answer.text))
+        for trackID in stopped.sorted() { effects += unpublish(p.id, trackID: trackID) }
+        for (trackID, description) in published {
+            let info = TrackInfo(
+                id: trackID, kind: description.kind == .audio ? .audio : .video,
+                layers: description.simulcast.map(\.rid.description))
+            participants[p.id]?.tracks.append(info)
+            effects.append(
+                .media(.addIncomingTrack(room: room.name, participant: p.id, trackID: trackID, description: description)))
+            effects += broadcast(to: room.name, except: p.id, .trackPublished(participantID: p.id, track: info))
+            for member in room.members where member != p.id && participants[member]?.grants.subscribe == true {
+                effects += subscribe(member, to: trackID, of: p.id, renegotiate: false)
+            }
+        }
+        for member in room.members where member != p.id { effects += renegotiate(member) }
+        return effects
+    }
+
+    /// Starts forwarding `trackID` (published by `publisher`) to `member`.
+    mutating func subscribe(
+        _ member: ParticipantID, to trackID: String, of publisher: ParticipantID, renegotiate again: Bool = true
+    )
+        -> [RoomEffect]
+    {
+        guard let media = configuration.media, let m = participants[member], let room = rooms[m.room],
+            let description = participants[publisher]?.publisher?.tracks[trackID], let codec = description.codecs.first
+        else { return [] }
+        if m.subscriber?.subscriptions[trackID] != nil { return [] }
+        var effects: [RoomEffect] = []
+        var state: SubscriberState
+        if let existing = m.subscriber {
+            state = existing
+        } else {
+            let credentials = ICECredentials.random()
+            let local = LocalTransportParameters(
+                credentials: credentials, fingerprint: media.fingerprint,
+                candidates: media.workers[room.worker % media.workers.count])
+            state = SubscriberState(
+                credentials: credentials, builder: SubscriberOfferBuilder(sessionID: nextSessionID(), local: local))
+            effects.append(
+                .media(
+                    .openTransport(
+                        room: room.name, worker: room.worker, participant: member, role: .subscriber,
+                        local: credentials, remote: nil)))
+        }
+        // Each subscriber's copy has its own SSRC; the payload type stays
+        // the publisher's (the subscriber answers our offer with it).
+        let outgoing = OutgoingTrack(
+            kind: description.kind,
+            codec: CodecDescription(
+                codec: codec.codec, payloadType: codec.payloadType, clockRate: codec.clockRate,
+                channels: codec.channels, formatParameters: codec.formatParameters,
+                rtxPayloadType: nil, feedback: codec.feedback),
+            ssrc: nextSSRC(), rtxSSRC: nil, streamID: publisher.rawValue, trackID: trackID, cname: "swiftlet")
+        do {
+            try state.builder.add(track: outgoing)
+        } catch {
+            return effects
+        }
+        state.subscriptions[trackID] = outgoing
+        participants[member]?.subscriber = state
+        effects.append(.media(.forward(room: room.name, trackID: trackID, subscriber: member, outgoing: outgoing)))
+        if again { effects += renegotiate(member) }
+        return effects
+    }
+
+    mutating func unsubscribe(_ member: ParticipantID, from trackID: String) -> [RoomEffect] {
+        guard var state = participants[member]?.subscriber, state.subscriptions.removeValue(forKey: trackID) != nil,
+            let room = participants[member]?.room
+        else { return [] }
+        try? state.builder.remove(trackID: trackID)
+        participants[member]?.subscriber = state
+        return [.media(.stopForward(room: room, trackID: trackID, subscriber: member))] + renegotiate(member)
+    }
+
+    /// Sends a new subscriber offer when the m-sections changed and no
+    /// offer is outstanding (only the server offers on this transport, so
+    /// there is no glare; changes during an outstanding offer wait for the
+    /// answer).
+    mutating func renegotiate(_ member: ParticipantID) -> [RoomEffect] {
+        guard var state = participants[member]?.subscriber, state.builder.state == .stable, state.builder.needsRenegotiation,
+            !state.builder.activeMIDs.isEmpty || state.remoteKnown
+        else { return [] }
+        guard let offer = try? state.builder.createOffer() else { return [] }
+        participants[member]?.subscriber = state
+        return send(member, .subscriberOffer(sdp: offer.text, version: Int(state.builder.sessionVersion)))
+    }
+
+    mutating func applySubscriberAnswer(_ p: Participant, sdp: String, version: Int) -> [RoomEffect] {
+        guard var state = p.subscriber else {
+            return send(p.id, .error(code: .negotiationFailed, message: "no subscriber offer is outstanding"))
+        }
+        guard version == Int(state.builder.sessionVersion) else {
+            return send(
+                p.id,
+                .error(code: .negotiationFailed, message: "answer to offer \(version), expected \(state.builder.sessionVersion)"))
+        }
+        let remote: RemoteTransportParameters
+        do {
+            remote = try state.builder.applyAnswer(try SessionDescription.parse(sdp))
+        } catch let error as NegotiationError {
+            return send(p.id, .error(code: .negotiationFailed, message: error.reason))
+        } catch {
+            return send(p.id, .error(code: .negotiationFailed, message: "malformed SDP: \(error)"))
+        }
+        var effects: [RoomEffect] = []
+        if !state.remoteKnown {
+            state.remoteKnown = true
+            effects.append(.media(.setRemote(room: p.room, participant: p.id, role: .subscriber, remote: remote)))
+        }
+        participants[p.id]?.subscriber = state
+        return effects + renegotiate(p.id)
+    }
+
+    /// A track stops: nobody receives it any more.
+    mutating func unpublish(_ publisher: ParticipantID, trackID: String) -> [RoomEffect] {
+        guard let p = participants[publisher], p.publisher?.tracks[trackID] != nil else {
+            return send(publisher, .error(code: .unknownTrack, message: "no track \(trackID) of yours"))
+        }
+        participants[publisher]?.publisher?.tracks[trackID] = nil
+        participants[publisher]?.tracks.removeAll { $0.id == trackID }
+        var effects: [RoomEffect] = [.media(.removeIncomingTrack(room: p.room, participant: publisher, trackID: trackID))]
+        effects += broadcast(to: p.room, except: publisher, .trackUnpublished(participantID: publisher, trackID: trackID))
+        for member in members(of: p.room) where member != publisher { effects += unsubscribe(member, from: trackID) }
+        return effects
+    }
+
+    /// On entering an SFU room: receive what is already published there.
+    mutating func subscribeToExistingTracks(_ member: ParticipantID) -> [RoomEffect] {
+        guard let m = participants[member], m.grants.subscribe, rooms[m.room]?.mode == .sfu else { return [] }
+        var effects: [RoomEffect] = []
+        for other in members(of: m.room) where other != member {
+            for track in participants[other]?.tracks ?? [] {
+                effects += subscribe(member, to: track.id, of: other, renegotiate: false)
+            }
+        }
+        return effects + renegotiate(member)
+    }
+
+    /// On leaving a room: its tracks stop for everyone; its transports go.
+    mutating func releaseMedia(_ id: ParticipantID) -> [RoomEffect] {
+        guard let p = participants[id] else { return [] }
+        var effects: [RoomEffect] = []
+        for track in p.tracks {
+            for member in members(of: p.room) where member != id { effects += unsubscribe(member, from: track.id) }
+        }
+        participants[id]?.publisher = nil
+        participants[id]?.subscriber = nil
+        participants[id]?.tracks = []
+        return effects
+    }
+
+    mutating func handleMedia(_ message: ClientMessage, from p: Participant) -> [RoomEffect] {
+        guard rooms[p.room]?.mode == .sfu else {
+            return send(p.id, .error(code: .wrongMode, message: "media goes peer to peer in a mesh room"))
+        }
+        switch message {
+        case .publish(let sdp): return publish(p, sdp: sdp)
+        case .subscriberAnswer(let sdp, let version): return applySubscriberAnswer(p, sdp: sdp, version: version)
+        case .unpublish(let trackID): return unpublish(p.id, trackID: trackID)
+        case .subscribe(let trackID):
+            guard p.grants.subscribe else {
+                return send(p.id, .error(code: .forbidden, message: "your token has no subscribe grant"))
+            }
+            guard
+                let owner = members(of: p.room).first(where: { participants[$0]?.tracks.contains { $0.id == trackID } == true }),
+                owner != p.id
+            else { return send(p.id, .error(code: .unknownTrack, message: "no track \(trackID) in this room")) }
+            return subscribe(p.id, to: trackID, of: owner)
+        case .unsubscribe(let trackID):
+            guard p.subscriber?.subscriptions[trackID] != nil else {
+                return send(p.id, .error(code: .unknownTrack, message: "not subscribed to \(trackID)"))
+            }
+            return unsubscribe(p.id, from: trackID)
+        case .setPreference(let trackID, let maxWidth):
+            guard p.subscriber?.subscriptions[trackID] != nil else {
+                return send(p.id, .error(code: .unknownTrack, message: "not subscribed to \(trackID)"))
+            }
+            return [.media(.setPreference(room: p.room, trackID: trackID, subscriber: p.id, maxWidth: maxWidth))]
+        default: return []
+        }
+    }
+}
