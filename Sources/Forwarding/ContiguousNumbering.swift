@@ -43,8 +43,8 @@ struct ContiguousNumbering: Sendable {
     func place(_ n: UInt64) -> Placement {
         if n > highest { return .ahead }
         if n == highest { return .highest }
-        if n < start { return .beforeStart }
         if highest - n >= RecentNumberWindow.capacity { return .tooOld }
+        if n < start { return .beforeStart }
         return .late
     }
 

@@ -32,7 +32,10 @@ import Wire
 ///   video, any packet for audio) makes a new SSRC the current source; late
 ///   packets of the previous source are then dropped.
 /// - Packets of the current source older than the switch point, duplicates,
-///   and packets more than 256 sequence numbers late are dropped.
+///   and packets more than 256 sequence numbers late are dropped; but a
+///   switch point that far behind (a restart that kept the SSRC: the 16-bit
+///   unwrapping sees any jump over 32767 as backwards) starts the source
+///   over, continuing the outgoing stream like a new SSRC would.
 ///
 /// Per packet nothing allocates: all state is inline (bit windows of 256).
 public struct StreamRewriter: Sendable {
@@ -71,7 +74,8 @@ public struct StreamRewriter: Sendable {
     /// Places the next switch to `ssrc` on the current source's timeline:
     /// `offset` is added to the new source's RTP timestamps to express them
     /// as the current source's (from the two sources' SR NTP/RTP pairs). It
-    /// is used only if the result lies ahead of the last timestamp sent.
+    /// is used only if the result lies ahead of the last timestamp sent, and
+    /// forgotten at the next switch, whichever SSRC it is to.
     public mutating func alignNextSource(ssrc: SSRC, timestampOffset offset: UInt32) {
         alignment = (ssrc, offset)
     }
@@ -91,6 +95,12 @@ public struct StreamRewriter: Sendable {
             source?.process(packet, wanted: wanted, lastPictureID: lastPictureID, lastTL0PictureIndex: lastTL0PictureIndex)
             ?? .drop(.notCurrentSource)
         switch outcome {
+        case .drop(.outsideHistory) where wanted && packet.isSwitchPoint:
+            // The same SSRC far behind everything recent, at a point a
+            // decoder can start from: the publisher restarted its numbering
+            // without a new SSRC. Start over as if it were a new source,
+            // rather than dropping everything from now on.
+            return startSource(packet, arrival: arrival)
         case .drop(let reason):
             return .drop(reason == .notForwarded ? unwantedReason : reason)
         case .forward(let mapped):

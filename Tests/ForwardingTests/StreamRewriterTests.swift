@@ -242,3 +242,17 @@ struct RewriterHarness {
     #expect(!ok)
     #expect(bytes == [0x80, 96, 0, 1, 0, 0])
 }
+
+@Test func restartsTheSourceWhenTheSameSSRCJumpsFarBackOnAKeyframe() {
+    var h = RewriterHarness(initialSequenceNumber: 10, initialTimestamp: 0)
+    _ = h.out(seq: 40_000, ts: 900_000, switchPoint: true)
+    _ = h.out(seq: 40_001, ts: 903_000)
+    h.clock.advance(by: .milliseconds(100))
+    // 30,000 behind (or 35,536 ahead): only a keyframe starts over.
+    #expect(h.send(seq: 10_000, ts: 5) == .drop(.outsideHistory))
+    #expect(h.out(seq: 10_001, ts: 5, switchPoint: true)! == (12, 3000 + 9000))
+    #expect(h.out(seq: 10_002, ts: 3005)! == (13, 15_000))
+    #expect(h.rewriter.sourceSwitches == 2)
+    // The packet before the restart point stays dropped.
+    #expect(h.send(seq: 10_000, ts: 5) == .drop(.beforeSourceSwitch))
+}
