@@ -1,1 +1,0 @@
-// Forwarding: see README.md in this folder.

@@ -1,1 +1,0 @@
-// RTPStreams: see README.md in this folder.

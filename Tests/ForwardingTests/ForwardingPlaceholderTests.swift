@@ -1,5 +1,0 @@
-import Testing
-
-@testable import Forwarding
-
-@Test func moduleBuilds() {}

@@ -1,5 +1,0 @@
-import Testing
-
-@testable import RTPStreams
-
-@Test func moduleBuilds() {}
