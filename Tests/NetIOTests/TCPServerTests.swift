@@ -60,6 +60,36 @@ import Wire
         #expect(eventually { server.statistics.connections == 0 })
     }
 
+    @Test func lingerEndsAfterItsTimeoutWithoutThePeersFIN() throws {
+        let recorder = Recorder()
+        var configuration = TCPServerConfiguration()
+        configuration.lingerTimeout = .milliseconds(50)
+        let server = try startServer(configuration: configuration, recorder: recorder)
+        defer { server.stop() }
+
+        let client = try BlockingClient(connectingTo: server.localAddress)
+        client.send("close")
+        #expect(client.receiveString(count: 3) == "bye")
+        #expect(client.seesClose())
+        // Late bytes during the linger are discarded, not echoed.
+        client.send("late")
+        let id = try #require(recorder.created.first)
+        #expect(eventually { recorder.closedReason(id) == .requested })
+        #expect(server.statistics.connections == 0)
+    }
+
+    @Test func closeNowDiscardsTheAnswer() throws {
+        let recorder = Recorder()
+        let server = try startServer(recorder: recorder)
+        defer { server.stop() }
+
+        let client = try BlockingClient(connectingTo: server.localAddress)
+        client.send("abort")
+        #expect(client.receiveOnce() == [])
+        let id = try #require(recorder.created.first)
+        #expect(eventually { recorder.closedReason(id) == .requested })
+    }
+
     @Test func peerHalfCloseFlushesThenCloses() throws {
         let recorder = Recorder()
         let server = try startServer(recorder: recorder)
@@ -90,6 +120,27 @@ import Wire
         #expect(client.seesClose())
         #expect(waited >= .milliseconds(80))
         #expect(waited < .seconds(3))
+    }
+
+    @Test func activityPostponesTheIdleDeadline() throws {
+        let recorder = Recorder()
+        var options = ScriptedHandler.Options()
+        options.idleTimeout = .milliseconds(300)
+        let server = try startServer(options: options, recorder: recorder)
+        defer { server.stop() }
+
+        let client = try BlockingClient(connectingTo: server.localAddress)
+        let start = MonotonicClock.now()
+        // Eight messages 50 ms apart outlast one idle timeout: each moves the
+        // deadline, and the superseded heap entries must not fire.
+        for i in 0..<8 {
+            client.send("m\(i)")
+            #expect(client.receiveString(count: 2) == "m\(i)")
+            usleep(50_000)
+        }
+        #expect(MonotonicClock.now() - start > .milliseconds(300))
+        #expect(client.receiveString(count: 4) == "idle")
+        #expect(client.seesClose())
     }
 
     @Test func deliversEightMebibytesToASlowReader() throws {

@@ -116,7 +116,8 @@ func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool)
 
 /// Echoes input, with a few commands for the tests (each must arrive in
 /// one read; the tests send them alone and wait for their effect):
-/// "close" answers "bye" then closes after send; "big" answers
+/// "close" answers "bye" then closes after send; "abort" closes at once
+/// (its "lost" answer discarded); "big" answers
 /// `bigResponseSize` pattern bytes then closes; "flood" answers 1 MiB.
 /// With `idleTimeout`, "idle" is sent and the connection closed once no
 /// input came for that long.
@@ -160,6 +161,7 @@ final class ScriptedHandler: TCPConnectionHandler {
         if let idle = options.idleTimeout { idleDeadline = now + idle }
         switch String(decoding: bytes, as: UTF8.self) {
         case "close": return .sendThenClose(Array("bye".utf8))
+        case "abort": return TCPConnectionAction(send: Array("lost".utf8), close: .now)
         case "big": return .sendThenClose(Self.pattern(options.bigResponseSize))
         case "flood": return .send([UInt8](repeating: 0x46, count: 1 << 20))
         default: return .send(Array(bytes))
