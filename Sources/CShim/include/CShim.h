@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "CShimEventLoop.h"
+#include "CShimTCP.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
 typedef struct ssl_st SSL;

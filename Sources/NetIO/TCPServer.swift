@@ -1,0 +1,153 @@
+import Synchronization
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// # TCP for signalling
+//
+// The HTTP/WebSocket signalling server runs on `TCPServer`: one thread with
+// an epoll loop that accepts connections and moves bytes. It parses nothing.
+// Each connection gets a `TCPConnectionHandler` from the owner's factory;
+// the handler is sans-IO (bytes and `now` in, a `TCPConnectionAction` out)
+// and lives on the loop thread. Other threads reach a connection with
+// `post(to:_:)` / `send(_:to:)` through a `Mailbox` woken by an eventfd.
+//
+// Per connection the shell keeps the bytes the kernel has not taken yet and
+// watches EPOLLOUT only while there are some; past `maxUnsentBytes` the
+// peer is not reading and the connection closes (slow-reader protection).
+// A peer's FIN ends input; queued output is flushed, then `closed`. A
+// handler's `.afterSend` flushes, sends FIN and lingers briefly so late
+// client bytes do not turn into a reset that destroys the response.
+//
+// Time: each handler names its next deadline; the loop keeps them in a
+// min-heap with lazy deletion (`TCPDeadlineHeap`) and sleeps in epoll until
+// the earliest. Limits: `maxConnections` (beyond it a connection is
+// accepted and closed at once). Lifecycle: `drain()` closes the listener
+// and keeps serving; `stop()` closes everything and joins the thread.
+
+/// Settings of a `TCPServer`.
+public struct TCPServerConfiguration: Sendable {
+    /// listen(2) backlog (the kernel caps it at net.core.somaxconn).
+    public var backlog: Int32 = 511
+    /// Connections served at once; one more is accepted and closed at once.
+    public var maxConnections = 10_000
+    /// Bytes a connection may have waiting for the kernel after a write
+    /// attempt; beyond this the peer is deemed not to read and the
+    /// connection closes. A single response larger than this closes its
+    /// connection too, unless the kernel takes the excess at once: raise it
+    /// for large downloads.
+    public var maxUnsentBytes = 4 << 20
+    /// The one read buffer the loop shares among connections.
+    public var receiveBufferSize = 64 << 10
+    /// How long `.afterSend` waits for the peer's FIN after ours.
+    public var lingerTimeout: Duration = .seconds(2)
+    /// TCP_NODELAY on accepted connections.
+    public var noDelay = true
+
+    public init() {}
+}
+
+/// Counters since the server started; approximate while it runs.
+public struct TCPServerStatistics: Equatable, Sendable {
+    /// Connections open now.
+    public var connections: Int
+    /// Connections admitted (handler created).
+    public var accepted: Int
+    /// Connections accepted and closed at once over `maxConnections`.
+    public var refused: Int
+    /// Connections closed for exceeding `maxUnsentBytes`.
+    public var unsentLimitCloses: Int
+    /// Times output had to wait for the kernel (EPOLLOUT path).
+    public var writeBlocked: Int
+}
+
+/// A TCP server on its own thread; see the section at the top of this file.
+/// All methods may be called from any thread.
+public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
+    public let localAddress: SocketAddress
+    private let shared: TCPServerShared<Handler>
+    private let thread: Mutex<WorkerThread?>
+
+    /// Binds and listens on `address` (port 0 picks one; read it from
+    /// `localAddress`), then starts the loop thread. `makeHandler` runs on
+    /// the loop thread for each admitted connection with its id, the peer's
+    /// address and the accept instant.
+    public init(
+        bindingTo address: SocketAddress, configuration: TCPServerConfiguration = TCPServerConfiguration(),
+        makeHandler: @escaping @Sendable (TCPConnectionID, SocketAddress?, Instant) -> Handler
+    ) throws(SocketError) {
+        let listener = try TCPListener(bindingTo: address, backlog: configuration.backlog)
+        localAddress = listener.localAddress
+        let shared = TCPServerShared<Handler>()
+        let loop = try TCPEventLoop(listener: listener, configuration: configuration, shared: shared, factory: makeHandler)
+        self.shared = shared
+        thread = Mutex(WorkerThread { loop.run() })
+    }
+
+    /// Stops the server if the owner did not.
+    deinit { stop() }
+
+    /// Runs `work` on the loop thread with the connection's handler and
+    /// carries out its answer (a server-initiated WebSocket message, a
+    /// close). Dropped if the connection is gone by then. Returns false
+    /// when the server has stopped.
+    @discardableResult
+    public func post(
+        to connection: TCPConnectionID, _ work: @escaping @Sendable (Handler, Instant) -> TCPConnectionAction
+    ) -> Bool {
+        shared.postUnlessExited(.work(connection, work))
+    }
+
+    /// Sends bytes already framed by the caller, in order after everything
+    /// posted before, bypassing the handler.
+    @discardableResult
+    public func send(
+        _ bytes: [UInt8], to connection: TCPConnectionID, then close: TCPConnectionAction.Close = .none
+    )
+        -> Bool
+    {
+        let action = TCPConnectionAction(send: bytes, close: close)
+        return post(to: connection) { _, _ in action }
+    }
+
+    /// Stops accepting: the listener closes, so new connections are refused
+    /// by the kernel, while existing connections are served until `stop()`
+    /// (SIGTERM drain). Returns once the listener is closed; called on the
+    /// loop thread (from a handler) it returns at once and takes effect
+    /// after the current round.
+    public func drain() {
+        let latch = TCPLatch()
+        if shared.postUnlessExited(.drain(latch)), !shared.onLoopThread { latch.wait() }
+    }
+
+    /// Closes the listener and every connection (their handlers get
+    /// `closed(.serverStopped)`) and joins the loop thread. Idempotent.
+    /// Called on the loop thread it only asks; the loop ends after the
+    /// current round and the joining is left to the next caller or deinit.
+    public func stop() {
+        shared.stopRequested.store(true, ordering: .releasing)
+        shared.wake()
+        guard !shared.onLoopThread else { return }
+        thread.withLock { thread in
+            thread?.join()
+            thread = nil
+        }
+    }
+
+    /// False once the loop has exited.
+    public var isRunning: Bool { !shared.exited.withLock { $0 } }
+
+    /// False after `drain()` or `stop()`.
+    public var isAccepting: Bool { shared.accepting.load(ordering: .acquiring) }
+
+    public var statistics: TCPServerStatistics {
+        TCPServerStatistics(
+            connections: shared.connections.load(ordering: .relaxed),
+            accepted: shared.accepted.load(ordering: .relaxed),
+            refused: shared.refused.load(ordering: .relaxed),
+            unsentLimitCloses: shared.unsentLimitCloses.load(ordering: .relaxed),
+            writeBlocked: shared.writeBlocked.load(ordering: .relaxed))
+    }
+}
