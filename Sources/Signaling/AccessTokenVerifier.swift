@@ -69,7 +69,9 @@ public struct AccessTokenVerifier: Sendable {
     /// known key, valid at `nowSeconds`, for `room` (when given) and grants
     /// `grant` (when given). Checks run in that order; the claims are only
     /// decoded in full after the signature matched.
-    public func verify(_ token: String, room: String?, required grant: Grant?, nowSeconds: Int64) throws(AccessTokenError)
+    public func verify(
+        _ token: String, room: String?, required grant: Grant?, nowSeconds: Int64
+    ) throws(AccessTokenError)
         -> AccessTokenClaims
     {
         guard token.utf8.count <= Self.maxTokenBytes else { throw .tooLarge }

@@ -117,7 +117,9 @@ public struct WebSocketFrameDecoder: Sendable {
         }
     }
 
-    private static func message(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(WebSocketProtocolError)
+    private static func message(
+        _ opcode: WebSocketOpcode, _ payload: [UInt8]
+    ) throws(WebSocketProtocolError)
         -> WebSocketMessage
     {
         guard opcode == .text else { return .binary(payload) }

@@ -184,7 +184,8 @@ private func forge(header: String, payload: String, secret: String = KnownAnswer
 
     @Test func missingGrantFlagsAreFalse() throws {
         let payload = #"{"iss":"APIdemo","sub":"a","nbf":1,"exp":2000000000,"room":"lobby","grants":{"subscribe":true}}"#
-        let claims = try verifier.verify(forge(header: AccessToken.header, payload: payload), room: "lobby", required: .subscribe, nowSeconds: now)
+        let claims = try verifier.verify(
+            forge(header: AccessToken.header, payload: payload), room: "lobby", required: .subscribe, nowSeconds: now)
         #expect(claims.grants == AccessTokenGrants(publish: false, subscribe: true, admin: false))
         #expect(rejection(forge(header: AccessToken.header, payload: payload), grant: .publish) == .missingGrant(.publish))
     }

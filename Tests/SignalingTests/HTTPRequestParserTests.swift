@@ -3,7 +3,9 @@ import Testing
 @testable import Signaling
 
 /// Feeds `text` to a fresh parser in one chunk and returns every request.
-private func parseAll(_ bytes: [UInt8], limits: HTTPRequestParser.Limits = .init()) throws(HTTPParseError)
+private func parseAll(
+    _ bytes: [UInt8], limits: HTTPRequestParser.Limits = .init()
+) throws(HTTPParseError)
     -> [HTTPRequest]
 {
     var parser = HTTPRequestParser(limits: limits)
@@ -167,7 +169,9 @@ private let whipOffer = Array(
     }
 
     @Test func hugeContentLengthIs413NotATrap() {
-        #expect(error(of: Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8)) == .contentTooLarge)
+        #expect(
+            error(of: Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8))
+                == .contentTooLarge)
     }
 
     @Test(arguments: [
@@ -186,7 +190,8 @@ private let whipOffer = Array(
     }
 
     @Test func chunkedBodyIs411AndOtherCodingsAre501() throws {
-        let chunked = error(of: Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
+        let chunked = error(
+            of: Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
         #expect(chunked == .chunkedBodyNotSupported)
         #expect(chunked?.status == 411)
         let gzip = error(of: Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n".utf8))
@@ -207,7 +212,9 @@ private let whipOffer = Array(
     }
 
     @Test func nonASCIIInTargetIs400() {
-        #expect(error(of: [0x47, 0x45, 0x54, 0x20, 0x2F, 0xC3, 0xA9, 0x20] + Array("HTTP/1.1\r\nHost: h\r\n\r\n".utf8)) == .malformedRequestLine)
+        #expect(
+            error(of: [0x47, 0x45, 0x54, 0x20, 0x2F, 0xC3, 0xA9, 0x20] + Array("HTTP/1.1\r\nHost: h\r\n\r\n".utf8))
+                == .malformedRequestLine)
     }
 
     @Test(arguments: ["HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "HTTP/3.0"])

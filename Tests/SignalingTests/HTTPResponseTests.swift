@@ -20,7 +20,8 @@ import Testing
 
     @Test func dateIsWrittenOnlyWhenPassedIn() {
         let bytes = HTTPResponse(status: 204).serialize(date: "Sun, 06 Nov 1994 08:49:37 GMT")
-        #expect(String(decoding: bytes, as: UTF8.self) == "HTTP/1.1 204 No Content\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n")
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == "HTTP/1.1 204 No Content\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n")
     }
 
     @Test func switchingProtocolsHasNoContentLength() {
@@ -39,6 +40,10 @@ import Testing
         var parser = HTTPRequestParser()
         parser.feed(Array("PATCH /whip/r/1 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nab".utf8))
         let request = try #require(try parser.nextRequest())
-        #expect(request == HTTPRequest(method: "PATCH", target: "/whip/r/1", headers: HTTPHeaders([("Host", "h"), ("Content-Length", "2")]), body: [0x61, 0x62]))
+        #expect(
+            request
+                == HTTPRequest(
+                    method: "PATCH", target: "/whip/r/1", headers: HTTPHeaders([("Host", "h"), ("Content-Length", "2")]),
+                    body: [0x61, 0x62]))
     }
 }

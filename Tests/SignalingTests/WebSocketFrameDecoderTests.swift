@@ -3,7 +3,9 @@ import Testing
 @testable import Signaling
 
 /// A client frame as a browser sends it: masked with `key`.
-private func clientFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true, key: UInt32 = 0x3712_A5C4)
+private func clientFrame(
+    _ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true, key: UInt32 = 0x3712_A5C4
+)
     -> [UInt8]
 {
     WebSocketFrame(fin: fin, opcode: opcode, payload: payload).serialize(maskingKey: key)
@@ -38,8 +40,10 @@ private func decodeAll(_ bytes: [UInt8], max: Int = 1 << 20) -> ([WebSocketMessa
 
     /// RFC 6455 section 5.7: the unmasked form is what the server sends.
     @Test func serverFramesAreUnmasked() {
-        #expect(WebSocketFrame(opcode: .text, payload: Array("Hello".utf8)).serialize() == [0x81, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
-        #expect(WebSocketFrame(opcode: .ping, payload: Array("Hello".utf8)).serialize() == [0x89, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
+        #expect(
+            WebSocketFrame(opcode: .text, payload: Array("Hello".utf8)).serialize() == [0x81, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
+        #expect(
+            WebSocketFrame(opcode: .ping, payload: Array("Hello".utf8)).serialize() == [0x89, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
     }
 
     @Test func lengthsUseSevenSixteenAndSixtyFourBits() {
@@ -63,10 +67,12 @@ private func decodeAll(_ bytes: [UInt8], max: Int = 1 << 20) -> ([WebSocketMessa
 
     @Test func splitsAtEveryByteGiveTheSameMessages() throws {
         let stream =
-            clientFrame(.text, Array("héllo".utf8), fin: false) + clientFrame(.ping, [9]) + clientFrame(.continuation, Array(" world".utf8))
+            clientFrame(.text, Array("héllo".utf8), fin: false) + clientFrame(.ping, [9])
+            + clientFrame(.continuation, Array(" world".utf8))
             + clientFrame(.binary, [UInt8](repeating: 0xAB, count: 300)) + clientFrame(.close, [0x03, 0xE8] + Array("bye".utf8))
         let expected: [WebSocketMessage] = [
-            .ping([9]), .text("héllo world"), .binary([UInt8](repeating: 0xAB, count: 300)), .close(code: .normalClosure, reason: "bye"),
+            .ping([9]), .text("héllo world"), .binary([UInt8](repeating: 0xAB, count: 300)),
+            .close(code: .normalClosure, reason: "bye"),
         ]
         #expect(decodeAll(stream).0 == expected)
         // Byte by byte.
@@ -129,7 +135,8 @@ private func decodeAll(_ bytes: [UInt8], max: Int = 1 << 20) -> ([WebSocketMessa
 
     @Test func fragmentedMessageWithPingInTheMiddle() {
         let stream =
-            clientFrame(.binary, [1, 2], fin: false) + clientFrame(.continuation, [3], fin: false) + clientFrame(.ping, Array("p".utf8))
+            clientFrame(.binary, [1, 2], fin: false) + clientFrame(.continuation, [3], fin: false)
+            + clientFrame(.ping, Array("p".utf8))
             + clientFrame(.continuation, [4, 5])
         #expect(decodeAll(stream).0 == [.ping(Array("p".utf8)), .binary([1, 2, 3, 4, 5])])
     }
@@ -165,7 +172,9 @@ private func decodeAll(_ bytes: [UInt8], max: Int = 1 << 20) -> ([WebSocketMessa
     }
 
     @Test func fragmentsAddingUpOverTheLimitAre1009() {
-        let stream = clientFrame(.binary, [UInt8](repeating: 0, count: 600), fin: false) + clientFrame(.continuation, [UInt8](repeating: 0, count: 425), fin: false)
+        let stream =
+            clientFrame(.binary, [UInt8](repeating: 0, count: 600), fin: false)
+            + clientFrame(.continuation, [UInt8](repeating: 0, count: 425), fin: false)
             + Array(clientFrame(.continuation, [UInt8](repeating: 0, count: 1)).prefix(6))
         #expect(decodeAll(stream, max: 1025).1 == .messageTooBig)
         #expect(decodeAll(stream, max: 1026).1 == nil)
@@ -187,7 +196,10 @@ private func decodeAll(_ bytes: [UInt8], max: Int = 1 << 20) -> ([WebSocketMessa
 
     @Test(arguments: [UInt16(1000), 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 4999])
     func validCloseCodesAreAccepted(code: UInt16) {
-        #expect(decodeAll(clientFrame(.close, [UInt8(code >> 8), UInt8(code & 0xFF)])).0 == [.close(code: WebSocketCloseCode(code), reason: "")])
+        #expect(
+            decodeAll(clientFrame(.close, [UInt8(code >> 8), UInt8(code & 0xFF)])).0 == [
+                .close(code: WebSocketCloseCode(code), reason: "")
+            ])
     }
 
     @Test func errorsStick() {

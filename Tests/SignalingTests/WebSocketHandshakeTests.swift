@@ -99,7 +99,9 @@ private func rejection(_ request: HTTPRequest) -> WebSocketHandshake.Rejection? 
 @Suite struct Base64Tests {
     /// RFC 4648 section 10 test vectors.
     @Test func rfc4648Vectors() {
-        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        let vectors = [
+            "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy",
+        ]
         for (plain, encoded) in vectors {
             #expect(Base64.encode(Array(plain.utf8), .standard) == encoded)
             #expect(Base64.decode(encoded, .standard) == Array(plain.utf8))
