@@ -71,6 +71,18 @@ public struct HTTPRequestParser: Sendable {
     /// Bytes received and not yet part of a returned request.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// Hands over the bytes received after the last returned request and
+    /// stops the parser: for a connection switching protocols (a WebSocket
+    /// upgrade), whose next bytes belong to the new protocol.
+    public mutating func takeBufferedBytes() -> [UInt8] {
+        let rest = pending == nil ? Array(buffer[start...]) : []
+        buffer = []
+        start = 0
+        pending = nil
+        finished = true
+        return rest
+    }
+
     /// True once a request without keep-alive was returned, or after an error.
     public var isFinished: Bool { finished || failure != nil }
 

@@ -252,3 +252,15 @@ private let whipOffer = Array(
         #expect(response.headers["Connection"] == "close")
     }
 }
+
+@Suite struct HTTPUpgradeHandoverTests {
+    @Test func bytesAfterAnUpgradeRequestAreHandedOver() throws {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET /ws HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n\r\n".utf8) + [0x81, 0x80])
+        #expect(try parser.nextRequest()?.path == "/ws")
+        #expect(parser.takeBufferedBytes() == [0x81, 0x80])
+        parser.feed([1, 2, 3])
+        #expect(try parser.nextRequest() == nil)
+        #expect(parser.isFinished)
+    }
+}
