@@ -74,7 +74,7 @@ let package = Package(
 
         // Parser entry points shared by the libFuzzer binaries (Fuzz/) and the
         // corpus replay test, so both exercise exactly the same code.
-        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP"]),
+        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).

@@ -36,6 +36,12 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "codecs", entry: { FuzzEntryPoints.codecs($0) },
             interesting: [0x80, 0x90, 0x10, 0x18, 0x1C, 0x7C, 0x85, 0xFF, 0x00]),
+        FuzzTarget(
+            name: "http", entry: { FuzzEntryPoints.http($0) },
+            interesting: Array(" :,/?\r\n0129-\t".utf8) + [0x00, 0x7F, 0xFF]),
+        FuzzTarget(
+            name: "websocket", entry: { FuzzEntryPoints.websocket($0) },
+            interesting: [0x00, 0x01, 0x02, 0x08, 0x09, 0x0A, 0x80, 0x81, 0x82, 0x88, 0xFE, 0xFF, 0x7E, 0x7F, 0x03, 0xE8]),
     ]
 
     func seeds() throws -> [[UInt8]] {

@@ -1,0 +1,105 @@
+import CryptoPrimitives
+import FoundationEssentials
+
+/// A permission an access token may carry.
+public enum Grant: String, Equatable, Sendable, CaseIterable {
+    case publish, subscribe, admin
+}
+
+/// The `grants` claim: what the participant may do in the room. A flag
+/// missing from the JSON is false.
+public struct AccessTokenGrants: Codable, Equatable, Sendable {
+    public var publish: Bool
+    public var subscribe: Bool
+    public var admin: Bool
+
+    public init(publish: Bool = false, subscribe: Bool = false, admin: Bool = false) {
+        self.publish = publish
+        self.subscribe = subscribe
+        self.admin = admin
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        publish = try c.decodeIfPresent(Bool.self, forKey: .publish) ?? false
+        subscribe = try c.decodeIfPresent(Bool.self, forKey: .subscribe) ?? false
+        admin = try c.decodeIfPresent(Bool.self, forKey: .admin) ?? false
+    }
+
+    public func allows(_ grant: Grant) -> Bool {
+        switch grant {
+        case .publish: return publish
+        case .subscribe: return subscribe
+        case .admin: return admin
+        }
+    }
+}
+
+/// The claims of a Swiftlet access token (docs/TOKENS.md). Every claim is
+/// required except the flags inside `grants`.
+public struct AccessTokenClaims: Codable, Equatable, Sendable {
+    /// `iss`: the API key whose secret signed the token.
+    public var issuer: String
+    /// `sub`: the participant's identity in the room.
+    public var subject: String
+    /// `nbf`: seconds since the Unix epoch before which the token is refused.
+    public var notBefore: Int64
+    /// `exp`: seconds since the Unix epoch from which the token is refused.
+    public var expiresAt: Int64
+    public var room: String
+    public var grants: AccessTokenGrants
+
+    public init(
+        issuer: String, subject: String, notBefore: Int64, expiresAt: Int64, room: String, grants: AccessTokenGrants
+    ) {
+        self.issuer = issuer
+        self.subject = subject
+        self.notBefore = notBefore
+        self.expiresAt = expiresAt
+        self.room = room
+        self.grants = grants
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer = "iss"
+        case subject = "sub"
+        case notBefore = "nbf"
+        case expiresAt = "exp"
+        case room, grants
+    }
+}
+
+/// Minting of access tokens: JWTs (RFC 7519) in the JWS compact
+/// serialization (RFC 7515 section 7.1) signed with HMAC-SHA256 (RFC 7518
+/// section 3.2).
+public enum AccessToken {
+    /// The protected header of every token we mint, byte for byte.
+    public static let header = #"{"alg":"HS256","typ":"JWT"}"#
+
+    /// `base64url(header) "." base64url(claims JSON) "." base64url(HMAC)`,
+    /// without padding. The claims JSON has sorted keys and no whitespace;
+    /// the HMAC key is the UTF-8 bytes of `secret`.
+    public static func mint(claims: AccessTokenClaims, secret: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let payload: [UInt8]
+        do {
+            payload = Array(try encoder.encode(claims))
+        } catch {
+            // Strings, integers and booleans always encode.
+            preconditionFailure("access token claims failed to encode: \(error)")
+        }
+        let signingInput =
+            Base64.encode(Array(header.utf8), .url) + "." + Base64.encode(payload, .url)
+        guard let mac = signature(signingInput, secret: secret) else {
+            // As SecureRandom does: without working OpenSSL the server
+            // cannot run at all.
+            preconditionFailure("OpenSSL HMAC-SHA256 failed")
+        }
+        return signingInput + "." + Base64.encode(mac, .url)
+    }
+
+    static func signature(_ signingInput: String, secret: String) -> [UInt8]? {
+        HMAC.authenticationCode(.sha256, key: Array(secret.utf8), message: Array(signingInput.utf8))
+    }
+}

@@ -1,1 +1,0 @@
-// Signaling: see README.md in this folder.

@@ -1,5 +1,0 @@
-import Testing
-
-@testable import Signaling
-
-@Test func moduleBuilds() {}
