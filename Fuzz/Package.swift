@@ -5,7 +5,9 @@
 //   swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address
 import PackageDescription
 
-let entries = ["STUN": "stun", "RTP": "rtp", "RTCP": "rtcp", "SDP": "sdp", "Codecs": "codecs"]
+let entries = [
+    "STUN": "stun", "RTP": "rtp", "RTCP": "rtcp", "SDP": "sdp", "Codecs": "codecs", "HTTP": "http", "WebSocket": "websocket",
+]
 
 let package = Package(
     name: "SwiftletFuzz",
