@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "MediaWorker", dependencies: ["NetIO", "PeerSession", "SRTP", "Wire"], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling"],
                           swiftSettings: swiftSettings),
         .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX"],
                           swiftSettings: swiftSettings),
@@ -104,7 +104,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling"]),
         testTarget("MediaWorkerTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),

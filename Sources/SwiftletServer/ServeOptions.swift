@@ -14,6 +14,9 @@ struct ServeOptions: Equatable {
     var apiKey = ""
     var apiSecret = ""
 
+    static let devKey = "devkey"
+    static let devSecret = "devsecret"
+
     /// Dev mode listens on loopback only.
     var mediaBindIP: String { dev ? "127.0.0.1" : "0.0.0.0" }
 
@@ -60,8 +63,8 @@ struct ServeOptions: Equatable {
             throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
         }
         if o.dev {
-            o.apiKey = "devkey"
-            o.apiSecret = "devsecret"
+            o.apiKey = Self.devKey
+            o.apiSecret = Self.devSecret
         } else {
             guard let key = environment["SWIFTLET_API_KEY"], !key.isEmpty,
                 let secret = environment["SWIFTLET_API_SECRET"], !secret.isEmpty

@@ -31,6 +31,8 @@ if arguments.first == "--version" {
 switch arguments.first {
 case "serve":
     exit(ServeCommand.run(Array(arguments.dropFirst())))
+case "token":
+    exit(TokenCommand.run(Array(arguments.dropFirst())))
 default:
     FileHandleStderr.write("swiftlet: unknown command '\(arguments[0])'; see swiftlet --help\n")
     exit(64)
