@@ -83,8 +83,12 @@ let package = Package(
         // The worker engine that owns a worker's peer transports.
         .target(name: "MediaWorker", dependencies: ["NetIO", "PeerSession", "SRTP", "Wire"], swiftSettings: swiftSettings),
 
+        // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
+        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "CryptoPrimitives", "Wire"],
+                swiftSettings: swiftSettings),
+
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms", "Wire"],
                           swiftSettings: swiftSettings),
         .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX"],
                           swiftSettings: swiftSettings),
@@ -105,6 +109,7 @@ let package = Package(
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
         testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling"]),
+        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
         testTarget("MediaWorkerTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),

@@ -2,6 +2,10 @@ import DTLS
 import Foundation
 import MediaWorker
 import NetIO
+import Rooms
+import Signaling
+import SignalingServer
+import Wire
 
 #if canImport(Glibc)
     import Glibc
@@ -53,16 +57,45 @@ enum ServeCommand {
         }
         let threads = workers.map { worker in WorkerThread { worker.run() } }
 
+        let signaling: SignalingServer
+        do {
+            signaling = try SignalingServer(
+                bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: [options.apiKey: options.apiSecret]),
+                rooms: RoomDirectory<RandomIdentifiers>.Configuration())
+        } catch {
+            FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
+            return 71
+        }
+
+        let http = "http://\(signaling.localAddress)"
         print("swiftlet \(SwiftletVersion.string) serving\(options.dev ? " in dev mode (loopback only)" : "")")
+        print("  room WebSocket   ws://\(signaling.localAddress)/rtc")
+        print("  health           \(http)/healthz   readiness \(http)/readyz")
+        print("  metrics          \(http)/metrics")
         for worker in workers { print("  media worker on udp \(worker.localAddress)") }
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")
-        print("  signalling (rooms, WebSocket, WHIP/WHEP) is not built yet: no peer can join; see docs/ARCHITECTURE.md")
+        if options.dev {
+            print("  dev API key 'devkey', secret 'devsecret'; a token: swiftlet token --dev --room demo --identity alice")
+        }
+        print("  not built yet: SFU media forwarding, WHIP/WHEP, the demo page (see docs/ARCHITECTURE.md)")
         print("  stop with Ctrl-C or SIGTERM")
         fflush(nil)
 
         var received: Int32 = 0
         sigwait(&signals, &received)
-        print("swiftlet: \(received == SIGTERM ? "SIGTERM" : "SIGINT"): stopping \(workers.count) worker(s)")
+        // Drain: no new joins or connections; sessions go on until they end
+        // or the deadline passes (a second signal cuts it short).
+        print("swiftlet: \(received == SIGTERM ? "SIGTERM" : "SIGINT"): draining up to \(options.drainSeconds) s")
+        fflush(nil)
+        signaling.drain()
+        let deadline = MonotonicClock.now() + .seconds(options.drainSeconds)
+        var pending = sigset_t()
+        while signaling.service.snapshot.participants > 0, MonotonicClock.now() < deadline {
+            sigpending(&pending)
+            if sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 { break }
+            usleep(100_000)
+        }
+        signaling.stop()
         for worker in workers { worker.requestStop() }
         for thread in threads { thread.join() }
         print("swiftlet: stopped")

@@ -7,6 +7,8 @@ struct ServeOptions: Equatable {
     var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
     var udpPort: UInt16 = 10000
     var workers = 0  // 0: one per core
+    /// How long SIGTERM waits for sessions to end.
+    var drainSeconds: Int64 = 30
     var dev = false
     var configPath: String?
     /// API key and secret for access tokens: `devkey`/`devsecret` in dev
@@ -35,6 +37,12 @@ struct ServeOptions: Equatable {
             switch a {
             case "--dev": o.dev = true
             case "--config": o.configPath = try value(a)
+            case "--drain-seconds":
+                let v = try value(a)
+                guard let n = Int64(v), n >= 0, n <= 3600 else {
+                    throw Invalid(description: "--drain-seconds wants 0...3600, got '\(v)'")
+                }
+                o.drainSeconds = n
             case "--http":
                 let v = try value(a)
                 guard let address = SocketAddress(hostAndPort: v) else {

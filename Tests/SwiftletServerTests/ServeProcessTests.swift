@@ -12,7 +12,7 @@ import Testing
     @Test func startsAndStopsCleanlyOnSIGTERM() throws {
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "2"]
+        process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "2", "--http", "127.0.0.1:0"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -28,6 +28,7 @@ import Testing
             text += String(decoding: chunk, as: UTF8.self)
         }
         #expect(text.contains("media worker on udp 127.0.0.1:"))
+        #expect(text.contains("room WebSocket   ws://127.0.0.1:"))
         #expect(text.components(separatedBy: "media worker on udp").count == 3)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
@@ -39,7 +40,7 @@ import Testing
     @Test func refusesToStartWithoutKeysOutsideDevMode() throws {
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--udp-port", "0"]
+        process.arguments = ["serve", "--udp-port", "0", "--http", "127.0.0.1:0"]
         process.environment = [:]
         let output = Pipe()
         process.standardError = output

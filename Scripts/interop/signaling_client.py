@@ -1,0 +1,116 @@
+"""Drives swiftlet's room WebSocket (/rtc) with Python's `websockets`, an
+independent RFC 6455 implementation, and prints one JSON line of results.
+
+  .venv/bin/python Scripts/interop/signaling_client.py --url ws://127.0.0.1:PORT/rtc --tokens '{"alice": "...", ...}'
+
+Scenarios (each bounded in time): a mesh room relays signals between its
+members; a one-to-one call rings, is answered, moves both into a private
+room and ends on hangup; a bad token is refused; an oversized message closes
+the connection with 1009.
+"""
+import argparse
+import asyncio
+import json
+import sys
+
+import websockets
+
+TIMEOUT = 5
+
+
+async def recv_type(ws, wanted):
+    """Next message of type `wanted`, skipping others."""
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
+        if message["type"] == wanted:
+            return message
+
+
+async def join(url, token, mode=None):
+    ws = await websockets.connect(url, max_size=None)
+    message = {"type": "join", "token": token}
+    if mode:
+        message["mode"] = mode
+    await ws.send(json.dumps(message))
+    joined = await recv_type(ws, "joined")
+    return ws, joined
+
+
+async def mesh(url, tokens, results):
+    alice, a = await join(url, tokens["alice"], mode="mesh")
+    bob, b = await join(url, tokens["bob"])
+    results["mesh_mode"] = a["mode"] == "mesh" and b["mode"] == "mesh"
+    results["mesh_bob_sees_alice"] = [p["id"] for p in b["participants"]] == [a["participantId"]]
+    seen = await recv_type(alice, "participant-joined")
+    results["mesh_alice_sees_bob"] = seen["participant"]["id"] == b["participantId"]
+    offer = {"type": "offer", "sdp": "v=0\r\n"}
+    await alice.send(json.dumps({"type": "mesh-signal", "to": b["participantId"], "payload": offer}))
+    relayed = await recv_type(bob, "mesh-signal")
+    results["mesh_relay"] = relayed["from"] == a["participantId"] and relayed["payload"] == offer
+    await bob.send(json.dumps({"type": "leave"}))
+    left = await recv_type(alice, "participant-left")
+    results["mesh_leave"] = left["participantId"] == b["participantId"]
+    await alice.close()
+    await bob.close()
+
+
+async def call(url, tokens, results):
+    carol, c = await join(url, tokens["carol"])
+    dave, d = await join(url, tokens["dave"])
+    await carol.send(json.dumps({"type": "call", "to": d["participantId"]}))
+    ring = await recv_type(dave, "incoming-call")
+    results["call_rings"] = ring["from"] == c["participantId"] and ring["identity"] == "carol"
+    await dave.send(json.dumps({"type": "answer-call", "callId": ring["callId"]}))
+    started_c = await recv_type(carol, "call-started")
+    started_d = await recv_type(dave, "call-started")
+    results["call_started"] = (started_c["room"] == started_d["room"] and started_c["peer"] == d["participantId"]
+                               and started_d["peer"] == c["participantId"])
+    await carol.send(json.dumps({"type": "hangup", "callId": ring["callId"]}))
+    ended = await recv_type(dave, "call-ended")
+    results["call_ended"] = ended["reason"] == "hangup"
+    await carol.send(json.dumps({"type": "call", "to": "PA_nobody"}))
+    error = await recv_type(carol, "error")
+    results["call_unknown_is_error"] = error["code"] == "unknown_participant"
+    await carol.close()
+    await dave.close()
+
+
+async def bad_token(url, results):
+    ws = await websockets.connect(url)
+    await ws.send(json.dumps({"type": "join", "token": "e30.e30.e30"}))
+    error = await recv_type(ws, "error")
+    results["bad_token_refused"] = error["code"] == "forbidden"
+    await ws.send("not json")
+    error = await recv_type(ws, "error")
+    results["bad_json_is_error"] = error["code"] == "bad_request"
+    await ws.close()
+
+
+async def oversized(url, results):
+    ws = await websockets.connect(url, max_size=None)
+    await ws.send("x" * (1024 * 1024 + 1))
+    try:
+        await asyncio.wait_for(ws.recv(), TIMEOUT)
+        results["oversized_closes_1009"] = False
+    except websockets.ConnectionClosed as closed:
+        results["oversized_closes_1009"] = closed.rcvd is not None and closed.rcvd.code == 1009
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--tokens", required=True)
+    args = parser.parse_args()
+    tokens = json.loads(args.tokens)
+    results = {}
+    for scenario in (lambda: mesh(args.url, tokens, results), lambda: call(args.url, tokens, results),
+                     lambda: bad_token(args.url, results), lambda: oversized(args.url, results)):
+        try:
+            await asyncio.wait_for(scenario(), 20)
+        except Exception as error:  # report, do not hang
+            results.setdefault("errors", []).append(repr(error))
+    print(json.dumps(results), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

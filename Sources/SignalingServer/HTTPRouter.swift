@@ -1,0 +1,57 @@
+import Signaling
+
+/// The plain HTTP endpoints: health, readiness and metrics. `/rtc` (the
+/// WebSocket) is handled by `HTTPSession` before it gets here.
+struct HTTPRouter: Sendable {
+    let service: RoomService
+    /// Extra Prometheus lines from the media workers (may be empty).
+    let mediaMetrics: @Sendable () -> String
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch (request.method, request.path) {
+        case ("GET", "/healthz"), ("HEAD", "/healthz"):
+            return text(200, "ok\n")
+        case ("GET", "/readyz"), ("HEAD", "/readyz"):
+            return service.isDraining ? text(503, "draining\n") : text(200, "ready\n")
+        case ("GET", "/metrics"):
+            var response = text(200, metrics())
+            response.headers.replaceOrAdd(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
+            return response
+        case (_, "/healthz"), (_, "/readyz"), (_, "/metrics"), (_, "/rtc"):
+            var response = text(405, "method not allowed\n")
+            response.headers.append(name: "Allow", value: "GET")
+            return response
+        default:
+            return text(404, "not found\n")
+        }
+    }
+
+    private func text(_ status: Int, _ body: String) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]), body: Array(body.utf8))
+    }
+
+    /// Prometheus text format 0.0.4, base units, `swiftlet_` prefix.
+    func metrics() -> String {
+        let s = service.snapshot
+        var out = """
+            # HELP swiftlet_rooms Rooms that exist now.
+            # TYPE swiftlet_rooms gauge
+            swiftlet_rooms \(s.rooms)
+            # HELP swiftlet_participants Participants now, connected or within their grace period.
+            # TYPE swiftlet_participants gauge
+            swiftlet_participants \(s.participants)
+            # HELP swiftlet_signaling_connections Open room WebSocket connections.
+            # TYPE swiftlet_signaling_connections gauge
+            swiftlet_signaling_connections \(s.webSockets)
+            # HELP swiftlet_join_failures_total Joins refused, by reason.
+            # TYPE swiftlet_join_failures_total counter
+
+            """
+        for (reason, count) in s.joinFailures.sorted(by: { $0.key < $1.key }) {
+            out += "swiftlet_join_failures_total{reason=\"\(reason)\"} \(count)\n"
+        }
+        out += mediaMetrics()
+        return out
+    }
+}

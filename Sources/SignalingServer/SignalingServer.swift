@@ -1,0 +1,78 @@
+import NetIO
+import Rooms
+import Signaling
+import Synchronization
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The signalling side of `swiftlet serve`: HTTP/1.1 and the room
+/// WebSocket on one TCP port, the rooms of this server, and a ticker for
+/// the rooms' timers. Media commands leave through `media`, to be posted to
+/// the worker that owns the room.
+public final class SignalingServer: Sendable {
+    public let service: RoomService
+    private let tcp: TCPServer<HTTPSession>
+    private let ticker: WorkerThread
+    private let running = RunningFlag()
+
+    public var localAddress: SocketAddress { tcp.localAddress }
+
+    public init(
+        bindingTo address: SocketAddress, verifier: AccessTokenVerifier,
+        rooms configuration: RoomDirectory<RandomIdentifiers>.Configuration,
+        media: @escaping @Sendable (MediaCommand) -> Void = { _ in },
+        mediaMetrics: @escaping @Sendable () -> String = { "" }
+    ) throws(SocketError) {
+        let service = RoomService(verifier: verifier, configuration: configuration, media: media)
+        let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics)
+        let timeouts = HTTPSession.Timeouts()
+        tcp = try TCPServer(bindingTo: address) { id, _, now in
+            HTTPSession(id: ConnectionID(id.rawValue), router: router, service: service, timeouts: timeouts, now: now)
+        }
+        self.service = service
+        service.attach(TCPOutlet(server: tcp))
+        // Grace periods are whole seconds; a quarter-second tick is plenty.
+        let running = self.running
+        ticker = WorkerThread {
+            while running.value.load(ordering: .acquiring) {
+                service.tick(now: MonotonicClock.now())
+                var pause = timespec(tv_sec: 0, tv_nsec: 250_000_000)
+                nanosleep(&pause, nil)
+            }
+        }
+    }
+
+    /// SIGTERM: refuse new joins and new connections; existing sessions go on.
+    public func drain() {
+        service.startDraining()
+        tcp.drain()
+    }
+
+    public func stop() {
+        running.value.store(false, ordering: .releasing)
+        ticker.join()
+        tcp.stop()
+    }
+}
+
+/// Sends the rooms layer's bytes through the TCP server (any thread).
+private final class TCPOutlet: SignalingOutlet {
+    let server: TCPServer<HTTPSession>
+    init(server: TCPServer<HTTPSession>) { self.server = server }
+    func send(_ bytes: [UInt8], to connection: ConnectionID) {
+        server.send(bytes, to: TCPConnectionID(rawValue: connection.rawValue))
+    }
+    func close(_ connection: ConnectionID) {
+        // A normal close frame, then the socket.
+        var socket = WebSocketConnection()
+        socket.close(code: .policyViolation, reason: "replaced by a newer connection")
+        server.send(socket.takeOutput(), to: TCPConnectionID(rawValue: connection.rawValue), then: .afterSend)
+    }
+}
+
+private final class RunningFlag: Sendable {
+    let value = Atomic<Bool>(true)
+}

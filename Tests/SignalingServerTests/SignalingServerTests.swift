@@ -1,0 +1,108 @@
+import Foundation
+import NetIO
+import Rooms
+import Signaling
+import SignalingServer
+import Testing
+import Wire
+
+/// The signalling server on a real TCP port: plain HTTP endpoints from a
+/// raw socket, and the room protocol driven by Python's `websockets`.
+@Suite(.serialized) struct SignalingServerTests {
+    static let keys = ["testkey": "testsecret"]
+
+    private func startServer() throws -> SignalingServer {
+        try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: Self.keys),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration())
+    }
+
+    private func token(_ identity: String, room: String) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return AccessToken.mint(
+            claims: AccessTokenClaims(
+                issuer: "testkey", subject: identity, notBefore: now - 5, expiresAt: now + 600, room: room,
+                grants: AccessTokenGrants(publish: true, subscribe: true)),
+            secret: "testsecret")
+    }
+
+    /// One HTTP/1.1 request on a fresh connection; the raw response.
+    private func request(_ server: SignalingServer, _ text: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = server.localAddress.storage
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }
+        }
+        try #require(rc == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = text.withCString { send(fd, $0, strlen($0), 0) }
+        var out = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            out += buffer[0..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test func servesHealthReadinessAndMetrics() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        #expect(try request(server, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        #expect(try request(server, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        let metrics = try request(server, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(metrics.contains("swiftlet_rooms 0"))
+        #expect(metrics.contains("# TYPE swiftlet_participants gauge"))
+        #expect(try request(server, "GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404"))
+        #expect(try request(server, "GARBAGE\r\n\r\n").hasPrefix("HTTP/1.1 400"))
+        let big = "GET / HTTP/1.1\r\nHost: x\r\nX: " + String(repeating: "a", count: 17 * 1024) + "\r\n\r\n"
+        #expect(try request(server, big).hasPrefix("HTTP/1.1 431"))
+        // Two keep-alive requests on one connection.
+        let two = try request(
+            server, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(two.components(separatedBy: "HTTP/1.1 200").count == 3)
+        server.drain()
+        // Draining: the listener is gone; nothing new connects.
+        #expect(server.service.isDraining)
+    }
+
+    @Test func roomProtocolWorksWithPythonWebsockets() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let python = root.appendingPathComponent(".venv/bin/python")
+        try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
+        let server = try startServer()
+        defer { server.stop() }
+        let tokens = [
+            "alice": token("alice", room: "m"), "bob": token("bob", room: "m"),
+            "carol": token("carol", room: "lobby"), "dave": token("dave", room: "lobby"),
+        ]
+        // Alice's join creates room "m" in mesh mode; Bob joins it as it is.
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [
+            root.appendingPathComponent("Scripts/interop/signaling_client.py").path,
+            "--url", "ws://127.0.0.1:\(server.localAddress.port)/rtc",
+            "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let results = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "output: \(text)")
+        #expect(results["errors"] == nil, "\(results["errors"] ?? "")")
+        for check in [
+            "mesh_mode", "mesh_relay", "mesh_leave", "mesh_bob_sees_alice", "mesh_alice_sees_bob", "call_rings", "call_started",
+            "call_ended", "call_unknown_is_error", "bad_token_refused", "bad_json_is_error", "oversized_closes_1009",
+        ] {
+            #expect(results[check] as? Bool == true, "\(check): \(results[check] ?? "missing")")
+        }
+    }
+}
