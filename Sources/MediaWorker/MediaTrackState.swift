@@ -61,7 +61,10 @@ final class IncomingTrack {
     var keyframeRequests: KeyframeRequestThrottle
     var subscriptions: [Subscription] = []
 
-    init(key: TrackKey, publisher: ParticipantID, description: PublishedTrackDescription, senderSSRC: SSRC, keyframeInterval: Duration) {
+    init(
+        key: TrackKey, publisher: ParticipantID, description: PublishedTrackDescription, senderSSRC: SSRC,
+        keyframeInterval: Duration
+    ) {
         self.key = key
         self.publisher = publisher
         self.description = description

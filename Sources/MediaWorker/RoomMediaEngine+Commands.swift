@@ -1,6 +1,6 @@
 import ICE
-import NetIO
 import Negotiation
+import NetIO
 import PeerSession
 import RTPStreams
 import Rooms

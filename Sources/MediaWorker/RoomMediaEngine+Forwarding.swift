@@ -78,7 +78,9 @@ extension RoomMediaEngine {
     /// The track `header`'s packet belongs to, learning SSRCs from the
     /// mid/rid extensions (RFC 9143 section 15, RFC 8852 section 3); nil
     /// (counted) when it is not one to forward.
-    private func resolveTrack(_ header: RTPHeader, packet: UnsafeRawBufferPointer, routes: PublisherRoutes)
+    private func resolveTrack(
+        _ header: RTPHeader, packet: UnsafeRawBufferPointer, routes: PublisherRoutes
+    )
         -> IncomingTrack?
     {
         if let route = routes.bySSRC[header.ssrc] {

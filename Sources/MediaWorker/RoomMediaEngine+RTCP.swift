@@ -98,7 +98,8 @@ extension RoomMediaEngine {
             var start = 0
             while start < blocks.count {
                 let end = min(start + ReceiverReport.maximumReports, blocks.count)
-                packets.append(.receiverReport(ReceiverReport(ssrc: configuration.reporterSSRC, reports: Array(blocks[start..<end]))))
+                packets.append(
+                    .receiverReport(ReceiverReport(ssrc: configuration.reporterSSRC, reports: Array(blocks[start..<end]))))
                 start = end
             }
             packets.append(sdes)

@@ -1,7 +1,7 @@
 import Foundation
 import MediaWorker
-import NetIO
 import Negotiation
+import NetIO
 import RTCP
 import RTP
 import Rooms
@@ -29,7 +29,8 @@ import Wire
         let publisher = try UDPClient(certificate: bed.certificate)
         try bed.open(publisher, room: "r1", participant: "PA_pub", role: .publisher)
         bed.execute(
-            .addIncomingTrack(room: "r1", participant: ParticipantID("PA_pub"), trackID: "TR_a", description: Tracks.opusTrack(ssrc: 0xA0A0)))
+            .addIncomingTrack(
+                room: "r1", participant: ParticipantID("PA_pub"), trackID: "TR_a", description: Tracks.opusTrack(ssrc: 0xA0A0)))
         var subs: [UDPClient] = []
         for i in 0..<subscribers {
             let s = try UDPClient(certificate: bed.certificate)
@@ -37,7 +38,8 @@ import Wire
             bed.execute(
                 .forward(
                     room: "r1", trackID: "TR_a", subscriber: ParticipantID("PA_sub\(i)"),
-                    outgoing: Tracks.outgoing(.opus(payloadType: Tracks.opus), kind: .audio, ssrc: 0x5500 + UInt32(i), trackID: "TR_a")))
+                    outgoing: Tracks.outgoing(
+                        .opus(payloadType: Tracks.opus), kind: .audio, ssrc: 0x5500 + UInt32(i), trackID: "TR_a")))
             subs.append(s)
         }
         #expect(try bed.connect([publisher] + subs))
@@ -111,7 +113,8 @@ import Wire
         bed.execute(
             .forward(
                 room: "r1", trackID: "TR_v", subscriber: ParticipantID("PA_sub"),
-                outgoing: Tracks.outgoing(.vp8(payloadType: Tracks.vp8, rtxPayloadType: Tracks.vp8RTX), kind: .video, ssrc: 0x7700, trackID: "TR_v")))
+                outgoing: Tracks.outgoing(
+                    .vp8(payloadType: Tracks.vp8, rtxPayloadType: Tracks.vp8RTX), kind: .video, ssrc: 0x7700, trackID: "TR_v")))
         #expect(try bed.connect([publisher, subscriber]))
 
         // Three layers on three unsignalled SSRCs; the first 5 packets of
@@ -202,13 +205,15 @@ import Wire
             try bed.open(pub, room: room, participant: "PA_pub_\(room)", role: .publisher)
             bed.execute(
                 .addIncomingTrack(
-                    room: room, participant: ParticipantID("PA_pub_\(room)"), trackID: "TR_x", description: Tracks.opusTrack(ssrc: 0x1111)))
+                    room: room, participant: ParticipantID("PA_pub_\(room)"), trackID: "TR_x",
+                    description: Tracks.opusTrack(ssrc: 0x1111)))
             let sub = try UDPClient(certificate: bed.certificate)
             try bed.open(sub, room: room, participant: "PA_sub_\(room)", role: .subscriber)
             bed.execute(
                 .forward(
                     room: room, trackID: "TR_x", subscriber: ParticipantID("PA_sub_\(room)"),
-                    outgoing: Tracks.outgoing(.opus(payloadType: Tracks.opus), kind: .audio, ssrc: room == "r1" ? 0xAAAA : 0xBBBB, trackID: "TR_x")))
+                    outgoing: Tracks.outgoing(
+                        .opus(payloadType: Tracks.opus), kind: .audio, ssrc: room == "r1" ? 0xAAAA : 0xBBBB, trackID: "TR_x")))
             clients["pub_\(room)"] = pub
             clients["sub_\(room)"] = sub
         }

@@ -2,8 +2,8 @@ import DTLS
 import Foundation
 import ICE
 import MediaWorker
-import NetIO
 import Negotiation
+import NetIO
 import PeerSession
 import RTPStreams
 import Rooms
@@ -119,7 +119,9 @@ enum Tracks {
 
     /// VP8 with RTX; signalled SSRC, or (nil) recognised by mid and rid
     /// extensions with `rids` simulcast layers.
-    static func vp8Track(mid: MID = "1", ssrc: UInt32? = nil, rids: [RID] = [], midID: UInt8 = 4, ridID: UInt8 = 10)
+    static func vp8Track(
+        mid: MID = "1", ssrc: UInt32? = nil, rids: [RID] = [], midID: UInt8 = 4, ridID: UInt8 = 10
+    )
         -> PublishedTrackDescription
     {
         var extensions = HeaderExtensionIDs()
