@@ -81,7 +81,12 @@ let package = Package(
         .target(name: "NetIO", dependencies: ["CShim", "Wire"], swiftSettings: swiftSettings),
 
         // The worker engine that owns a worker's peer transports.
-        .target(name: "MediaWorker", dependencies: ["NetIO", "PeerSession", "SRTP", "Wire"], swiftSettings: swiftSettings),
+        .target(
+            name: "MediaWorker",
+            dependencies: [
+                "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "Rooms",
+                "Negotiation", "ICE", "DTLS",
+            ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
         .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "CryptoPrimitives", "Wire"],
@@ -110,7 +115,12 @@ let package = Package(
         testTarget("NetIOTests", ["NetIO"]),
         testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling"]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
-        testTarget("MediaWorkerTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
+        testTarget(
+            "MediaWorkerTests",
+            [
+                "MediaWorker", "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams",
+                "Rooms", "Negotiation", "ICE", "DTLS", "SDP", "SFUTesting",
+            ]),
         testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),

@@ -109,6 +109,11 @@ public final class TransportEngine: WorkerEngine {
         return earliest
     }
 
+    /// Sends what every transport queued and reports their events.
+    public func flushAll(transmit: TransmitQueue) {
+        for (id, transport) in transports { flush(id, transport, transmit: transmit) }
+    }
+
     /// Sends what `transport` queued and reports its events.
     public func flush(_ id: TransportID, _ transport: PeerTransport, transmit: TransmitQueue) {
         while let out = transport.pollTransmit() { transmit.send(out.bytes, to: out.to) }

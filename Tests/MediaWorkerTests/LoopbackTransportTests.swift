@@ -10,68 +10,6 @@ import Synchronization
 import Testing
 import Wire
 
-/// A client-role transport on its own UDP socket, pumped on the test
-/// thread with the real clock: what roombot will do, minus the rooms.
-final class UDPClient {
-    let socket: UDPSocket
-    let transport: PeerTransport
-    let local: TransportAddress
-    private let batch = DatagramBatch(capacity: 16)
-    private(set) var received: [(kind: ReceivedDatagram, bytes: [UInt8])] = []
-
-    init(certificate: DTLSCertificate, profiles: [SRTPProfile]) throws {
-        socket = try UDPSocket(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!)
-        socket.setReceiveTimeout(.milliseconds(5))
-        local = try socket.localAddress().transportAddress
-        var configuration = PeerTransport.Configuration()
-        configuration.dtls.srtpProfiles = profiles
-        transport = try PeerTransport(
-            role: .client, certificate: certificate, configuration: configuration,
-            now: MonotonicClock.now())
-    }
-
-    func send(_ bytes: UnsafeRawBufferPointer, to: TransportAddress) {
-        let out = DatagramBatch(capacity: 1)
-        out.slot(0).copyMemory(from: bytes)
-        out.setLength(bytes.count, at: 0)
-        out.setAddress(to, at: 0)
-        out.count = 1
-        socket.send(out)
-    }
-
-    /// Runs the transport against the socket until `done()` or `limit`.
-    func pump(for limit: Duration, until done: () -> Bool = { false }) throws {
-        let end = MonotonicClock.now() + limit
-        while MonotonicClock.now() < end, !done() {
-            let now = MonotonicClock.now()
-            if let d = transport.nextDeadline, d <= now { transport.handleTimeout(now: now) }
-            while let out = transport.pollTransmit() { out.bytes.withUnsafeBytes { send($0, to: out.to) } }
-            let n = try socket.receive(into: batch)
-            for i in 0..<n {
-                guard let source = batch.address(i)?.transportAddress else { continue }
-                let length = batch.length(i)
-                let buffer = UnsafeMutableRawBufferPointer(rebasing: batch.slot(i)[0..<length])
-                let result = transport.receive(buffer, from: source, to: local, now: MonotonicClock.now())
-                switch result {
-                case .handled: break
-                case .rtp(let k), .rtcp(let k): received.append((result, Array(buffer[0..<k])))
-                }
-            }
-        }
-    }
-
-    /// Protects and sends one packet to the selected address.
-    func sendMedia(_ packet: [UInt8], rtcp: Bool = false) -> Bool {
-        var buffer = packet + [UInt8](repeating: 0, count: SRTPSession.rtcpTrailerRoom)
-        return buffer.withUnsafeMutableBytes { raw in
-            let r = rtcp ? transport.protectRTCP(raw, length: packet.count) : transport.protectRTP(raw, length: packet.count)
-            guard let r else { return false }
-            send(UnsafeRawBufferPointer(rebasing: raw[0..<r.length]), to: r.to)
-            return true
-        }
-    }
-}
-
 @Suite(.serialized) struct LoopbackTransportTests {
     @Test(arguments: SRTPProfile.allCases)
     func serverAndClientExchangeSRTPAndSRTCPOverRealUDP(profile: SRTPProfile) throws {

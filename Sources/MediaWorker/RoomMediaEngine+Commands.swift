@@ -1,0 +1,135 @@
+import ICE
+import Negotiation
+import NetIO
+import PeerSession
+import RTPStreams
+import Rooms
+import Wire
+
+extension RoomMediaEngine {
+    /// Carries out one decision of the rooms layer. Runs on the worker
+    /// thread (post it through the mailbox). Commands naming a transport or
+    /// track this worker does not have are ignored and counted
+    /// (`commandsIgnored`): the rooms layer may race a departure.
+    public func execute(_ command: MediaCommand, now: Instant, transmit: TransmitQueue) {
+        if reportScheduler == nil {
+            reportScheduler = ReportScheduler(
+                interval: configuration.reportInterval, random: ReportJitter(seed: configuration.reportSeed), now: now)
+        }
+        switch command {
+        case .openTransport(_, let worker, let participant, let role, let local, let remote):
+            guard worker == workerIndex else { return ignored() }
+            openTransport(participant: participant, role: role, local: local, remote: remote, now: now, transmit: transmit)
+        case .setRemote(_, let participant, let role, let remote):
+            guard let id = transportID(of: participant, role: role), let t = transports.transport(id) else { return ignored() }
+            t.setRemoteParameters(credentials: remote.credentials, fingerprints: remote.fingerprints, now: now)
+        case .addIncomingTrack(let room, let participant, let trackID, let description):
+            addIncomingTrack(TrackKey(room: room, trackID: trackID), publisher: participant, description: description)
+        case .removeIncomingTrack(let room, _, let trackID):
+            guard let track = tracks[TrackKey(room: room, trackID: trackID)] else { return ignored() }
+            removeTrack(track)
+        case .forward(let room, let trackID, let subscriber, let outgoingTrack):
+            forward(TrackKey(room: room, trackID: trackID), to: subscriber, as: outgoingTrack)
+        case .stopForward(let room, let trackID, let subscriber):
+            let key = SubscriptionKey(track: TrackKey(room: room, trackID: trackID), subscriber: subscriber)
+            guard let s = subscriptions[key] else { return ignored() }
+            removeSubscription(s)
+        case .setPreference(let room, let trackID, let subscriber, let maxWidth):
+            let key = SubscriptionKey(track: TrackKey(room: room, trackID: trackID), subscriber: subscriber)
+            guard let s = subscriptions[key] else { return ignored() }
+            s.maxWidth = maxWidth
+        case .releaseParticipant(_, let participant):
+            release(participant, now: now, transmit: transmit)
+        }
+    }
+
+    private func ignored() { counters.commandsIgnored &+= 1 }
+
+    private func openTransport(
+        participant: ParticipantID, role: TransportRole, local: ICECredentials, remote: RemoteTransportParameters?,
+        now: Instant, transmit: TransmitQueue
+    ) {
+        let key = TransportKey(participant: participant, role: role)
+        // A second open for the same participant and role replaces the
+        // first (a renegotiation from scratch).
+        if let old = transportIDs[key] { closeTransport(old, now: now, transmit: transmit) }
+        guard
+            let t = try? PeerTransport(
+                role: .server, certificate: certificate, localCredentials: local,
+                configuration: configuration.transport, now: now)
+        else { return ignored() }
+        if let remote { t.setRemoteParameters(credentials: remote.credentials, fingerprints: remote.fingerprints, now: now) }
+        let id = TransportID(nextTransportNumber)
+        nextTransportNumber &+= 1
+        transports.add(t, id: id)
+        transportIDs[key] = id
+        transportKeys[id] = key
+        switch role {
+        case .publisher:
+            if let routes = publisherRoutes[participant] { routesByTransport[id] = routes }
+        case .subscriber:
+            for s in subscriptions.values where s.key.subscriber == participant { s.transportID = id }
+        }
+    }
+
+    private func closeTransport(_ id: TransportID, now: Instant, transmit: TransmitQueue) {
+        if let t = transports.transport(id) {
+            t.close(now: now)
+            transports.flush(id, t, transmit: transmit)
+        }
+        transports.remove(id)
+        forget(id)
+    }
+
+    private func addIncomingTrack(_ key: TrackKey, publisher: ParticipantID, description: PublishedTrackDescription) {
+        if let old = tracks[key] { removeTrack(old) }
+        let track = IncomingTrack(
+            key: key, publisher: publisher, description: description, senderSSRC: configuration.reporterSSRC,
+            keyframeInterval: configuration.keyframeRequestInterval)
+        tracks[key] = track
+        let routes: PublisherRoutes
+        if let r = publisherRoutes[publisher] {
+            routes = r
+        } else {
+            routes = PublisherRoutes()
+            publisherRoutes[publisher] = routes
+            if let id = transportID(of: publisher, role: .publisher) { routesByTransport[id] = routes }
+        }
+        routes.add(track)
+    }
+
+    /// Removing a track ends its forwardings; a republished track is
+    /// forwarded again by new `forward` commands.
+    private func removeTrack(_ track: IncomingTrack) {
+        for s in track.subscriptions { removeSubscription(s) }
+        tracks[track.key] = nil
+        publisherRoutes[track.publisher]?.remove(track)
+    }
+
+    private func forward(_ key: TrackKey, to subscriber: ParticipantID, as outgoingTrack: OutgoingTrack) {
+        guard let track = tracks[key] else { return ignored() }
+        let subscriptionKey = SubscriptionKey(track: key, subscriber: subscriber)
+        if let old = subscriptions[subscriptionKey] { removeSubscription(old) }
+        let s = Subscription(
+            key: subscriptionKey, outgoing: outgoingTrack, transportID: transportID(of: subscriber, role: .subscriber))
+        subscriptions[subscriptionKey] = s
+        outgoing[OutgoingKey(subscriber: subscriber, ssrc: s.outgoingSSRC)] = s
+        track.subscriptions.append(s)
+    }
+
+    func removeSubscription(_ s: Subscription) {
+        subscriptions[s.key] = nil
+        let o = OutgoingKey(subscriber: s.key.subscriber, ssrc: s.outgoingSSRC)
+        if outgoing[o] === s { outgoing[o] = nil }
+        tracks[s.key.track]?.subscriptions.removeAll { $0 === s }
+    }
+
+    private func release(_ participant: ParticipantID, now: Instant, transmit: TransmitQueue) {
+        for role in [TransportRole.publisher, .subscriber] {
+            if let id = transportID(of: participant, role: role) { closeTransport(id, now: now, transmit: transmit) }
+        }
+        for track in tracks.values where track.publisher == participant { removeTrack(track) }
+        for s in subscriptions.values where s.key.subscriber == participant { removeSubscription(s) }
+        publisherRoutes[participant] = nil
+    }
+}

@@ -1,0 +1,169 @@
+import Codecs
+import Forwarding
+import NetIO
+import PeerSession
+import RTP
+import RTPStreams
+import SRTP
+import Wire
+
+// The per-packet path. Nothing here allocates: lookups in dictionaries
+// built by commands, value types on the stack, and a non-escaping closure
+// that writes straight into the transmit slot.
+
+extension RoomMediaEngine {
+    /// One decrypted RTP packet from transport `id`, in `buffer[0..<length]`.
+    /// The buffer is read only: every subscriber's copy is rewritten in its
+    /// own transmit slot.
+    func handleRTP(
+        from id: TransportID, length: Int, in buffer: UnsafeMutableRawBufferPointer, now: Instant, transmit: TransmitQueue
+    ) {
+        counters.rtpPacketsIn &+= 1
+        counters.rtpBytesIn &+= UInt64(length)
+        guard length <= buffer.count else { return counters.dropped.malformed &+= 1 }
+        let packet = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
+        let header: RTPHeader
+        do { header = try RTPHeader(parsing: RawSpan(_unsafeBytes: packet)) } catch {
+            return counters.dropped.malformed &+= 1
+        }
+        guard let routes = routesByTransport[id] else { return counters.dropped.unknownSource &+= 1 }
+        guard let track = resolveTrack(header, packet: packet, routes: routes) else { return }
+        guard let format = track.formats[header.payloadType] else {
+            return counters.dropped.unknownPayloadType &+= 1
+        }
+        if track.reception?.ssrc != header.ssrc {
+            track.reception = ReceptionStatistics(ssrc: header.ssrc, clockRate: format.clockRate)
+            track.keyframeRequests.mediaSSRC = header.ssrc
+        }
+        _ = track.reception?.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: now)
+        if track.subscriptions.isEmpty { return }
+
+        // What a decoder needs to know of the payload: the keyframe start
+        // (the only place a subscriber can begin) and, for VP8, the picture
+        // ID and TL0PICIDX fields the rewriter keeps continuous.
+        var vp8: VP8PayloadDescriptor?
+        let isSwitchPoint: Bool
+        let payload = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: packet[header.payloadRange]))
+        switch format.codec {
+        case .opus:
+            isSwitchPoint = true
+        case .video(.vp8):
+            guard header.payloadLength > 0 else {
+                isSwitchPoint = false
+                break
+            }
+            do { vp8 = try VP8PayloadDescriptor(parsing: payload) } catch { return counters.dropped.malformed &+= 1 }
+            isSwitchPoint = vp8?.isKeyframe ?? false
+        case .video(.h264):
+            guard header.payloadLength > 0 else {
+                isSwitchPoint = false
+                break
+            }
+            do { isSwitchPoint = try H264PayloadDescriptor(parsing: payload).isKeyframe } catch {
+                return counters.dropped.malformed &+= 1
+            }
+        case .video:
+            // VP9 and AV1 descriptors are not read yet: with one source per
+            // track any packet may start it (the subscriber asks for a
+            // keyframe if it cannot decode).
+            isSwitchPoint = true
+        }
+        let source = SourcePacket(header: header, vp8: vp8, isSwitchPoint: isSwitchPoint)
+
+        for s in track.subscriptions {
+            forward(packet, header: header, source: source, vp8: vp8, to: s, now: now, transmit: transmit)
+        }
+    }
+
+    /// The track `header`'s packet belongs to, learning SSRCs from the
+    /// mid/rid extensions (RFC 9143 section 15, RFC 8852 section 3); nil
+    /// (counted) when it is not one to forward.
+    private func resolveTrack(
+        _ header: RTPHeader, packet: UnsafeRawBufferPointer, routes: PublisherRoutes
+    )
+        -> IncomingTrack?
+    {
+        if let route = routes.bySSRC[header.ssrc] {
+            switch route {
+            case .forward(let t):
+                if t.retransmissionPayloadTypes.contains(header.payloadType) { break }
+                return t
+            case .otherLayer:
+                counters.dropped.otherLayer &+= 1
+                return nil
+            case .retransmission:
+                break
+            }
+            counters.dropped.retransmission &+= 1
+            return nil
+        }
+        let bytes = RawSpan(_unsafeBytes: packet)
+        guard let midID = routes.midExtensionID, let mid = header.mid(id: midID, in: bytes),
+            let track = routes.byMID[mid]
+        else {
+            counters.dropped.unknownSource &+= 1
+            return nil
+        }
+        // RTX packets carry the mid too (and a repaired rid); their SSRC is
+        // not learned as the track's.
+        if track.retransmissionPayloadTypes.contains(header.payloadType) {
+            counters.dropped.retransmission &+= 1
+            return nil
+        }
+        if let forwardedRID = track.forwardedRID {
+            guard let ridID = routes.ridExtensionID, let rid = header.rid(id: ridID, in: bytes) else {
+                // A simulcast packet without its rid cannot be placed (yet).
+                counters.dropped.unknownSource &+= 1
+                return nil
+            }
+            guard rid == forwardedRID else {
+                routes.bySSRC[header.ssrc] = .otherLayer(track)
+                counters.dropped.otherLayer &+= 1
+                return nil
+            }
+        } else if track.signalledSSRC != nil, track.description.sources?.isSimulcast == true {
+            // An unsignalled SSRC on an SSRC-group simulcast track: which
+            // layer it is cannot be told.
+            counters.dropped.otherLayer &+= 1
+            return nil
+        }
+        routes.bySSRC[header.ssrc] = .forward(track)
+        return track
+    }
+
+    /// Rewrites a copy of `packet` for subscription `s` in a transmit slot,
+    /// protects it there and queues it.
+    private func forward(
+        _ packet: UnsafeRawBufferPointer, header: RTPHeader, source: SourcePacket, vp8: VP8PayloadDescriptor?,
+        to s: Subscription, now: Instant, transmit: TransmitQueue
+    ) {
+        guard !s.isPaused else { return counters.dropped.paused &+= 1 }
+        guard let id = s.transportID, let transport = transports.transport(id), transport.state == .connected,
+            let destination = transport.selectedAddress
+        else { return counters.dropped.subscriberNotConnected &+= 1 }
+        let rewrite: RTPRewrite
+        switch s.rewriter.rewrite(source, arrival: now) {
+        case .drop(let reason): return counters.dropped.count(reason)
+        case .forward(let r): rewrite = r
+        }
+        let length = packet.count
+        let payloadType = s.payloadType
+        var sent = 0
+        transmit.send(to: destination) { slot in
+            guard length + SRTPSession.rtpTrailerRoom <= slot.count else { return 0 }
+            slot.copyMemory(from: packet)
+            let bytes = MutableBytes(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length]))
+            guard rewrite.apply(to: bytes, header: header, vp8: vp8),
+                RTPHeaderRewriter.setPayloadType(payloadType, in: bytes),
+                let result = transport.protectRTP(slot, length: length), result.to == destination
+            else { return 0 }
+            sent = result.length
+            return result.length
+        }
+        guard sent > 0 else { return counters.dropped.sendFailed &+= 1 }
+        s.sendStatistics.record(timestamp: rewrite.timestamp, payloadOctets: header.payloadLength, sentAt: now)
+        counters.forwarded &+= 1
+        counters.rtpPacketsOut &+= 1
+        counters.rtpBytesOut &+= UInt64(sent)
+    }
+}

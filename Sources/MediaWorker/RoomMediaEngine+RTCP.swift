@@ -1,0 +1,139 @@
+import Forwarding
+import NetIO
+import PeerSession
+import RTCP
+import RTPStreams
+import Rooms
+import Wire
+
+// RTCP is control traffic: building compounds allocates (a few arrays per
+// compound, at most a few per second per transport).
+
+extension RoomMediaEngine {
+    /// One decrypted RTCP compound from transport `id`.
+    func handleRTCP(
+        from id: TransportID, length: Int, in buffer: UnsafeMutableRawBufferPointer, now: Instant, transmit: TransmitQueue
+    ) {
+        counters.rtcpPacketsIn &+= 1
+        guard length <= buffer.count, let key = transportKeys[id] else { return }
+        let compound: RTCPCompoundPacket
+        do {
+            compound = try RTCPCompoundPacket.parse(RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[0..<length])))
+        } catch {
+            return counters.dropped.malformedRTCP &+= 1
+        }
+        for packet in compound.packets {
+            switch packet {
+            case .senderReport(let sr) where key.role == .publisher:
+                // RFC 3550 section 6.4.1: remember when the SR arrived, for
+                // the LSR/DLSR of our next report block about this source.
+                guard case .forward(let track)? = routesByTransport[id]?.bySSRC[sr.ssrc],
+                    track.reception?.ssrc == sr.ssrc
+                else { continue }
+                track.reception?.recordSenderReport(sr.senderInfo, arrival: now)
+            case .pictureLossIndication(let pli) where key.role == .subscriber:
+                requestKeyframe(.pli, subscriber: key.participant, outgoingSSRC: pli.mediaSSRC, now: now, transmit: transmit)
+            case .fullIntraRequest(let fir) where key.role == .subscriber:
+                // RFC 5104 section 4.3.1.2: the FCI entries name the media
+                // senders; the header's media SSRC is 0.
+                for entry in fir.entries {
+                    requestKeyframe(.fir, subscriber: key.participant, outgoingSSRC: entry.ssrc, now: now, transmit: transmit)
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    /// A subscriber asked for a keyframe of the stream it receives as
+    /// `outgoingSSRC`: ask the publisher, at most once per throttle
+    /// interval per track, naming the publisher's own SSRC.
+    private func requestKeyframe(
+        _ kind: KeyframeRequestKind, subscriber: ParticipantID, outgoingSSRC: SSRC, now: Instant, transmit: TransmitQueue
+    ) {
+        guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: outgoingSSRC)],
+            let track = tracks[s.key.track], let media = track.mediaSSRC,
+            let publisherTransport = transportID(of: track.publisher, role: .publisher)
+        else { return }
+        track.keyframeRequests.mediaSSRC = media
+        let request: KeyframeRequest
+        switch track.keyframeRequests.request(kind, now: now) {
+        case .suppress: return counters.keyframeRequestsSuppressed &+= 1
+        case .send(let r): request = r
+        }
+        let packet: RTCPPacket
+        switch request {
+        case .pli(let p):
+            packet = .pictureLossIndication(p)
+            counters.plisForwarded &+= 1
+        case .fir(let f):
+            packet = .fullIntraRequest(f)
+            counters.firsForwarded &+= 1
+        }
+        // Reduced-size RTCP (RFC 5506): feedback alone, no report first.
+        // Browsers negotiate a=rtcp-rsize; the one-packet compound is also
+        // what they send themselves.
+        sendRTCP(RTCPCompoundPacket.serialize([packet]), to: publisherTransport, transmit: transmit)
+    }
+
+    // MARK: Reports
+
+    /// One report round: an RR to each publisher transport with a block per
+    /// incoming track it has received, and to each subscriber transport
+    /// an SR per forwarded stream that has sent (RFC 3550 section 6.4).
+    /// Each compound ends with an SDES CNAME (section 6.1).
+    func sendReports(now: Instant, transmit: TransmitQueue) {
+        let wall = wallClock()
+        let sdes = RTCPPacket.sourceDescription(
+            SourceDescription(chunks: [
+                SDESChunk(source: configuration.reporterSSRC, items: [SDESItem(type: .cname, text: configuration.cname)])
+            ]))
+        for (id, routes) in routesByTransport {
+            var blocks: [ReceptionReport] = []
+            for track in routes.tracks {
+                if let block = track.reception?.makeReportBlock(now: now) { blocks.append(block) }
+            }
+            guard !blocks.isEmpty else { continue }
+            var packets: [RTCPPacket] = []
+            var start = 0
+            while start < blocks.count {
+                let end = min(start + ReceiverReport.maximumReports, blocks.count)
+                packets.append(
+                    .receiverReport(ReceiverReport(ssrc: configuration.reporterSSRC, reports: Array(blocks[start..<end]))))
+                start = end
+            }
+            packets.append(sdes)
+            if sendRTCP(RTCPCompoundPacket.serialize(packets), to: id, transmit: transmit) {
+                counters.receiverReportsSent &+= UInt64(packets.count - 1)
+            }
+        }
+        var bySubscriber: [TransportID: [RTCPPacket]] = [:]
+        for s in subscriptions.values {
+            guard let id = s.transportID, let info = s.sendStatistics.makeSenderInfo(now: now, wallClock: wall) else {
+                continue
+            }
+            bySubscriber[id, default: []].append(.senderReport(SenderReport(ssrc: s.outgoingSSRC, senderInfo: info)))
+        }
+        for (id, reports) in bySubscriber {
+            // At most 63 SRs and the SDES per compound (RTCPCompoundPacket
+            // parses 64 packets); a subscriber with more streams gets more.
+            var start = 0
+            while start < reports.count {
+                let end = min(start + RTCPCompoundPacket.maximumPackets - 1, reports.count)
+                let chunk = Array(reports[start..<end]) + [sdes]
+                if sendRTCP(RTCPCompoundPacket.serialize(chunk), to: id, transmit: transmit) {
+                    counters.senderReportsSent &+= UInt64(end - start)
+                }
+                start = end
+            }
+        }
+    }
+
+    @discardableResult
+    private func sendRTCP(_ bytes: [UInt8], to id: TransportID, transmit: TransmitQueue) -> Bool {
+        guard transports.transport(id)?.state == .connected else { return false }
+        let sent = bytes.withUnsafeBytes { transports.sendRTP($0, to: id, rtcp: true, transmit: transmit) }
+        if sent { counters.rtcpPacketsOut &+= 1 }
+        return sent
+    }
+}
