@@ -130,7 +130,7 @@ let package = Package(
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
-        testTarget("InteropTests", ["MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting"]),
+        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,10 @@ import Wire
 public struct SocketError: Error, CustomStringConvertible {
     public let operation: String
     public let errno: Int32
+    public init(operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
     public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
 }
 

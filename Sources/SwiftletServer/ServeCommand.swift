@@ -44,26 +44,25 @@ enum ServeCommand {
         }
 
         let count = options.workers > 0 ? options.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        var workers: [UDPWorker<TransportEngine>] = []
-        for i in 0..<count {
-            let port = options.udpPort == 0 ? 0 : options.udpPort + UInt16(i)
-            let address = SocketAddress(ip: options.mediaBindIP, port: port)!
-            do {
-                workers.append(try UDPWorker(bindingTo: address, engine: TransportEngine()))
-            } catch {
-                FileHandleStderr.write("swiftlet serve: cannot bind media port \(address): \(error)\n")
-                return 71
-            }
+        let media: MediaPlane
+        do {
+            media = try MediaPlane(
+                count: count, bindIP: options.mediaBindIP, firstPort: options.udpPort,
+                announcedIP: options.announcedIP, certificate: certificate)
+        } catch {
+            FileHandleStderr.write("swiftlet serve: cannot bind the media ports from \(options.udpPort): \(error)\n")
+            return 71
         }
-        let threads = workers.map { worker in WorkerThread { worker.run() } }
 
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
                 bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: [options.apiKey: options.apiSecret]),
-                rooms: RoomDirectory<RandomIdentifiers>.Configuration())
+                rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
+                media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.counters()) })
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
+            media.stop()
             return 71
         }
 
@@ -72,12 +71,12 @@ enum ServeCommand {
         print("  room WebSocket   ws://\(signaling.localAddress)/rtc")
         print("  health           \(http)/healthz   readiness \(http)/readyz")
         print("  metrics          \(http)/metrics")
-        for worker in workers { print("  media worker on udp \(worker.localAddress)") }
+        for address in media.localAddresses { print("  media worker on udp \(address)") }
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")
         if options.dev {
             print("  dev API key 'devkey', secret 'devsecret'; a token: swiftlet token --dev --room demo --identity alice")
         }
-        print("  not built yet: SFU media forwarding, WHIP/WHEP, the demo page (see docs/ARCHITECTURE.md)")
+        print("  not built yet: WHIP/WHEP, simulcast layer selection, the demo page (see docs/ARCHITECTURE.md)")
         print("  stop with Ctrl-C or SIGTERM")
         fflush(nil)
 
@@ -96,8 +95,7 @@ enum ServeCommand {
             usleep(100_000)
         }
         signaling.stop()
-        for worker in workers { worker.requestStop() }
-        for thread in threads { thread.join() }
+        media.stop()
         print("swiftlet: stopped")
         fflush(nil)
         return 0

@@ -7,6 +7,9 @@ struct ServeOptions: Equatable {
     var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
     var udpPort: UInt16 = 10000
     var workers = 0  // 0: one per core
+    /// The media address written in ICE candidates (a public address
+    /// behind NAT); nil: the bound address.
+    var announcedIP: String?
     /// How long SIGTERM waits for sessions to end.
     var drainSeconds: Int64 = 30
     var dev = false
@@ -37,6 +40,12 @@ struct ServeOptions: Equatable {
             switch a {
             case "--dev": o.dev = true
             case "--config": o.configPath = try value(a)
+            case "--announce-ip":
+                let v = try value(a)
+                guard SocketAddress(ip: v, port: 1) != nil else {
+                    throw Invalid(description: "--announce-ip wants a numeric IPv4 or IPv6 address, got '\(v)'")
+                }
+                o.announcedIP = v
             case "--drain-seconds":
                 let v = try value(a)
                 guard let n = Int64(v), n >= 0, n <= 3600 else {

@@ -1,0 +1,105 @@
+import DTLS
+import Foundation
+import ICE
+import NetIO
+import RTPStreams
+import Rooms
+import Synchronization
+import Wire
+
+/// The media workers of one server: one thread, one UDP port and one
+/// `RoomMediaEngine` each. The rooms layer's `MediaCommand`s arrive from
+/// the signalling thread through `post`, which hands each to the worker
+/// that owns the command's room, through that worker's mailbox.
+public final class MediaPlane: Sendable {
+    public let certificate: DTLSCertificate
+    /// What the rooms layer puts in SDP: our fingerprint and each worker's
+    /// candidates.
+    public let endpoint: MediaEndpoint
+    private let workers: [UDPWorker<RoomMediaEngine>]
+    private let threads: [WorkerThread]
+    private let roomWorkers = Mutex<[String: Int]>([:])
+
+    /// Binds `count` workers on `bindIP`, on `firstPort`, `firstPort + 1`,
+    /// ... (0: any free ports). `announcedIP` is the address written in
+    /// candidates (the public address behind NAT); nil announces the bound
+    /// address.
+    public init(
+        count: Int, bindIP: String, firstPort: UInt16, announcedIP: String? = nil,
+        certificate: DTLSCertificate, configuration: RoomMediaEngine.Configuration = .init()
+    ) throws(SocketError) {
+        self.certificate = certificate
+        var workers: [UDPWorker<RoomMediaEngine>] = []
+        var candidates: [[ICECandidate]] = []
+        for i in 0..<max(1, count) {
+            let port = firstPort == 0 ? 0 : firstPort + UInt16(i)
+            guard let address = SocketAddress(ip: bindIP, port: port) else {
+                throw SocketError(operation: "address \(bindIP)", errno: EINVAL)
+            }
+            let engine = RoomMediaEngine(
+                certificate: certificate, workerIndex: i, configuration: configuration,
+                wallClock: { MediaPlane.wallClock() })
+            let worker = try UDPWorker(bindingTo: address, engine: engine)
+            var announced = worker.localAddress.transportAddress
+            if let announcedIP, let a = SocketAddress(ip: announcedIP, port: announced.port) { announced = a.transportAddress }
+            workers.append(worker)
+            candidates.append([.host(announced)])
+        }
+        self.workers = workers
+        endpoint = MediaEndpoint(fingerprint: certificate.fingerprint(.sha256), workers: candidates)
+        threads = workers.map { worker in WorkerThread { worker.run() } }
+    }
+
+    public var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
+
+    /// Any thread: runs `command` on the worker that owns its room.
+    public func post(_ command: MediaCommand) {
+        let index: Int? = roomWorkers.withLock { map in
+            if case .openTransport(let room, let worker, _, _, _, _) = command { map[room] = worker % workers.count }
+            return map[command.room]
+        }
+        guard let index else { return }
+        workers[index].mailbox.post { engine, now, transmit in engine.execute(command, now: now, transmit: transmit) }
+    }
+
+    /// Every worker's counters, summed (waits up to `timeout` for each).
+    public func counters(timeout: Duration = .milliseconds(500)) -> [RoomMediaCounters] {
+        workers.compactMap { worker in
+            let answer = Mutex<RoomMediaCounters?>(nil)
+            worker.mailbox.post { engine, _, _ in
+                let c = engine.counters
+                answer.withLock { $0 = c }
+            }
+            let end = MonotonicClock.now() + timeout
+            while MonotonicClock.now() < end {
+                if let c = answer.withLock({ $0 }) { return c }
+                usleep(1000)
+            }
+            return nil
+        }
+    }
+
+    public func stop() {
+        for worker in workers { worker.requestStop() }
+        for thread in threads { thread.join() }
+    }
+
+    /// NTP time for Sender Reports, from the system's wall clock.
+    static func wallClock() -> NTPTimestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return NTPTimestamp(sinceUnixEpoch: .seconds(Int64(ts.tv_sec)) + .nanoseconds(Int64(ts.tv_nsec)))
+    }
+}
+
+extension MediaCommand {
+    /// The room a command is about.
+    var room: String {
+        switch self {
+        case .openTransport(let room, _, _, _, _, _), .setRemote(let room, _, _, _), .addIncomingTrack(let room, _, _, _),
+            .removeIncomingTrack(let room, _, _), .forward(let room, _, _, _), .stopForward(let room, _, _),
+            .setPreference(let room, _, _, _), .releaseParticipant(let room, _):
+            room
+        }
+    }
+}
