@@ -5,9 +5,15 @@ http://127.0.0.1 (a secure context, unlike about:blank). Talks only to
 import asyncio
 import http.server
 import json
+import os
+import signal
+import socket
+import subprocess
 import threading
 import time
 import urllib.request
+
+HOST = "127.0.0.1"
 
 
 class CDPError(SystemExit):
@@ -88,3 +94,43 @@ async def open_page(ws, page: str, first_id: int = 1000, who: str = "cdp") -> No
             return
         await asyncio.sleep(0.1)
     raise CDPError(f"{who}: {page} did not load")
+
+
+def start_chromium(port: int, profile: str) -> subprocess.Popen:
+    args = ["chromium", "--headless=new", "--no-sandbox", f"--remote-debugging-port={port}",
+            "--remote-debugging-address=127.0.0.1",
+            "--allow-loopback-in-peer-connection", "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream", f"--user-data-dir={profile}", "about:blank"]
+    # A session of its own, so that stopping it also stops its helpers.
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def stop_chromium(process: subprocess.Popen) -> None:
+    for sig, wait_s in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        if process.poll() is not None:
+            return
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def free_tcp_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def chromium_version() -> str:
+    try:
+        out = subprocess.run(["chromium", "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.strip().splitlines()[0] if out.strip() else "unknown"
+
+

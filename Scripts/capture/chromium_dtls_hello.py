@@ -35,7 +35,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from cdp import evaluate, open_page, page_websocket, serve_blank_page
+from cdp import (chromium_version, evaluate, free_tcp_port, open_page, page_websocket, serve_blank_page, start_chromium,
+                 stop_chromium)
 
 WHO = "chromium_dtls_hello"
 HOST = "127.0.0.1"
@@ -189,44 +190,6 @@ class Answerer(asyncio.DatagramProtocol):
         self.fragments_seen |= fragments
         self.dtls.append(data)
         self.last_dtls_at = time.monotonic()
-
-
-def start_chromium(port: int, profile: str) -> subprocess.Popen:
-    args = ["chromium", "--headless=new", "--no-sandbox", f"--remote-debugging-port={port}",
-            "--remote-debugging-address=127.0.0.1",
-            "--allow-loopback-in-peer-connection", "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream", f"--user-data-dir={profile}", "about:blank"]
-    # A session of its own, so that stopping it also stops its helpers.
-    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-
-
-def stop_chromium(process: subprocess.Popen) -> None:
-    for sig, wait_s in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-        if process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(wait_s)
-        except subprocess.TimeoutExpired:
-            pass
-
-
-def free_tcp_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def chromium_version() -> str:
-    try:
-        out = subprocess.run(["chromium", "--version"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return out.strip().splitlines()[0] if out.strip() else "unknown"
 
 
 async def capture(devtools_port: int) -> tuple[list[bytes], bool, str]:

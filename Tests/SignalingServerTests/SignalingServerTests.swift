@@ -106,3 +106,44 @@ import Wire
         }
     }
 }
+
+/// Chromium's WebSocket implementation against /rtc: the browser engine
+/// most users run.
+@Suite(.serialized) struct ChromiumWebSocketTests {
+    @Test(.timeLimit(.minutes(1)))
+    func chromiumJoinsPingsAndCloses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let python = root.appendingPathComponent(".venv/bin/python")
+        try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
+        let server = try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration())
+        defer { server.stop() }
+        let now = Int64(Date().timeIntervalSince1970)
+        let token = AccessToken.mint(
+            claims: AccessTokenClaims(
+                issuer: "k", subject: "chromium", notBefore: now - 5, expiresAt: now + 600, room: "browsers",
+                grants: AccessTokenGrants(subscribe: true)),
+            secret: "s")
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [
+            root.appendingPathComponent("Scripts/interop/chromium_websocket.py").path,
+            "--url", "ws://127.0.0.1:\(server.localAddress.port)/rtc", "--token", token,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let deadline = Date().addingTimeInterval(50)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "output: \(text)")
+        #expect(result["error"] == nil, "\(result["error"] ?? "")")
+        #expect(result["seen"] as? [String] == ["joined", "pong", "error:bad_request"])
+        #expect(result["room"] as? String == "browsers")
+        #expect(result["closeCode"] as? Int == 1000)
+        #expect(server.service.snapshot.participants == 0)
+    }
+}
