@@ -19,6 +19,7 @@ public final class MediaPlane: Sendable {
     private let workers: [UDPWorker<RoomMediaEngine>]
     private let threads: [WorkerThread]
     private let roomWorkers = Mutex<[String: Int]>([:])
+    private let failureHandler = TransportFailureHandler()
 
     /// Binds `count` workers on `bindIP`, on `firstPort`, `firstPort + 1`,
     /// ... (0: any free ports). `announcedIP` is the address written in
@@ -39,6 +40,15 @@ public final class MediaPlane: Sendable {
             let engine = RoomMediaEngine(
                 certificate: certificate, workerIndex: i, configuration: configuration,
                 wallClock: { MediaPlane.wallClock() })
+            let handler = failureHandler
+            engine.onTransportEvent = { participant, role, event in
+                switch event {
+                case .failed, .closed:
+                    let report = handler.handler.withLock { $0 }
+                    report?(participant, role)
+                default: break
+                }
+            }
             let worker = try UDPWorker(bindingTo: address, engine: engine)
             var announced = worker.localAddress.transportAddress
             if let announcedIP, let a = SocketAddress(ip: announcedIP, port: announced.port) { announced = a.transportAddress }
@@ -51,6 +61,14 @@ public final class MediaPlane: Sendable {
     }
 
     public var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
+
+    /// Called on a worker thread when a participant's transport fails (ICE,
+    /// consent, DTLS) or the peer closes it; the rooms layer removes WHIP
+    /// and WHEP participants then (`RoomService.transportFailed`). Set once
+    /// the signalling side exists.
+    public func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
+        failureHandler.handler.withLock { $0 = handler }
+    }
 
     /// Any thread: runs `command` on the worker that owns its room.
     public func post(_ command: MediaCommand) {
@@ -90,6 +108,11 @@ public final class MediaPlane: Sendable {
         clock_gettime(CLOCK_REALTIME, &ts)
         return NTPTimestamp(sinceUnixEpoch: .seconds(Int64(ts.tv_sec)) + .nanoseconds(Int64(ts.tv_nsec)))
     }
+}
+
+/// Shared by the plane and its engines' event callbacks.
+private final class TransportFailureHandler: Sendable {
+    let handler = Mutex<(@Sendable (ParticipantID, TransportRole) -> Void)?>(nil)
 }
 
 extension MediaCommand {

@@ -29,6 +29,9 @@ public enum NegotiationError: Error, Equatable, Sendable {
     case duplicateMID(MID)
     /// A publish offer in which no m-section sends media we accept.
     case nothingToPublish
+    /// A playback (WHEP) offer in which no m-section receives a codec we
+    /// forward.
+    case nothingToPlay
     /// The subscriber builder has no m-section to offer.
     case nothingToOffer
     /// `createOffer` while our previous offer still waits for its answer.
@@ -70,6 +73,7 @@ public enum NegotiationError: Error, Equatable, Sendable {
         case .missingMID(let index): return "m-section #\(index): no a=mid"
         case .duplicateMID(let mid): return "mid \(mid) is used twice"
         case .nothingToPublish: return "the offer sends no audio or video we accept"
+        case .nothingToPlay: return "the offer receives no audio or video we forward (Opus, VP8, H264)"
         case .nothingToOffer: return "no m-section to offer"
         case .offerOutstanding: return "an offer is already waiting for its answer"
         case .noOfferOutstanding: return "no offer is waiting for an answer"

@@ -42,11 +42,7 @@ public struct PublishAnswerer: Sendable {
         for section in offer.sections {
             switch section {
             case .rejected(let r):
-                var m = MediaDescription(
-                    media: r.media, port: 0, proto: r.proto, formats: r.formats,
-                    connection: ConnectionData(address: "0.0.0.0"), attributes: [.mid(r.mid)])
-                if r.proto.contains("RTP") { m.attributes.append(.direction(.inactive)) }
-                media.append(m)
+                media.append(Self.rejectedSection(r))
             case .accepted(let track):
                 media.append(answerSection(track, local: local, tagged: bundled.isEmpty))
                 bundled.append(track.mid)
@@ -58,6 +54,16 @@ public struct PublishAnswerer: Sendable {
         session.append(.msidSemantic(MSIDSemantic()))
         return SessionDescription(
             origin: Origin(sessionID: sessionID, sessionVersion: sessionVersion), attributes: session, media: media)
+    }
+
+    /// A rejected m-section: port 0, `a=mid` and (for RTP) `a=inactive`
+    /// (RFC 8829 section 5.3.1).
+    static func rejectedSection(_ r: PublishOffer.RejectedSection) -> MediaDescription {
+        var m = MediaDescription(
+            media: r.media, port: 0, proto: r.proto, formats: r.formats,
+            connection: ConnectionData(address: "0.0.0.0"), attributes: [.mid(r.mid)])
+        if r.proto.contains("RTP") { m.attributes.append(.direction(.inactive)) }
+        return m
     }
 
     func answerSection(

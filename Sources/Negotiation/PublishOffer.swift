@@ -124,23 +124,30 @@ public struct PublishOffer: Equatable, Sendable {
         chosen = chosen.filter { position($0.0.payloadType) != Int.max }
         chosen.sort { position($0.0.payloadType) < position($1.0.payloadType) }
 
-        return chosen.map { map, codec in
-            let pt = map.payloadType
-            let rtx = maps.first { r in
-                r.encodingName.lowercased() == "rtx" && r.clockRate == map.clockRate
-                    && parameters(r.payloadType)?["apt"] == String(pt.rawValue)
-            }
-            var feedback: [CodecDescription.Feedback] = []
-            for fb in m.rtcpFeedback where fb.payloadType == nil || fb.payloadType == pt {
-                let f = CodecDescription.Feedback(type: fb.type, parameter: fb.parameter)
-                if CodecDescription.Feedback.supported.contains(f), !feedback.contains(f) { feedback.append(f) }
-            }
-            let raw = parameters(pt)?.raw
-            return CodecDescription(
-                codec: codec, payloadType: pt, clockRate: map.clockRate, channels: map.channels,
-                formatParameters: raw?.isEmpty == false ? raw : nil,
-                rtxPayloadType: kind == .video ? rtx?.payloadType : nil, feedback: feedback)
+        return chosen.map { map, codec in describe(map, as: codec, in: m, kind: kind) }
+    }
+
+    /// The codec of `map` as the client wrote it in `m`: its payload type,
+    /// format parameters, the supported RTCP feedback for it and (video) its
+    /// RTX payload type (`apt=`, RFC 4588 section 8.6).
+    static func describe(_ map: RTPMap, as codec: MediaCodec, in m: MediaDescription, kind: MediaKind) -> CodecDescription {
+        let fmtp = m.formatParameters
+        func parameters(_ pt: PayloadType) -> FormatParameters? { fmtp.first { $0.payloadType == pt } }
+        let pt = map.payloadType
+        let rtx = m.rtpMaps.first { r in
+            r.encodingName.lowercased() == "rtx" && r.clockRate == map.clockRate
+                && parameters(r.payloadType)?["apt"] == String(pt.rawValue)
         }
+        var feedback: [CodecDescription.Feedback] = []
+        for fb in m.rtcpFeedback where fb.payloadType == nil || fb.payloadType == pt {
+            let f = CodecDescription.Feedback(type: fb.type, parameter: fb.parameter)
+            if CodecDescription.Feedback.supported.contains(f), !feedback.contains(f) { feedback.append(f) }
+        }
+        let raw = parameters(pt)?.raw
+        return CodecDescription(
+            codec: codec, payloadType: pt, clockRate: map.clockRate, channels: map.channels,
+            formatParameters: raw?.isEmpty == false ? raw : nil,
+            rtxPayloadType: kind == .video ? rtx?.payloadType : nil, feedback: feedback)
     }
 
     /// `a=simulcast:send` streams in order, first alternative of each, with

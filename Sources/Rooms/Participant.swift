@@ -21,6 +21,12 @@ struct Participant {
     var publisher: PublisherState?
     /// The transport this participant receives on (SFU rooms).
     var subscriber: SubscriberState?
+    /// How the participant is connected: a WebSocket, or an HTTP session.
+    var kind: ParticipantKind = .webSocket
+    /// The WHIP/WHEP session id (the last segment of its Location).
+    var session: String?
+    /// A WHEP participant's transport: it offered, we send.
+    var playback: PlaybackState?
 
     var info: ParticipantInfo { ParticipantInfo(id: id, identity: identity, tracks: tracks) }
 }
@@ -61,4 +67,27 @@ struct SubscriberState {
     var remoteKnown = false
     /// What this participant receives, by published track id.
     var subscriptions: [String: OutgoingTrack] = [:]
+}
+
+/// How a participant reaches the server. HTTP participants (WHIP, WHEP)
+/// have no signalling connection: nothing is ever sent to them, they
+/// cannot be called, and they leave by DELETE or when their transport
+/// fails.
+enum ParticipantKind: Equatable {
+    case webSocket
+    /// Publishes one offer's tracks (RFC 9725).
+    case whip
+    /// Plays one publisher's tracks (WHEP).
+    case whep
+}
+
+/// A WHEP participant's transport: the client offered recvonly sections,
+/// we answered with the publisher's tracks.
+struct PlaybackState {
+    let credentials: ICECredentials
+    var answerer: PlaybackAnswerer
+    /// The participant whose tracks are played.
+    let publisher: ParticipantID
+    /// What this participant receives, by published track id.
+    var tracks: [String: OutgoingTrack] = [:]
 }

@@ -7,30 +7,58 @@ import Wire
 /// who receives what. Every participant with the subscribe grant receives
 /// every track of its room (auto-subscribe) unless it unsubscribes.
 extension RoomDirectory {
+    /// A WebSocket `publish`: the answer goes back as `publish-answer`.
     mutating func publish(_ p: Participant, sdp: String) -> [RoomEffect] {
-        guard p.grants.publish else { return send(p.id, .error(code: .forbidden, message: "your token has no publish grant")) }
-        guard let media = configuration.media, let room = rooms[p.room] else {
-            return send(p.id, .error(code: .negotiationFailed, message: "this server has no media workers"))
+        switch checkPublishOffer(grants: p.grants, sdp: sdp) {
+        case .failure(let error): return send(p.id, .error(code: error.code, message: error.message))
+        case .success(let offer):
+            guard let applied = applyPublish(p, offer: offer) else {
+                return send(p.id, .error(code: .negotiationFailed, message: "this server has no media workers"))
+            }
+            return applied.transport + send(p.id, .publishAnswer(sdp: applied.answer)) + applied.tracks
+        }
+    }
+
+    /// Everything that can refuse a publish offer, before any state
+    /// changes: the grant, media workers, the SDP itself.
+    func checkPublishOffer(grants: Grants, sdp: String) -> Result<PublishOffer, RoomError> {
+        guard grants.publish else { return .failure(RoomError(.forbidden, "your token has no publish grant")) }
+        guard configuration.media != nil else {
+            return .failure(RoomError(.negotiationFailed, "this server has no media workers"))
         }
         let offer: PublishOffer
         do {
             offer = try PublishOffer(try SessionDescription.parse(sdp))
         } catch let error as NegotiationError {
-            return send(p.id, .error(code: .negotiationFailed, message: error.reason))
+            return .failure(RoomError(.negotiationFailed, error.reason))
         } catch {
-            return send(p.id, .error(code: .negotiationFailed, message: "malformed SDP: \(error)"))
+            return .failure(RoomError(.negotiationFailed, "malformed SDP: \(error)"))
         }
         guard !offer.tracks.filter(\.isSending).isEmpty else {
-            return send(p.id, .error(code: .negotiationFailed, message: "the offer sends nothing"))
+            return .failure(RoomError(.negotiationFailed, "the offer sends nothing"))
         }
-        var effects: [RoomEffect] = []
+        return .success(offer)
+    }
+
+    /// What a checked publish offer does, shared by the WebSocket and WHIP
+    /// paths, which differ only in how the answer reaches the client:
+    /// `transport` (open the publisher transport or update its remote
+    /// parameters) comes before the answer, `tracks` (published and
+    /// stopped tracks, subscriptions, renegotiations) after it.
+    mutating func applyPublish(
+        _ p: Participant, offer: PublishOffer
+    )
+        -> (transport: [RoomEffect], answer: String, tracks: [RoomEffect])?
+    {
+        guard let media = configuration.media, let room = rooms[p.room] else { return nil }
+        var transport: [RoomEffect] = []
         var state: PublisherState
         if let existing = p.publisher {
             state = existing
-            effects.append(.media(.setRemote(room: room.name, participant: p.id, role: .publisher, remote: offer.transport)))
+            transport.append(.media(.setRemote(room: room.name, participant: p.id, role: .publisher, remote: offer.transport)))
         } else {
             state = PublisherState(credentials: .random(), answerer: PublishAnswerer(sessionID: nextSessionID()))
-            effects.append(
+            transport.append(
                 .media(
                     .openTransport(
                         room: room.name, worker: room.worker, participant: p.id, role: .publisher,
@@ -52,7 +80,7 @@ extension RoomDirectory {
         let stopped = state.tracks.filter { entry in !offer.tracks.contains { $0.mid == entry.value.mid && $0.isSending } }.map(
             \.key)
         participants[p.id]?.publisher = state
-        effects += send(p.id, .publishAnswer(sdp: answer.text))
+        var effects: [RoomEffect] = []
         for trackID in stopped.sorted() { effects += unpublish(p.id, trackID: trackID) }
         for (trackID, description) in published {
             let info = TrackInfo(
@@ -67,7 +95,7 @@ extension RoomDirectory {
             }
         }
         for member in room.members where member != p.id { effects += renegotiate(member) }
-        return effects
+        return (transport, answer.text, effects)
     }
 
     /// Starts forwarding `trackID` (published by `publisher`) to `member`.
@@ -76,7 +104,7 @@ extension RoomDirectory {
     )
         -> [RoomEffect]
     {
-        guard let media = configuration.media, let m = participants[member], let room = rooms[m.room],
+        guard let media = configuration.media, let m = participants[member], m.kind == .webSocket, let room = rooms[m.room],
             let description = participants[publisher]?.publisher?.tracks[trackID], let codec = description.codecs.first
         else { return [] }
         if m.subscriber?.subscriptions[trackID] != nil { return [] }
@@ -119,6 +147,10 @@ extension RoomDirectory {
     }
 
     mutating func unsubscribe(_ member: ParticipantID, from trackID: String) -> [RoomEffect] {
+        // A WHEP player cannot renegotiate: its section just goes quiet.
+        if participants[member]?.playback?.tracks.removeValue(forKey: trackID) != nil, let room = participants[member]?.room {
+            return [.media(.stopForward(room: room, trackID: trackID, subscriber: member))]
+        }
         guard var state = participants[member]?.subscriber, state.subscriptions.removeValue(forKey: trackID) != nil,
             let room = participants[member]?.room
         else { return [] }
@@ -181,7 +213,9 @@ extension RoomDirectory {
 
     /// On entering an SFU room: receive what is already published there.
     mutating func subscribeToExistingTracks(_ member: ParticipantID) -> [RoomEffect] {
-        guard let m = participants[member], m.grants.subscribe, rooms[m.room]?.mode == .sfu else { return [] }
+        guard let m = participants[member], m.kind == .webSocket, m.grants.subscribe, rooms[m.room]?.mode == .sfu else {
+            return []
+        }
         var effects: [RoomEffect] = []
         for other in members(of: m.room) where other != member {
             for track in participants[other]?.tracks ?? [] {
@@ -200,6 +234,7 @@ extension RoomDirectory {
         }
         participants[id]?.publisher = nil
         participants[id]?.subscriber = nil
+        participants[id]?.playback = nil
         participants[id]?.tracks = []
         return effects
     }

@@ -34,6 +34,8 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     private var ssrcCounter: UInt32 = 0x5317_0000
     private var sessionCounter: UInt64 = 0x5317_0000_0000
     private var byConnection: [ConnectionID: ParticipantID] = [:]
+    /// WHIP/WHEP sessions by the id in their Location.
+    var httpSessions: [String: ParticipantID] = [:]
     private var calls: [CallID: Call] = [:]
     public private(set) var isDraining = false
 
@@ -64,6 +66,13 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             return [.send(connection, .error(code: .alreadyJoined, message: "this connection already joined"))]
         }
         if let existing = findParticipant(identity: request.identity, room: request.room) {
+            guard participants[existing]?.kind == .webSocket else {
+                return [
+                    .send(
+                        connection,
+                        .error(code: .identityInUse, message: "'\(request.identity)' is in this room through WHIP/WHEP"))
+                ]
+            }
             return resume(existing, on: connection)
         }
         guard !isDraining else { return [.send(connection, .error(code: .draining, message: "the server is shutting down"))] }
@@ -125,7 +134,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     // MARK: Membership
 
-    private func findParticipant(identity: String, room: String) -> ParticipantID? {
+    func findParticipant(identity: String, room: String) -> ParticipantID? {
         rooms[room]?.members.first { participants[$0]?.identity == identity }
     }
 
@@ -145,14 +154,19 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     /// Adds `id` to `room` (creating it if needed): `joined` to it,
     /// `participant-joined` to the others.
-    private mutating func enter(
+    mutating func enter(
         _ id: ParticipantID, room name: String, resumed: Bool, mode: RoomMode = .sfu, isCallRoom: Bool = false
     ) -> [RoomEffect] {
         if rooms[name] == nil { rooms[name] = newRoom(name, mode: mode, isCallRoom: isCallRoom) }
         rooms[name]?.members.append(id)
         participants[id]?.room = name
-        guard let p = participants[id], let connection = p.connection else { return [] }
-        var effects: [RoomEffect] = [.send(connection, joinedMessage(for: id, resumed: resumed))]
+        guard let p = participants[id] else { return [] }
+        var effects: [RoomEffect] = []
+        if let connection = p.connection {
+            effects.append(.send(connection, joinedMessage(for: id, resumed: resumed)))
+        } else if p.kind == .webSocket {
+            return []
+        }
         effects += broadcast(to: name, except: id, .participantJoined(p.info))
         effects += subscribeToExistingTracks(id)
         return effects
@@ -172,7 +186,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         return effects
     }
 
-    private mutating func remove(_ id: ParticipantID, reason: String) -> [RoomEffect] {
+    mutating func remove(_ id: ParticipantID, reason: String) -> [RoomEffect] {
         guard let p = participants[id] else { return [] }
         var effects: [RoomEffect] = []
         if let call = p.call {
@@ -181,6 +195,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         }
         effects += exit(id)
         if let c = p.connection { byConnection[c] = nil }
+        if let s = p.session { httpSessions[s] = nil }
         participants[id] = nil
         return effects
     }
@@ -193,7 +208,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     }
 
     /// A new room, placed on the next media worker in turn.
-    private mutating func newRoom(_ name: String, mode: RoomMode, isCallRoom: Bool = false) -> Room {
+    mutating func newRoom(_ name: String, mode: RoomMode, isCallRoom: Bool = false) -> Room {
         var room = Room(name: name, mode: mode, isCallRoom: isCallRoom)
         room.worker = nextWorker
         nextWorker += 1

@@ -1,4 +1,5 @@
 import Signaling
+import Wire
 
 /// The plain HTTP endpoints: health, readiness and metrics. `/rtc` (the
 /// WebSocket) is handled by `HTTPSession` before it gets here.
@@ -7,7 +8,8 @@ struct HTTPRouter: Sendable {
     /// Extra Prometheus lines from the media workers (may be empty).
     let mediaMetrics: @Sendable () -> String
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse {
+        if let response = HTTPSessionRoutes(service: service).respond(to: request, now: now) { return response }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return text(200, "ok\n")

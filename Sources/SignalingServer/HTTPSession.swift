@@ -77,7 +77,7 @@ final class HTTPSession: TCPConnectionHandler {
                         return .sendThenClose(out + error.response.serialize())
                     }
                 }
-                let response = router.respond(to: request)
+                let response = router.respond(to: request, now: now)
                 out += response.serialize()
                 if !request.keepAlive {
                     mode = .http(parser)

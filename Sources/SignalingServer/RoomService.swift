@@ -16,14 +16,14 @@ public protocol SignalingOutlet: AnyObject, Sendable {
 /// (messages) and the ticker (grace-period timeouts). The lock is taken per
 /// signalling message, never on the media path.
 public final class RoomService: Sendable {
-    private struct State {
+    struct State {
         var directory: RoomDirectory<RandomIdentifiers>
         var webSockets: Set<ConnectionID> = []
         var joinFailures: [String: Int] = [:]
     }
 
-    private let state: Mutex<State>
-    private let verifier: AccessTokenVerifier
+    let state: Mutex<State>
+    let verifier: AccessTokenVerifier
     private let media: @Sendable (MediaCommand) -> Void
     private let outletBox = Mutex<(any SignalingOutlet)?>(nil)
 
@@ -111,7 +111,7 @@ public final class RoomService: Sendable {
 
     // MARK: Effects
 
-    private func perform(_ effects: [RoomEffect]) {
+    func perform(_ effects: [RoomEffect]) {
         let outlet = outletBox.withLock { $0 }
         for effect in effects {
             switch effect {

@@ -66,17 +66,20 @@ enum ServeCommand {
             return 71
         }
 
+        media.onTransportFailed { participant, _ in signaling.service.transportFailed(participant, now: MonotonicClock.now()) }
+
         let http = "http://\(signaling.localAddress)"
         print("swiftlet \(SwiftletVersion.string) serving\(options.dev ? " in dev mode (loopback only)" : "")")
         print("  room WebSocket   ws://\(signaling.localAddress)/rtc")
         print("  health           \(http)/healthz   readiness \(http)/readyz")
         print("  metrics          \(http)/metrics")
+        print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
         for address in media.localAddresses { print("  media worker on udp \(address)") }
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")
         if options.dev {
             print("  dev API key 'devkey', secret 'devsecret'; a token: swiftlet token --dev --room demo --identity alice")
         }
-        print("  not built yet: WHIP/WHEP, simulcast layer selection, the demo page (see docs/ARCHITECTURE.md)")
+        print("  not built yet: simulcast layer selection, the demo page (see docs/ARCHITECTURE.md)")
         print("  stop with Ctrl-C or SIGTERM")
         fflush(nil)
 

@@ -27,4 +27,10 @@ public enum ErrorCode: String, Sendable, Codable, Equatable {
     case negotiationFailed = "negotiation_failed"
     /// The message is not valid in this room's mode (e.g. media in a mesh room).
     case wrongMode = "wrong_mode"
+    /// The identity is already present in the room through another kind
+    /// of session (a WebSocket participant and a WHIP/WHEP session, or two
+    /// HTTP sessions): one participant per identity per room.
+    case identityInUse = "identity_in_use"
+    /// WHEP: the participant to play has published nothing (yet).
+    case nothingPublished = "nothing_published"
 }

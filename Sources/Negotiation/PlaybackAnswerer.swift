@@ -1,0 +1,138 @@
+import SDP
+import Wire
+
+/// A track the SFU can send to a playback client: the publisher's codec
+/// (with the publisher's payload type) and the SSRC we send it with.
+public struct PlaybackSource: Equatable, Sendable {
+    public var trackID: String
+    /// `a=msid` stream id (the publisher's participant, say).
+    public var streamID: String
+    /// The publisher's codec, as its offer described it.
+    public var codec: CodecDescription
+    public var ssrc: SSRC
+    public var cname: String
+
+    public init(trackID: String, streamID: String, codec: CodecDescription, ssrc: SSRC, cname: String) {
+        self.trackID = trackID
+        self.streamID = streamID
+        self.codec = codec
+        self.ssrc = ssrc
+        self.cname = cname
+    }
+
+    public var kind: MediaKind { codec.codec.kind }
+}
+
+/// The answer to a playback offer and what goes in it.
+public struct PlaybackAnswer: Equatable, Sendable {
+    /// One placed source: the m-section it is sent in and the track to
+    /// forward, with the client's payload type and our SSRC.
+    public struct Assignment: Equatable, Sendable {
+        public var mid: MID
+        public var track: OutgoingTrack
+    }
+
+    public var description: SessionDescription
+    /// In the offer's m-section order.
+    public var assignments: [Assignment]
+}
+
+/// Answers playback clients' offers (WHEP): the client offers `recvonly`
+/// sections and we send, the reverse of our subscriber transport where the
+/// server offers. Like `PublishAnswerer` it keeps the `o=` session id and
+/// raises the version per answer (RFC 8829 section 5.3.1).
+public struct PlaybackAnswerer: Sendable {
+    public let sessionID: UInt64
+    /// The version of the last answer made; 0 before the first.
+    public private(set) var sessionVersion: UInt64 = 0
+
+    /// `sessionID` comes from the caller (random), cut to 63 bits.
+    public init(sessionID: UInt64) {
+        self.sessionID = sessionID & 0x7FFF_FFFF_FFFF_FFFF
+    }
+
+    /// The answer to `offer`, sending `sources`:
+    /// - each receiving m-section, in offer order, takes the first source
+    ///   not yet placed of its kind whose codec the client can decode
+    ///   (`CodecDescription.canBeDecoded(by:)`); it is answered `sendonly`
+    ///   with only that codec under the client's payload type (the
+    ///   forwarder rewrites the payload type per subscriber), `a=msid`, and
+    ///   `a=ssrc` cname/msid lines (clients that route by SSRC need them);
+    ///   no RTX (forwarded copies carry none);
+    /// - sections left without a source, and `sendonly`/`inactive` ones,
+    ///   are answered `inactive` with the client's first usable codec, port
+    ///   kept and still bundled (RFC 3264 section 6.1);
+    /// - rejected sections get port 0 and leave the BUNDLE group, as in
+    ///   `PublishAnswerer`;
+    /// - session level: BUNDLE, `a=ice-lite`, `a=msid-semantic`; transport
+    ///   attributes with `a=setup:passive` (the client offers `actpass`:
+    ///   we are the DTLS server, RFC 8842 section 5.3), candidates in the
+    ///   first bundled section only.
+    ///
+    /// No `a=extmap` is answered: forwarded packets keep the publisher's
+    /// header extension bytes and ids, which would not match ids the client
+    /// chose, and a receiver ignores extensions that were not negotiated
+    /// (RFC 8285 section 5).
+    public mutating func makeAnswer(
+        to offer: PlaybackOffer, sources: [PlaybackSource], local: LocalTransportParameters
+    ) -> PlaybackAnswer {
+        sessionVersion &+= 1
+        var remaining = sources
+        var media: [MediaDescription] = []
+        var bundled: [MID] = []
+        var assignments: [PlaybackAnswer.Assignment] = []
+        for section in offer.sections {
+            switch section {
+            case .rejected(let r):
+                media.append(PublishAnswerer.rejectedSection(r))
+            case .playable(let p):
+                var placed: OutgoingTrack?
+                if p.isReceiving,
+                    let index = remaining.firstIndex(where: { $0.kind == p.kind && p.codec(matching: $0.codec) != nil }),
+                    let codec = p.codec(matching: remaining[index].codec)
+                {
+                    let source = remaining.remove(at: index)
+                    var sent = codec
+                    sent.rtxPayloadType = nil
+                    placed = OutgoingTrack(
+                        kind: p.kind, codec: sent, ssrc: source.ssrc, streamID: source.streamID,
+                        trackID: source.trackID, cname: source.cname)
+                }
+                if let placed { assignments.append(PlaybackAnswer.Assignment(mid: p.mid, track: placed)) }
+                media.append(answerSection(p, track: placed, local: local, tagged: bundled.isEmpty))
+                bundled.append(p.mid)
+            }
+        }
+        var session: [Attribute] = [.group(Group(semantics: Group.bundle, mids: bundled))]
+        if local.isICELite { session.append(.iceLite) }
+        session.append(.msidSemantic(MSIDSemantic(streamIDs: ["*"])))
+        let description = SessionDescription(
+            origin: Origin(sessionID: sessionID, sessionVersion: sessionVersion), attributes: session, media: media)
+        return PlaybackAnswer(description: description, assignments: assignments)
+    }
+
+    func answerSection(
+        _ p: PlaybackOffer.PlayableSection, track: OutgoingTrack?, local: LocalTransportParameters, tagged: Bool
+    ) -> MediaDescription {
+        var a = local.attributes(setup: .passive, withCandidates: tagged)
+        a.append(.mid(p.mid))
+        var codec = track?.codec ?? p.codecs[0]
+        codec.rtxPayloadType = nil
+        if let t = track {
+            a.append(.direction(.sendonly))
+            a.append(.msid(MediaStreamID(streamID: t.streamID, trackID: t.trackID)))
+        } else {
+            a.append(.direction(.inactive))
+        }
+        a.append(.rtcpMux)
+        if p.reducedSizeRTCP { a.append(.rtcpReducedSize) }
+        a += codec.attributes
+        if let t = track {
+            a.append(.ssrc(SourceAttribute(ssrc: t.ssrc, name: "cname", value: t.cname)))
+            a.append(.ssrc(SourceAttribute(ssrc: t.ssrc, name: "msid", value: "\(t.streamID) \(t.trackID)")))
+        }
+        return MediaDescription(
+            media: p.kind.rawValue, port: local.defaultPort, formats: [String(codec.payloadType.rawValue)],
+            connection: local.connection, attributes: a)
+    }
+}

@@ -1,0 +1,144 @@
+import Codecs
+import SDP
+import Wire
+
+/// A playback client's offer (WHEP, draft-ietf-wish-whep: the client offers
+/// `recvonly` sections, the SFU answers and sends), analysed m-section by
+/// m-section: which sections can carry a track to the client and with which
+/// of the client's payload types, and which we reject.
+public struct PlaybackOffer: Equatable, Sendable {
+    /// An audio or video m-section in which the client can receive at
+    /// least one codec we forward.
+    public struct PlayableSection: Equatable, Sendable {
+        public var mid: MID
+        public var kind: MediaKind
+        /// The client's direction: we send only where it is `recvonly` or
+        /// `sendrecv`; a `sendonly`/`inactive` section is answered inactive.
+        public var direction: Direction
+        /// Every offered codec we can forward, in the offer's order, with
+        /// the client's payload types: Opus/48000/2; VP8/90000; each
+        /// H264/90000 entry with `packetization-mode=1`.
+        public var codecs: [CodecDescription]
+        /// `a=rtcp-rsize` (RFC 5506) was offered, and is answered.
+        public var reducedSizeRTCP: Bool
+
+        /// True when the client receives on this m-section.
+        public var isReceiving: Bool { direction == .recvonly || direction == .sendrecv }
+
+        /// The client's payload type for a stream in `codec` (the
+        /// publisher's), or nil when it cannot decode it (see
+        /// `CodecDescription.canBeDecoded(by:)`).
+        public func codec(matching codec: CodecDescription) -> CodecDescription? {
+            codecs.first { codec.canBeDecoded(by: $0) }
+        }
+    }
+
+    public enum Section: Equatable, Sendable {
+        case playable(PlayableSection)
+        case rejected(PublishOffer.RejectedSection)
+
+        public var mid: MID {
+            switch self {
+            case .playable(let p): p.mid
+            case .rejected(let r): r.mid
+            }
+        }
+    }
+
+    public let description: SessionDescription
+    public let transport: RemoteTransportParameters
+    /// One entry per m-section, in the offer's order.
+    public let sections: [Section]
+
+    /// The playable sections in which the client receives.
+    public var receivingSections: [PlayableSection] {
+        sections.compactMap { if case .playable(let p) = $0, p.isReceiving { p } else { nil } }
+    }
+
+    /// Analyses `offer`. Throws when the transport is unusable (see
+    /// `RemoteTransportParameters`) or when no m-section receives anything
+    /// we forward (`nothingToPlay`: a send-only offer belongs to WHIP).
+    public init(_ offer: SessionDescription) throws(NegotiationError) {
+        transport = try RemoteTransportParameters(from: offer, as: .offer)
+        description = offer
+        var sections: [Section] = []
+        for m in offer.media {
+            guard let mid = m.mid else { throw .missingMID(index: sections.count) }
+            sections.append(Self.analyse(m, mid: mid, bundle: transport.bundle))
+        }
+        self.sections = sections
+        if receivingSections.isEmpty { throw .nothingToPlay }
+    }
+
+    static func analyse(_ m: MediaDescription, mid: MID, bundle: [MID]) -> Section {
+        func reject(_ reason: PublishOffer.RejectionReason) -> Section {
+            .rejected(PublishOffer.RejectedSection(mid: mid, media: m.media, proto: m.proto, formats: m.formats, reason: reason))
+        }
+        guard m.port != 0 else { return reject(.rejectedByOfferer) }
+        guard let kind = MediaKind(rawValue: m.media), m.proto.contains("RTP") else { return reject(.unsupportedMedia) }
+        guard bundle.contains(mid) else { return reject(.notBundled) }
+        let codecs = offeredCodecs(m, kind: kind)
+        guard !codecs.isEmpty else { return reject(.noAcceptableCodec) }
+        return .playable(
+            PlayableSection(
+                mid: mid, kind: kind, direction: m.direction, codecs: codecs, reducedSizeRTCP: m.has(.rtcpReducedSize)))
+    }
+
+    /// The codecs of `m` we forward, in the order of the m= line. Unlike a
+    /// publish offer, every H.264 mode-1 entry is kept: the publisher's
+    /// profile decides which one fits.
+    static func offeredCodecs(_ m: MediaDescription, kind: MediaKind) -> [CodecDescription] {
+        let maps = m.rtpMaps
+        let fmtp = m.formatParameters
+        var out: [CodecDescription] = []
+        for format in m.formats {
+            guard let value = UInt8(format), let pt = PayloadType(rawValue: value),
+                let map = maps.first(where: { $0.payloadType == pt })
+            else { continue }
+            let name = map.encodingName.lowercased()
+            let codec: MediaCodec
+            switch (kind, name) {
+            case (.audio, "opus") where map.clockRate == 48000 && map.channels == 2: codec = .opus
+            case (.video, "vp8") where map.clockRate == 90000: codec = .video(.vp8)
+            case (.video, "h264") where map.clockRate == 90000:
+                guard fmtp.first(where: { $0.payloadType == pt })?["packetization-mode"] == "1" else { continue }
+                codec = .video(.h264)
+            default: continue
+            }
+            out.append(PublishOffer.describe(map, as: codec, in: m, kind: kind))
+        }
+        return out
+    }
+}
+
+extension CodecDescription {
+    /// Whether a receiver that offered `offered` can decode a stream sent
+    /// in `self` (a publisher's codec) once the payload type is rewritten:
+    /// same codec, clock rate and channels; for H.264 (RFC 6184 section
+    /// 8.1) also packetization mode 1 on both sides and the same profile:
+    /// equal `profile_idc` and equal constraint_set1 flag (0x40 of
+    /// profile-iop, the "constrained" in constrained baseline). The level
+    /// may differ (`level-asymmetry-allowed`, the receiver's level is what
+    /// it can decode; SFUs cannot transcode either way). A missing
+    /// profile-level-id means `42000a` (section 8.1).
+    public func canBeDecoded(by offered: CodecDescription) -> Bool {
+        guard codec == offered.codec, clockRate == offered.clockRate else { return false }
+        if codec == .opus { return channels == offered.channels }
+        guard codec == .video(.h264) else { return true }
+        guard h264Parameter("packetization-mode") == "1", offered.h264Parameter("packetization-mode") == "1",
+            let mine = h264Profile, let theirs = offered.h264Profile
+        else { return false }
+        return mine.profileIDC == theirs.profileIDC && (mine.iop & 0x40) == (theirs.iop & 0x40)
+    }
+
+    func h264Parameter(_ name: String) -> String? {
+        formatParameters.flatMap { FormatParameters(payloadType: payloadType, raw: $0)[name] }
+    }
+
+    /// `profile_idc` and `profile-iop` of profile-level-id (6 hex digits).
+    var h264Profile: (profileIDC: UInt8, iop: UInt8)? {
+        let text = h264Parameter("profile-level-id") ?? "42000a"
+        guard text.utf8.count == 6, let value = UInt32(text, radix: 16) else { return nil }
+        return (UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8))
+    }
+}

@@ -1,0 +1,213 @@
+import Rooms
+import Signaling
+import Wire
+
+/// WHIP (RFC 9725) and WHEP over plain HTTP/1.1 (docs/WHIP_WHEP.md):
+///
+/// - `POST /whip/{room}` with an SDP offer publishes; `POST /whep/{room}`
+///   plays the room's first publisher, `POST /whep/{room}/{identity}` that
+///   participant. 201 with the answer, `Location: /whip|whep/{room}/{session}`
+///   and an `ETag`.
+/// - `DELETE` on the Location ends the session (200); `PATCH` with an
+///   `application/trickle-ice-sdpfrag` body is accepted (204) and ignored:
+///   we are ICE-lite, so the client's candidates reach us anyway as
+///   peer-reflexive ones through its connectivity checks (RFC 8445 section
+///   7.3.1.3). ICE restarts (`If-Match: *`) are not supported: 422 with a
+///   reason.
+/// - `OPTIONS` answers 204 with `Allow` (and `Accept-Post: application/sdp`
+///   on the POST endpoints).
+///
+/// The Location is the capability for DELETE and PATCH: its session id is
+/// 12 random characters (about 71 bits), so DELETE and PATCH need no token
+/// (the token may have expired by then).
+struct HTTPSessionRoutes: Sendable {
+    let service: RoomService
+
+    /// nil when `request.path` is not a WHIP/WHEP path.
+    func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse? {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard request.path.hasPrefix("/"), let first = segments.first, let kind = HTTPSessionKind(rawValue: String(first))
+        else { return nil }
+        let rest = segments.dropFirst().map { Self.percentDecoded($0) }
+        guard (1...2).contains(rest.count), rest.allSatisfy({ $0 != nil && $0 != "" }) else { return Self.text(404, "not found") }
+        let room = rest[0] ?? ""
+        let last = rest.count == 2 ? rest[1] : nil
+        switch (request.method, last) {
+        case ("POST", nil):
+            return offer(request, kind: kind, room: room, target: nil, now: now)
+        case ("POST", let target?) where kind == .whep:
+            return offer(request, kind: kind, room: room, target: target, now: now)
+        case ("DELETE", let session?):
+            return service.endSession(kind, room: room, session: session)
+                ? HTTPResponse(status: 200) : Self.text(404, "no such \(kind.rawValue.uppercased()) session")
+        case ("PATCH", let session?):
+            return trickle(request, kind: kind, room: room, session: session)
+        case ("OPTIONS", nil):
+            var response = HTTPResponse(status: 204, headers: HTTPHeaders([("Allow", "OPTIONS, POST")]))
+            response.headers.append(name: "Accept-Post", value: "application/sdp")
+            return response
+        case ("OPTIONS", _?):
+            var response = HTTPResponse(status: 204, headers: HTTPHeaders([("Allow", Self.sessionMethods(kind))]))
+            if kind == .whep { response.headers.append(name: "Accept-Post", value: "application/sdp") }
+            return response
+        default:
+            var response = Self.text(405, "method not allowed")
+            response.headers.append(name: "Allow", value: last == nil ? "OPTIONS, POST" : Self.sessionMethods(kind))
+            return response
+        }
+    }
+
+    private func offer(
+        _ request: HTTPRequest, kind: HTTPSessionKind, room: String, target: String?, now: Instant
+    )
+        -> HTTPResponse
+    {
+        guard Self.mediaType(request.headers["Content-Type"]) == "application/sdp" else {
+            var response = Self.text(415, "the offer must be Content-Type: application/sdp")
+            response.headers.append(name: "Accept-Post", value: "application/sdp")
+            return response
+        }
+        guard let token = Self.bearerToken(request.headers["Authorization"]) else {
+            var response = Self.text(401, "missing Authorization: Bearer <access token>")
+            response.headers.append(name: "WWW-Authenticate", value: "Bearer")
+            return response
+        }
+        let join: JoinRequest
+        do throws(AccessTokenError) {
+            join = try service.verifySession(token: token, room: room, grant: kind == .whip ? .publish : .subscribe)
+        } catch {
+            var response = Self.text(error.status, error.reason)
+            if error.status == 401 { response.headers.append(name: "WWW-Authenticate", value: "Bearer error=\"invalid_token\"") }
+            return response
+        }
+        guard let sdp = String(validating: request.body, as: UTF8.self) else {
+            return Self.text(400, "the offer is not UTF-8")
+        }
+        let result =
+            kind == .whip
+            ? service.whipPublish(join, sdp: sdp, now: now) : service.whepPlay(join, target: target, sdp: sdp, now: now)
+        switch result {
+        case .success(let answer):
+            let location = "/\(kind.rawValue)/\(Self.percentEncoded(room))/\(answer.session)"
+            return HTTPResponse(
+                status: 201,
+                headers: HTTPHeaders([
+                    ("Content-Type", "application/sdp"), ("Location", location), ("ETag", answer.etag),
+                ]),
+                body: Array(answer.answer.utf8))
+        case .failure(let error):
+            var response = Self.text(Self.status(of: error.code), error.message)
+            if error.code == .nothingPublished { response.headers.append(name: "Retry-After", value: "2") }
+            return response
+        }
+    }
+
+    private func trickle(_ request: HTTPRequest, kind: HTTPSessionKind, room: String, session: String) -> HTTPResponse {
+        guard service.hasSession(kind, room: room, session: session) else {
+            return Self.text(404, "no such \(kind.rawValue.uppercased()) session")
+        }
+        guard Self.mediaType(request.headers["Content-Type"]) == "application/trickle-ice-sdpfrag" else {
+            var response = Self.text(415, "PATCH takes Content-Type: application/trickle-ice-sdpfrag")
+            response.headers.append(name: "Accept-Patch", value: "application/trickle-ice-sdpfrag")
+            return response
+        }
+        if request.headers["If-Match"]?.trimmingSpaces == "*" {
+            return Self.text(422, "ICE restarts are not supported: DELETE the session and POST a new offer")
+        }
+        // ICE-lite: the candidates arrive as peer-reflexive ones through the
+        // client's checks; nothing to do with the fragment.
+        return HTTPResponse(status: 204)
+    }
+
+    // MARK: Helpers
+
+    static func status(of code: ErrorCode) -> Int {
+        switch code {
+        case .forbidden: 403
+        case .identityInUse, .nothingPublished, .modeMismatch, .roomFull, .busy: 409
+        case .draining: 503
+        case .negotiationFailed, .badRequest: 400
+        default: 400
+        }
+    }
+
+    /// On `/whep/{room}/{x}`, `x` is an identity to play (POST) or a session
+    /// (PATCH, DELETE).
+    static func sessionMethods(_ kind: HTTPSessionKind) -> String {
+        kind == .whep ? "OPTIONS, POST, PATCH, DELETE" : "OPTIONS, PATCH, DELETE"
+    }
+
+    /// The media type of a Content-Type value, lower-cased, parameters
+    /// dropped (RFC 9110 section 8.3.1).
+    static func mediaType(_ value: String?) -> String? {
+        guard let value else { return nil }
+        let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        return type.trimmingSpaces.lowercased()
+    }
+
+    /// `Bearer <token>` (RFC 6750 section 2.1; the scheme is
+    /// case-insensitive).
+    static func bearerToken(_ value: String?) -> String? {
+        guard let value else { return nil }
+        let parts = value.trimmingSpaces.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = String(parts[1]).trimmingSpaces
+        return token.isEmpty ? nil : token
+    }
+
+    /// RFC 3986 section 2.1 percent-decoding of one path segment; nil on a
+    /// bad escape or non-UTF-8 result.
+    static func percentDecoded(_ segment: Substring) -> String? {
+        var out: [UInt8] = []
+        var bytes = segment.utf8.makeIterator()
+        while let b = bytes.next() {
+            guard b == UInt8(ascii: "%") else {
+                out.append(b)
+                continue
+            }
+            guard let h = bytes.next(), let l = bytes.next(), let hi = hexValue(h), let lo = hexValue(l) else { return nil }
+            out.append(hi << 4 | lo)
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    static func percentEncoded(_ text: String) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.append(b)
+            default: out += [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0xF)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    static func text(_ status: Int, _ body: String) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+            body: Array((body + "\n").utf8))
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

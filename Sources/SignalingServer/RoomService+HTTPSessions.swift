@@ -1,0 +1,53 @@
+import Rooms
+import Signaling
+import Wire
+
+/// WHIP and WHEP through the rooms: the HTTP routes call these from the
+/// TCP thread; transport failures arrive from media worker threads. Every
+/// call takes the lock once, like a WebSocket message.
+extension RoomService {
+    /// The token of a WHIP/WHEP request, checked for `room` (the URL's) and
+    /// `grant`, as the join it stands for. The identity is the token's
+    /// subject.
+    func verifySession(token: String, room: String, grant: Grant) throws(AccessTokenError) -> JoinRequest {
+        do throws(AccessTokenError) {
+            let claims = try verifier.verify(token, room: room, required: grant, nowSeconds: Self.wallClockSeconds())
+            let grants = Grants(publish: claims.grants.publish, subscribe: claims.grants.subscribe, admin: claims.grants.admin)
+            return JoinRequest(identity: claims.subject, room: claims.room, grants: grants, mode: .sfu)
+        } catch {
+            state.withLock { $0.joinFailures[error.metricLabel, default: 0] += 1 }
+            throw error
+        }
+    }
+
+    func whipPublish(_ join: JoinRequest, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
+        let result = state.withLock { $0.directory.whipPublish(join, sdp: sdp, now: now) }
+        if case .success(let answer) = result { perform(answer.effects) }
+        return result
+    }
+
+    func whepPlay(_ join: JoinRequest, target: String?, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
+        let result = state.withLock { $0.directory.whepPlay(join, target: target, sdp: sdp, now: now) }
+        if case .success(let answer) = result { perform(answer.effects) }
+        return result
+    }
+
+    func hasSession(_ kind: HTTPSessionKind, room: String, session: String) -> Bool {
+        state.withLock { $0.directory.hasSession(kind, room: room, session: session) }
+    }
+
+    /// False when there is no such session.
+    func endSession(_ kind: HTTPSessionKind, room: String, session: String) -> Bool {
+        guard let effects = state.withLock({ $0.directory.endSession(kind, room: room, session: session) }) else {
+            return false
+        }
+        perform(effects)
+        return true
+    }
+
+    /// Any thread: a participant's transport failed or closed (the media
+    /// worker's report). WHIP/WHEP participants leave; others stay.
+    public func transportFailed(_ participant: ParticipantID, now: Instant) {
+        perform(state.withLock { $0.directory.transportFailed(participant, now: now) })
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import NetIO
+import Rooms
+import Signaling
+import SignalingServer
+import Testing
+import Wire
+
+/// WHIP and WHEP over real HTTP on a TCP port: status codes, headers and
+/// the Location life cycle. Media workers are a stand-in endpoint (no UDP):
+/// answers are built, nothing is forwarded.
+@Suite(.serialized) struct WHIPRoutesTests {
+    private func startServer() throws -> SignalingServer {
+        let endpoint = MediaEndpoint(fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, workers: [[]])
+        return try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: endpoint))
+    }
+
+    private func token(_ identity: String, room: String = "r", publish: Bool = true, subscribe: Bool = true) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return AccessToken.mint(
+            claims: AccessTokenClaims(
+                issuer: "k", subject: identity, notBefore: now - 5, expiresAt: now + 600, room: room,
+                grants: AccessTokenGrants(publish: publish, subscribe: subscribe)),
+            secret: "s")
+    }
+
+    private static func fixture(_ name: String) throws -> String {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../SDPTests/Fixtures/\(name)")
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// One request on a fresh connection (`Connection: close`).
+    private func request(
+        _ server: SignalingServer, _ method: String, _ path: String, headers: [(String, String)] = [], body: String = ""
+    ) throws -> Response {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" || method == "PATCH" { text += "Content-Length: \(body.utf8.count)\r\n" }
+        text += "\r\n" + body
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = server.localAddress.storage
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }
+        }
+        try #require(rc == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var out = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            out += buffer[0..<n]
+        }
+        let raw = String(decoding: out, as: UTF8.self)
+        let parts = raw.components(separatedBy: "\r\n\r\n")
+        let head = parts[0].components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ").dropFirst().first ?? "") ?? 0
+        var fields: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test func whipSessionLifeCycleOverHTTP() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let offer = try Self.fixture("aiortc-offer.sdp")
+        let auth = ("Authorization", "Bearer \(token("alice"))")
+        let sdp = ("Content-Type", "application/sdp")
+
+        let options = try request(server, "OPTIONS", "/whip/r")
+        #expect(options.status == 204)
+        #expect(options.headers["allow"] == "OPTIONS, POST")
+        #expect(options.headers["accept-post"] == "application/sdp")
+
+        let created = try request(server, "POST", "/whip/r", headers: [sdp, auth], body: offer)
+        #expect(created.status == 201, "\(created.body)")
+        #expect(created.headers["content-type"] == "application/sdp")
+        let location = try #require(created.headers["location"])
+        #expect(location.hasPrefix("/whip/r/SE_") && location.count == "/whip/r/SE_".count + 12)
+        let etag = try #require(created.headers["etag"])
+        #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
+        #expect(created.body.hasPrefix("v=0\r\n"))
+        #expect(created.body.contains("a=ice-lite"))
+
+        let trickle = ("Content-Type", "application/trickle-ice-sdpfrag")
+        let fragment =
+            "a=ice-ufrag:abcd\r\na=ice-pwd:0123456789abcdefghijkl\r\na=mid:0\r\na=candidate:1 1 udp 1 192.0.2.1 9 typ host\r\n"
+        #expect(try request(server, "PATCH", location, headers: [trickle], body: fragment).status == 204)
+        #expect(try request(server, "PATCH", location, headers: [sdp], body: fragment).status == 415)
+        #expect(try request(server, "PATCH", location, headers: [trickle, ("If-Match", "*")], body: fragment).status == 422)
+        #expect(try request(server, "PATCH", "/whip/r/SE_unknown", headers: [trickle], body: fragment).status == 404)
+        let sessionOptions = try request(server, "OPTIONS", location)
+        #expect(sessionOptions.headers["allow"] == "OPTIONS, PATCH, DELETE")
+
+        // The same identity again, while the session lives: 409.
+        let twice = try request(server, "POST", "/whip/r", headers: [sdp, auth], body: offer)
+        #expect(twice.status == 409)
+        #expect(server.service.snapshot.participants == 1)
+
+        #expect(try request(server, "DELETE", location).status == 200)
+        #expect(try request(server, "DELETE", location).status == 404)
+        #expect(server.service.snapshot.participants == 0)
+        #expect(server.service.snapshot.rooms == 0)
+    }
+
+    @Test func refusalsCarryTheirStatusAndTheServerKeepsServing() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let offer = try Self.fixture("aiortc-offer.sdp")
+        let sdp = ("Content-Type", "application/sdp")
+        let auth = ("Authorization", "Bearer \(token("alice"))")
+
+        #expect(
+            try request(server, "POST", "/whip/r", headers: [("Content-Type", "text/plain"), auth], body: offer).status == 415)
+        let anonymous = try request(server, "POST", "/whip/r", headers: [sdp], body: offer)
+        #expect(anonymous.status == 401)
+        #expect(anonymous.headers["www-authenticate"] == "Bearer")
+        #expect(
+            try request(server, "POST", "/whip/r", headers: [sdp, ("Authorization", "Bearer nope")], body: offer).status == 401)
+        let wrongRoom = try request(server, "POST", "/whip/other", headers: [sdp, auth], body: offer)
+        #expect(wrongRoom.status == 403)
+        #expect(wrongRoom.body == "token is for another room\n")
+        let noGrant = ("Authorization", "Bearer \(token("eve", publish: false))")
+        #expect(try request(server, "POST", "/whip/r", headers: [sdp, noGrant], body: offer).status == 403)
+
+        let malformed = try request(server, "POST", "/whip/r", headers: [sdp, auth], body: "v=0\r\nthis is not SDP\r\n")
+        #expect(malformed.status == 400)
+        #expect(malformed.body.hasPrefix("malformed SDP"))
+        let recvonly = try request(
+            server, "POST", "/whip/r", headers: [sdp, auth], body: try Self.fixture("chromium-recvonly.sdp"))
+        #expect(recvonly.status == 400)
+        #expect(recvonly.body == "the offer sends no audio or video we accept\n")
+        #expect(try request(server, "GET", "/healthz").status == 200)
+
+        let get = try request(server, "GET", "/whip/r")
+        #expect(get.status == 405)
+        #expect(get.headers["allow"] == "OPTIONS, POST")
+        #expect(try request(server, "POST", "/whip/r/a/b", headers: [sdp, auth], body: offer).status == 404)
+        #expect(server.service.snapshot.participants == 0)
+    }
+
+    @Test func whepWaitsForAPublisherThenAnswers() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let sdp = ("Content-Type", "application/sdp")
+        let play = try Self.fixture("chromium-recvonly.sdp")
+        let viewer = ("Authorization", "Bearer \(token("carol", publish: false))")
+
+        let early = try request(server, "POST", "/whep/r", headers: [sdp, viewer], body: play)
+        #expect(early.status == 409)
+        #expect(early.headers["retry-after"] == "2")
+
+        let published = try request(
+            server, "POST", "/whip/r", headers: [sdp, ("Authorization", "Bearer \(token("alice"))")],
+            body: try Self.fixture("aiortc-offer.sdp"))
+        #expect(published.status == 201)
+        #expect(try request(server, "POST", "/whep/r/bob", headers: [sdp, viewer], body: play).status == 409)
+        let noGrant = ("Authorization", "Bearer \(token("dan", subscribe: false))")
+        #expect(try request(server, "POST", "/whep/r", headers: [sdp, noGrant], body: play).status == 403)
+
+        let playing = try request(server, "POST", "/whep/r/alice", headers: [sdp, viewer], body: play)
+        #expect(playing.status == 201, "\(playing.body)")
+        let location = try #require(playing.headers["location"])
+        #expect(location.hasPrefix("/whep/r/SE_"))
+        #expect(playing.body.contains("a=sendonly"))
+        #expect(try request(server, "OPTIONS", "/whep/r").headers["accept-post"] == "application/sdp")
+        // A WHEP Location is not a WHIP one.
+        #expect(try request(server, "DELETE", location.replacingOccurrences(of: "/whep/", with: "/whip/")).status == 404)
+        #expect(try request(server, "DELETE", location).status == 200)
+        #expect(server.service.snapshot.participants == 1)
+    }
+}
