@@ -207,11 +207,14 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         return .joined(participantID: id, room: room.name, mode: room.mode, participants: others, resumed: resumed)
     }
 
-    /// A new room, placed on the next media worker in turn.
+    /// A new room, placed on the next media worker in turn. `worker` is an
+    /// index into `MediaEndpoint.workers`: the worker executing
+    /// `openTransport` ignores a command for any index but its own.
     mutating func newRoom(_ name: String, mode: RoomMode, isCallRoom: Bool = false) -> Room {
         var room = Room(name: name, mode: mode, isCallRoom: isCallRoom)
-        room.worker = nextWorker
-        nextWorker += 1
+        let workers = max(1, configuration.media?.workers.count ?? 1)
+        room.worker = nextWorker % workers
+        nextWorker = (nextWorker + 1) % workers
         return room
     }
 
@@ -281,6 +284,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         let room = "call/\(id.rawValue)"
         calls[id]?.room = room
         var effects: [RoomEffect] = []
+        forgetSubscribers(call.caller, call.callee)
         for (who, peer) in [(call.caller, call.callee), (call.callee, call.caller)] {
             let previous = participants[who]?.room
             participants[who]?.roomBeforeCall = previous
@@ -291,6 +295,16 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             effects += send(who, .callStarted(callID: id, room: room, peer: peer))
         }
         return effects
+    }
+
+    /// Both sides of a call leave their room(s) together: without their
+    /// subscriber states, the first one's exit does not offer the second a
+    /// renegotiation of a transport the second's own exit releases (a
+    /// stale `subscriber-offer` after `call-started` or `call-ended`). The
+    /// worker's `releaseParticipant` drops their forwards.
+    private mutating func forgetSubscribers(_ a: ParticipantID, _ b: ParticipantID) {
+        participants[a]?.subscriber = nil
+        participants[b]?.subscriber = nil
     }
 
     private mutating func declineCall(_ id: CallID, by p: Participant) -> [RoomEffect] {
@@ -320,6 +334,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             effects += send(who, .callEnded(callID: id, reason: reason))
         }
         guard call.room != nil else { return effects }
+        forgetSubscribers(call.caller, call.callee)
         for who in [call.caller, call.callee] {
             effects += exit(who)
             let previous = participants[who]?.roomBeforeCall

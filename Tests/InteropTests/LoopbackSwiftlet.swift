@@ -1,0 +1,93 @@
+import DTLS
+import Foundation
+import MediaWorker
+import NetIO
+import Rooms
+import Signaling
+import SignalingServer
+import Synchronization
+import Testing
+
+/// A real swiftlet on 127.0.0.1 for the interop tests: one media worker and
+/// the signalling server, on ports the kernel picks. Every media command
+/// the rooms layer sends is recorded before it reaches the worker, so a
+/// test can say which transports the server opened. Call `stop()`.
+final class LoopbackSwiftlet {
+    let media: MediaPlane
+    let server: SignalingServer
+    private let recorded: CommandLog
+
+    private final class CommandLog: Sendable {
+        let commands = Mutex<[MediaCommand]>([])
+    }
+
+    init() throws {
+        let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
+        let media = try MediaPlane(count: 1, bindIP: "127.0.0.1", firstPort: 0, certificate: certificate)
+        let recorded = CommandLog()
+        do {
+            server = try SignalingServer(
+                bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
+                rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
+                media: { command in
+                    recorded.commands.withLock { $0.append(command) }
+                    media.post(command)
+                })
+        } catch {
+            media.stop()
+            throw error
+        }
+        self.media = media
+        self.recorded = recorded
+    }
+
+    var url: String { "ws://127.0.0.1:\(server.localAddress.port)/rtc" }
+
+    /// The media commands sent so far, in order.
+    var commands: [MediaCommand] { recorded.commands.withLock { $0 } }
+
+    /// One token per identity for `room`, with both grants, valid for ten
+    /// minutes.
+    func tokens(for identities: [String], room: String) -> [String] {
+        let now = Int64(Date().timeIntervalSince1970)
+        return identities.map {
+            AccessToken.mint(
+                claims: AccessTokenClaims(
+                    issuer: "k", subject: $0, notBefore: now - 5, expiresAt: now + 600, room: room,
+                    grants: AccessTokenGrants(publish: true, subscribe: true)),
+                secret: "s")
+        }
+    }
+
+    func stop() {
+        server.stop()
+        media.stop()
+    }
+
+    /// The package root: three directories up from this file.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Runs `Scripts/interop/<script>` with the repository's venv against
+    /// this server, with `tokens`, and returns the one JSON line it prints.
+    func runScript(_ script: String, tokens: [String], timeout: Duration) throws -> [String: Any] {
+        let python = Self.root.appendingPathComponent(".venv/bin/python")
+        try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
+        let child = try JSONLineProcess(
+            executable: python,
+            arguments: [
+                Self.root.appendingPathComponent("Scripts/interop/\(script)").path,
+                "--url", url, "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
+            ],
+            workingDirectory: Self.root)
+        return try child.receive("the result of \(script)", timeout: timeout)
+    }
+}
+
+extension MediaCommand {
+    /// The room of an `openTransport`, nil for every other command.
+    var openedTransportRoom: String? {
+        if case .openTransport(let room, _, _, _, _, _) = self { return room }
+        return nil
+    }
+}
