@@ -83,6 +83,9 @@ struct UDPBench {
             while true {
                 // Read the clock every 64 sends only.
                 if rounds & 63 == 0 && clock.now >= deadline { break }
+                // `send` empties the batch (as the server's transmit queue
+                // does); refill the count, the slots keep their bytes.
+                slots.count = batch
                 count += sender.socket.send(slots)
                 rounds += 1
             }
