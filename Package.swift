@@ -113,7 +113,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker"]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
         testTarget(
             "MediaWorkerTests",

@@ -80,17 +80,40 @@ public final class MediaPlane: Sendable {
         workers[index].mailbox.post { engine, now, transmit in engine.execute(command, now: now, transmit: transmit) }
     }
 
-    /// Every worker's counters, summed (waits up to `timeout` for each).
+    /// One worker's state for metrics: its counters and what it holds now.
+    public struct WorkerSnapshot: Equatable, Sendable {
+        public var counters: RoomMediaCounters
+        public var transports: Int
+        public var tracks: Int
+        public var subscriptions: Int
+        public init(counters: RoomMediaCounters, transports: Int, tracks: Int, subscriptions: Int) {
+            self.counters = counters
+            self.transports = transports
+            self.tracks = tracks
+            self.subscriptions = subscriptions
+        }
+    }
+
+    /// Every worker's counters (waits up to `timeout` for each).
     public func counters(timeout: Duration = .milliseconds(500)) -> [RoomMediaCounters] {
+        snapshots(timeout: timeout).map(\.counters)
+    }
+
+    /// Every worker's snapshot, read on the worker thread through its
+    /// mailbox (waits up to `timeout` for each; a worker that does not
+    /// answer in time is left out).
+    public func snapshots(timeout: Duration = .milliseconds(500)) -> [WorkerSnapshot] {
         workers.compactMap { worker in
-            let answer = Mutex<RoomMediaCounters?>(nil)
+            let answer = Mutex<WorkerSnapshot?>(nil)
             worker.mailbox.post { engine, _, _ in
-                let c = engine.counters
-                answer.withLock { $0 = c }
+                let s = WorkerSnapshot(
+                    counters: engine.counters, transports: engine.transports.transportCount,
+                    tracks: engine.trackCount, subscriptions: engine.subscriptionCount)
+                answer.withLock { $0 = s }
             }
             let end = MonotonicClock.now() + timeout
             while MonotonicClock.now() < end {
-                if let c = answer.withLock({ $0 }) { return c }
+                if let s = answer.withLock({ $0 }) { return s }
                 usleep(1000)
             }
             return nil

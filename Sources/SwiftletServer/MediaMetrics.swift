@@ -2,7 +2,8 @@ import MediaWorker
 
 /// The media workers' counters in Prometheus text format, summed over workers.
 enum MediaMetrics {
-    static func prometheus(_ workers: [RoomMediaCounters]) -> String {
+    static func prometheus(_ snapshots: [MediaPlane.WorkerSnapshot]) -> String {
+        let workers = snapshots.map(\.counters)
         func sum(_ value: (RoomMediaCounters) -> UInt64) -> UInt64 { workers.reduce(0) { $0 + value($1) } }
         let rows: [(String, String, UInt64)] = [
             ("swiftlet_rtp_packets_received_total", "Decrypted RTP packets received from publishers.", sum(\.rtpPacketsIn)),
@@ -35,6 +36,20 @@ enum MediaMetrics {
         for (reason, path) in drops {
             out +=
                 "swiftlet_dropped_packets_total{reason=\"\(reason)\"} \(workers.reduce(0) { $0 + $1.dropped[keyPath: path] })\n"
+        }
+        let gauges: [(String, String, Int)] = [
+            (
+                "swiftlet_media_transports", "Peer transports (publisher and subscriber) open now.",
+                snapshots.reduce(0) { $0 + $1.transports }
+            ),
+            ("swiftlet_tracks_published", "Tracks being received from publishers now.", snapshots.reduce(0) { $0 + $1.tracks }),
+            (
+                "swiftlet_tracks_subscribed", "Track copies being forwarded to subscribers now.",
+                snapshots.reduce(0) { $0 + $1.subscriptions }
+            ),
+        ]
+        for (name, help, value) in gauges {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
         }
         out += "# HELP swiftlet_media_workers Media worker threads answering.\n# TYPE swiftlet_media_workers gauge\n"
         out += "swiftlet_media_workers \(workers.count)\n"

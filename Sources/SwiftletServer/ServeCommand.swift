@@ -47,7 +47,7 @@ enum ServeCommand {
         let media: MediaPlane
         do {
             media = try MediaPlane(
-                count: count, bindIP: options.mediaBindIP, firstPort: options.udpPort,
+                count: count, bindIP: options.mediaBind, firstPort: options.udpPort,
                 announcedIP: options.announcedIP, certificate: certificate)
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot bind the media ports from \(options.udpPort): \(error)\n")
@@ -57,9 +57,9 @@ enum ServeCommand {
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
-                bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: [options.apiKey: options.apiSecret]),
+                bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
-                media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.counters()) })
+                media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) })
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
             media.stop()

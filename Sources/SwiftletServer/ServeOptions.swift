@@ -1,12 +1,19 @@
+import Foundation
 import NetIO
 
 /// The options of `swiftlet serve`, parsed and validated before anything
 /// starts, so that a typo is an error message rather than a half-started
-/// server.
+/// server. Sources, later ones winning: defaults, the `--config` file, the
+/// flags. API keys come from the config file and the environment
+/// (SWIFTLET_API_KEY / SWIFTLET_API_SECRET); `--dev` uses `devkey` /
+/// `devsecret` and loopback addresses.
 struct ServeOptions: Equatable {
     var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
     var udpPort: UInt16 = 10000
     var workers = 0  // 0: one per core
+    /// Where the media sockets bind: an IPv4 or IPv6 address; nil: 0.0.0.0,
+    /// or 127.0.0.1 in dev mode.
+    var mediaBindIP: String?
     /// The media address written in ICE candidates (a public address
     /// behind NAT); nil: the bound address.
     var announcedIP: String?
@@ -14,21 +21,47 @@ struct ServeOptions: Equatable {
     var drainSeconds: Int64 = 30
     var dev = false
     var configPath: String?
-    /// API key and secret for access tokens: `devkey`/`devsecret` in dev
-    /// mode, otherwise from SWIFTLET_API_KEY / SWIFTLET_API_SECRET.
-    var apiKey = ""
-    var apiSecret = ""
+    /// API keys and their secrets for access tokens.
+    var keys: [String: String] = [:]
 
     static let devKey = "devkey"
     static let devSecret = "devsecret"
 
-    /// Dev mode listens on loopback only.
-    var mediaBindIP: String { dev ? "127.0.0.1" : "0.0.0.0" }
+    var mediaBind: String { mediaBindIP ?? (dev ? "127.0.0.1" : "0.0.0.0") }
 
     struct Invalid: Error, CustomStringConvertible { let description: String }
 
-    static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(Invalid) -> ServeOptions {
+    /// The config file (JSON); every field optional.
+    struct ConfigFile: Decodable {
+        var http: String?
+        var udpPort: UInt16?
+        var workers: Int?
+        var mediaBind: String?
+        var announceIP: String?
+        var drainSeconds: Int64?
+        var keys: [String: String]?
+    }
+
+    static func parse(
+        _ arguments: [String], environment: [String: String] = [:],
+        readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    ) throws(Invalid) -> ServeOptions {
         var o = ServeOptions()
+        // The config file first, so that flags override it.
+        if let index = arguments.firstIndex(of: "--config") {
+            guard index + 1 < arguments.count else { throw Invalid(description: "--config needs a value") }
+            let path = arguments[index + 1]
+            o.configPath = path
+            let data: Data
+            do { data = try readFile(path) } catch {
+                throw Invalid(description: "--config \(path): \(error.localizedDescription)")
+            }
+            let file: ConfigFile
+            do { file = try JSONDecoder().decode(ConfigFile.self, from: data) } catch {
+                throw Invalid(description: "--config \(path): not a valid config file: \(error)")
+            }
+            try o.apply(file)
+        }
         var i = 0
         func value(_ name: String) throws(Invalid) -> String {
             i += 1
@@ -39,60 +72,78 @@ struct ServeOptions: Equatable {
             let a = arguments[i]
             switch a {
             case "--dev": o.dev = true
-            case "--config": o.configPath = try value(a)
-            case "--announce-ip":
-                let v = try value(a)
-                guard SocketAddress(ip: v, port: 1) != nil else {
-                    throw Invalid(description: "--announce-ip wants a numeric IPv4 or IPv6 address, got '\(v)'")
-                }
-                o.announcedIP = v
-            case "--drain-seconds":
-                let v = try value(a)
-                guard let n = Int64(v), n >= 0, n <= 3600 else {
-                    throw Invalid(description: "--drain-seconds wants 0...3600, got '\(v)'")
-                }
-                o.drainSeconds = n
-            case "--http":
-                let v = try value(a)
-                guard let address = SocketAddress(hostAndPort: v) else {
-                    throw Invalid(description: "--http wants HOST:PORT with a numeric host, got '\(v)'")
-                }
-                o.httpAddress = address
+            case "--config": _ = try value(a)  // read above
+            case "--http": try o.setHTTP(try value(a))
             case "--udp-port":
                 let v = try value(a)
                 // 0: every worker takes any free port (tests).
                 guard let p = UInt16(v) else { throw Invalid(description: "--udp-port wants 0...65535, got '\(v)'") }
                 o.udpPort = p
-            case "--workers":
-                let v = try value(a)
-                guard let n = Int(v), n >= 1, n <= 256 else { throw Invalid(description: "--workers wants 1...256, got '\(v)'") }
-                o.workers = n
+            case "--workers": try o.setWorkers(Int(try value(a)), text: arguments[i])
+            case "--media-bind": o.mediaBindIP = try Self.ip(try value(a), flag: a)
+            case "--announce-ip": o.announcedIP = try Self.ip(try value(a), flag: a)
+            case "--drain-seconds": try o.setDrain(Int64(try value(a)), text: arguments[i])
             default:
                 throw Invalid(description: "unknown option '\(a)'; see swiftlet --help")
             }
             i += 1
         }
-        if o.configPath != nil {
-            throw Invalid(
-                description: "--config: configuration files arrive with room signalling; use the flags and environment for now")
-        }
         if o.workers > 0, o.udpPort > 0, Int(o.udpPort) + o.workers - 1 > 65535 {
             throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
         }
         if o.dev {
-            o.apiKey = Self.devKey
-            o.apiSecret = Self.devSecret
+            o.keys[Self.devKey] = Self.devSecret
         } else {
-            guard let key = environment["SWIFTLET_API_KEY"], !key.isEmpty,
-                let secret = environment["SWIFTLET_API_SECRET"], !secret.isEmpty
-            else {
+            if let key = environment["SWIFTLET_API_KEY"], !key.isEmpty, let secret = environment["SWIFTLET_API_SECRET"],
+                !secret.isEmpty
+            {
+                o.keys[key] = secret
+            }
+            guard !o.keys.isEmpty else {
                 throw Invalid(
                     description:
-                        "without --dev, set SWIFTLET_API_KEY and SWIFTLET_API_SECRET (or use --dev on a development machine)")
+                        "without --dev, give API keys: \"keys\" in the --config file, or SWIFTLET_API_KEY and SWIFTLET_API_SECRET"
+                )
             }
-            o.apiKey = key
-            o.apiSecret = secret
+            if let weak = o.keys.first(where: { $0.value.utf8.count < 16 }) {
+                throw Invalid(
+                    description: "the secret of API key '\(weak.key)' is shorter than 16 bytes; HS256 wants a long random secret")
+            }
         }
         return o
+    }
+
+    private mutating func apply(_ file: ConfigFile) throws(Invalid) {
+        if let http = file.http { try setHTTP(http) }
+        if let port = file.udpPort { udpPort = port }
+        if let workers = file.workers { try setWorkers(workers, text: String(workers)) }
+        if let bind = file.mediaBind { mediaBindIP = try Self.ip(bind, flag: "mediaBind") }
+        if let announce = file.announceIP { announcedIP = try Self.ip(announce, flag: "announceIP") }
+        if let drain = file.drainSeconds { try setDrain(drain, text: String(drain)) }
+        if let keys = file.keys { self.keys.merge(keys) { _, new in new } }
+    }
+
+    private mutating func setHTTP(_ v: String) throws(Invalid) {
+        guard let address = SocketAddress(hostAndPort: v) else {
+            throw Invalid(description: "--http wants HOST:PORT with a numeric host ([::1]:8080 for IPv6), got '\(v)'")
+        }
+        httpAddress = address
+    }
+
+    private mutating func setWorkers(_ n: Int?, text: String) throws(Invalid) {
+        guard let n, n >= 1, n <= 256 else { throw Invalid(description: "--workers wants 1...256, got '\(text)'") }
+        workers = n
+    }
+
+    private mutating func setDrain(_ n: Int64?, text: String) throws(Invalid) {
+        guard let n, n >= 0, n <= 3600 else { throw Invalid(description: "--drain-seconds wants 0...3600, got '\(text)'") }
+        drainSeconds = n
+    }
+
+    private static func ip(_ v: String, flag: String) throws(Invalid) -> String {
+        guard SocketAddress(ip: v, port: 1) != nil else {
+            throw Invalid(description: "\(flag) wants a numeric IPv4 or IPv6 address, got '\(v)'")
+        }
+        return v
     }
 }

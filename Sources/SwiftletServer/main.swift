@@ -6,7 +6,7 @@ let usage = """
     swiftlet: a WebRTC selective forwarding unit
 
     USAGE:
-      swiftlet serve [--config FILE] [--http HOST:PORT] [--udp-port PORT] [--workers N] [--announce-ip IP]
+      swiftlet serve [--config FILE] [--http HOST:PORT] [--udp-port PORT] [--workers N] [--media-bind IP] [--announce-ip IP]
                      [--drain-seconds S] [--dev]
       swiftlet token --room R --identity I [--publish] [--subscribe] [--admin] [--ttl 1h] [--dev | --key K --secret S]
       swiftlet --help | --version

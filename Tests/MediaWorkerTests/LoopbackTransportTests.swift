@@ -11,8 +11,11 @@ import Testing
 import Wire
 
 @Suite(.serialized) struct LoopbackTransportTests {
-    @Test(arguments: SRTPProfile.allCases)
-    func serverAndClientExchangeSRTPAndSRTCPOverRealUDP(profile: SRTPProfile) throws {
+    @Test(arguments: [
+        (SRTPProfile.aeadAES128GCM, "127.0.0.1"), (SRTPProfile.aesCM128HMACSHA1_80, "127.0.0.1"),
+        (SRTPProfile.aeadAES128GCM, "::1"),
+    ])
+    func serverAndClientExchangeSRTPAndSRTCPOverRealUDP(profile: SRTPProfile, ip: String) throws {
         let serverCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
         let clientCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
         let engine = TransportEngine()
@@ -30,11 +33,11 @@ import Wire
                 echoed.withLock { $0 += 1 }
             }
         }
-        let worker = try UDPWorker(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, engine: engine)
+        let worker = try UDPWorker(bindingTo: SocketAddress(ip: ip, port: 0)!, engine: engine)
         let thread = WorkerThread { worker.run() }
         defer { worker.requestStop(); thread.join() }
 
-        let client = try UDPClient(certificate: clientCertificate, profiles: [profile])
+        let client = try UDPClient(certificate: clientCertificate, profiles: [profile], ip: ip)
         let serverCredentials = ICECredentials.random()
         let clientCredentials = client.transport.localCredentials
         let clientFingerprint = clientCertificate.fingerprint(.sha256)

@@ -18,9 +18,9 @@ final class UDPClient {
     private let batch = DatagramBatch(capacity: 16)
     private(set) var received: [(kind: ReceivedDatagram, bytes: [UInt8], at: Instant)] = []
 
-    init(certificate: DTLSCertificate, profiles: [SRTPProfile]? = nil) throws {
+    init(certificate: DTLSCertificate, profiles: [SRTPProfile]? = nil, ip: String = "127.0.0.1") throws {
         self.certificate = certificate
-        socket = try UDPSocket(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        socket = try UDPSocket(bindingTo: SocketAddress(ip: ip, port: 0)!)
         socket.setReceiveTimeout(.milliseconds(2))
         local = try socket.localAddress().transportAddress
         var configuration = PeerTransport.Configuration()
