@@ -17,7 +17,7 @@ import sys
 
 import websockets
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
-from aiortc.mediastreams import MediaStreamError
+from aiortc.mediastreams import MediaStreamError, VideoStreamTrack
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The tone source and the loopback-only ICE patch (FACTS.md) are shared with
@@ -39,9 +39,10 @@ async def recv_type(ws, wanted, timeout=10):
 
 
 class Client:
-    def __init__(self, url, token, index):
-        self.url, self.token, self.index = url, token, index
+    def __init__(self, url, token, index, video=False):
+        self.url, self.token, self.index, self.video = url, token, index, video
         self.frames = {}
+        self.kinds = {}
         self.subscriber = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         self.publisher = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         self.counting = False
@@ -54,6 +55,7 @@ class Client:
     async def count(self, track):
         key = track.id
         self.frames.setdefault(key, 0)
+        self.kinds[key] = track.kind
         while True:
             try:
                 await track.recv()
@@ -69,6 +71,9 @@ class Client:
         self.id = joined["participantId"]
         await started.wait()
         self.publisher.addTrack(tone(300.0 + 150.0 * self.index))
+        if self.video:
+            # aiortc's test pattern, VP8-encoded by aiortc (libvpx).
+            self.publisher.addTrack(VideoStreamTrack())
         await self.publisher.setLocalDescription(await self.publisher.createOffer())
         await self.ws.send(json.dumps({"type": "publish", "sdp": self.publisher.localDescription.sdp}))
         self.listener = asyncio.ensure_future(self.listen())
@@ -88,6 +93,8 @@ class Client:
                     self.errors.append(message)
         except websockets.ConnectionClosed:
             pass
+        except Exception as error:  # a failed setRemoteDescription and the like
+            self.errors.append({"type": "client", "error": repr(error)})
 
     async def close(self):
         await self.publisher.close()
@@ -100,9 +107,10 @@ async def main():
     parser.add_argument("--url", required=True)
     parser.add_argument("--tokens", required=True)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--video", action="store_true", help="each client also publishes a VP8 video track")
     args = parser.parse_args()
     tokens = json.loads(args.tokens)
-    clients = [Client(args.url, t, i) for i, t in enumerate(tokens)]
+    clients = [Client(args.url, t, i, video=args.video) for i, t in enumerate(tokens)]
     started = asyncio.Event()
     result = {"clients": [], "errors": []}
     try:
@@ -112,7 +120,8 @@ async def main():
         await asyncio.wait_for(asyncio.gather(*runs), 15)
         # Wait until every client has a track from each other client.
         for _ in range(100):
-            if all(len(c.frames) >= len(clients) - 1 for c in clients):
+            expected = (len(clients) - 1) * (2 if args.video else 1)
+            if all(len(c.frames) >= expected for c in clients):
                 break
             await asyncio.sleep(0.1)
         await asyncio.sleep(1.0)
@@ -124,7 +133,7 @@ async def main():
     except Exception as error:
         result["errors"].append(repr(error))
     for c in clients:
-        result["clients"].append({"id": getattr(c, "id", None), "frames": c.frames, "errors": c.errors,
+        result["clients"].append({"id": getattr(c, "id", None), "frames": c.frames, "kinds": c.kinds, "errors": c.errors,
                                   "publisher": c.publisher.connectionState, "subscriber": c.subscriber.connectionState})
     for c in clients:
         try:

@@ -148,14 +148,29 @@ extension RoomMediaEngine {
         }
         let length = packet.count
         let payloadType = s.payloadType
+        // The publisher's header extensions use the ids it negotiated, which
+        // mean other things (or nothing) to this subscriber: a receiver that
+        // reads an audio-level byte as abs-send-time fails (aiortc drops the
+        // whole transport). Until extensions are translated per subscriber
+        // (transport-cc comes with bandwidth estimation), the block is
+        // removed on egress.
+        let extensionBlock: Range<Int>? = header.headerExtension.map { $0.headerOffset..<$0.dataRange.upperBound }
         var sent = 0
         transmit.send(to: destination) { slot in
             guard length + SRTPSession.rtpTrailerRoom <= slot.count else { return 0 }
             slot.copyMemory(from: packet)
             let bytes = MutableBytes(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length]))
             guard rewrite.apply(to: bytes, header: header, vp8: vp8),
-                RTPHeaderRewriter.setPayloadType(payloadType, in: bytes),
-                let result = transport.protectRTP(slot, length: length), result.to == destination
+                RTPHeaderRewriter.setPayloadType(payloadType, in: bytes)
+            else { return 0 }
+            var outLength = length
+            if let block = extensionBlock, block.lowerBound >= 12, block.upperBound <= length {
+                let base = slot.baseAddress!
+                (base + block.lowerBound).copyMemory(from: base + block.upperBound, byteCount: length - block.upperBound)
+                outLength = length - block.count
+                slot[0] &= ~0x10  // X bit (RFC 3550 section 5.1)
+            }
+            guard let result = transport.protectRTP(slot, length: outLength), result.to == destination
             else { return 0 }
             sent = result.length
             return result.length

@@ -146,6 +146,10 @@ import Wire
         let headers = try received.map(header)
         #expect(headers.allSatisfy { $0.ssrc == SSRC(0x7700) && $0.payloadType == Tracks.vp8 })
         #expect(headers.map(\.sequenceNumber) == (0..<30).map { UInt16($0) &+ 0x300 })
+        // The publisher's mid/rid extensions (its ids, not the subscriber's)
+        // are removed on egress; the payload is untouched.
+        #expect(headers.allSatisfy { $0.headerExtension == nil })
+        #expect(received.allSatisfy { $0[0] & 0x10 == 0 })
         // The layer tag and packet index at the end of each payload.
         #expect(try received.map { Array(try payload($0).suffix(2)) } == (0..<30).map { [0x03, UInt8($0)] })
         let counters = try #require(bed.counters)
