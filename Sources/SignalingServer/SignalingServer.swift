@@ -12,6 +12,19 @@ import Wire
 /// WebSocket on one TCP port, the rooms of this server, and a ticker for
 /// the rooms' timers. Media commands leave through `media`, to be posted to
 /// the worker that owns the room.
+/// How long a signalling connection may take or sit idle.
+public struct SignalingTimeouts: Sendable {
+    /// From the first byte of an HTTP request to its end (slow clients get 408).
+    public var request: Duration = .seconds(10)
+    /// A keep-alive HTTP connection with no request in progress.
+    public var idle: Duration = .seconds(60)
+    /// Server pings on a quiet WebSocket.
+    public var ping: Duration = .seconds(15)
+    /// A WebSocket from which nothing (not even a pong) arrived.
+    public var webSocket: Duration = .seconds(45)
+    public init() {}
+}
+
 public final class SignalingServer: Sendable {
     public let service: RoomService
     private let tcp: TCPServer<HTTPSession>
@@ -24,11 +37,14 @@ public final class SignalingServer: Sendable {
         bindingTo address: SocketAddress, verifier: AccessTokenVerifier,
         rooms configuration: RoomDirectory<RandomIdentifiers>.Configuration,
         media: @escaping @Sendable (MediaCommand) -> Void = { _ in },
-        mediaMetrics: @escaping @Sendable () -> String = { "" }
+        mediaMetrics: @escaping @Sendable () -> String = { "" },
+        timeouts configured: SignalingTimeouts = SignalingTimeouts()
     ) throws(SocketError) {
         let service = RoomService(verifier: verifier, configuration: configuration, media: media)
         let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics)
-        let timeouts = HTTPSession.Timeouts()
+        let timeouts = HTTPSession.Timeouts(
+            requestTimeout: configured.request, idleTimeout: configured.idle, pingInterval: configured.ping,
+            webSocketTimeout: configured.webSocket)
         tcp = try TCPServer(bindingTo: address) { id, _, now in
             HTTPSession(id: ConnectionID(id.rawValue), router: router, service: service, timeouts: timeouts, now: now)
         }

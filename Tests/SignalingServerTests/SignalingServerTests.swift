@@ -147,3 +147,44 @@ import Wire
         #expect(server.service.snapshot.participants == 0)
     }
 }
+
+/// Slow and idle signalling connections are closed on time.
+@Suite(.serialized) struct SignalingTimeoutTests {
+    private func exchange(_ server: SignalingServer, sending text: String) throws -> (response: String, seconds: Double) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = server.localAddress.storage
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }
+        }
+        try #require(rc == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let start = Date()
+        if !text.isEmpty { _ = text.withCString { send(fd, $0, strlen($0), 0) } }
+        var out = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            out += buffer[0..<n]
+        }
+        return (String(decoding: out, as: UTF8.self), Date().timeIntervalSince(start))
+    }
+
+    @Test func aSlowRequestGets408AndAnIdleConnectionIsClosed() throws {
+        var timeouts = SignalingTimeouts()
+        timeouts.request = .milliseconds(300)
+        timeouts.idle = .milliseconds(500)
+        let server = try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration(), timeouts: timeouts)
+        defer { server.stop() }
+        let slow = try exchange(server, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        #expect(slow.response.hasPrefix("HTTP/1.1 408"))
+        #expect(slow.seconds >= 0.25 && slow.seconds < 3)
+        let idle = try exchange(server, sending: "")
+        #expect(idle.response.isEmpty)
+        #expect(idle.seconds >= 0.4 && idle.seconds < 3)
+    }
+}
