@@ -26,14 +26,16 @@ public final class RoomService: Sendable {
     let verifier: AccessTokenVerifier
     private let media: @Sendable (MediaCommand) -> Void
     private let outletBox = Mutex<(any SignalingOutlet)?>(nil)
+    let log: ServerLog
 
     public init(
         verifier: AccessTokenVerifier, configuration: RoomDirectory<RandomIdentifiers>.Configuration,
-        media: @escaping @Sendable (MediaCommand) -> Void
+        media: @escaping @Sendable (MediaCommand) -> Void, log: ServerLog = .off
     ) {
         state = Mutex(State(directory: RoomDirectory(configuration: configuration, ids: RandomIdentifiers())))
         self.verifier = verifier
         self.media = media
+        self.log = log
     }
 
     /// Set once the TCP server exists (it needs the service to make handlers).
@@ -66,6 +68,11 @@ public final class RoomService: Sendable {
                 return
             }
         }
+        if case .leave = message {
+            log(.info, "\(connection): leave")
+        } else {
+            log(.debug, "\(connection): received \(message.typeName)")
+        }
         let effects: [RoomEffect] = state.withLock { s in
             if let join { return s.directory.join(join, connection: connection, now: now) }
             return s.directory.handle(message, from: connection, now: now)
@@ -74,6 +81,7 @@ public final class RoomService: Sendable {
     }
 
     func closed(_ connection: ConnectionID, now: Instant) {
+        log(.debug, "\(connection): WebSocket closed")
         let effects = state.withLock { s in
             s.webSockets.remove(connection)
             return s.directory.disconnected(connection, now: now)
@@ -86,6 +94,7 @@ public final class RoomService: Sendable {
     public func tick(now: Instant) {
         let effects = state.withLock { s -> [RoomEffect] in
             guard let d = s.directory.nextDeadline, d <= now else { return [] }
+            log(.info, "grace period over: participants who did not reconnect leave")
             return s.directory.handleTimeout(now: now)
         }
         perform(effects)
@@ -116,11 +125,29 @@ public final class RoomService: Sendable {
         for effect in effects {
             switch effect {
             case .send(let connection, let message):
+                logSend(message, to: connection)
                 guard let json = try? Self.encoder.encode(message) else { continue }
                 outlet?.send(WebSocketFrame(fin: true, opcode: .text, payload: Array(json)).serialize(), to: connection)
-            case .close(let connection): outlet?.close(connection)
-            case .media(let command): media(command)
+            case .close(let connection):
+                log(.info, "\(connection): closed, replaced by a newer connection of the same identity")
+                outlet?.close(connection)
+            case .media(let command):
+                log(.debug, "media: \(command.summary)")
+                media(command)
             }
+        }
+    }
+
+    private func logSend(_ message: ServerMessage, to connection: ConnectionID) {
+        switch message {
+        case .joined(let id, let room, let mode, let others, let resumed):
+            log(
+                .info,
+                "\(connection): \(resumed ? "resumed" : "joined") \(mode.rawValue) room '\(room)' as \(id) with \(others.count) other(s)"
+            )
+        case .error(let code, let text): log(.info, "\(connection): error \(code.rawValue): \(text)")
+        case .participantLeft(let id): log(.debug, "\(connection): told \(id) left")
+        default: log(.debug, "\(connection): sent \(message.typeName)")
         }
     }
 

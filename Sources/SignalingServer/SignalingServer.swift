@@ -38,9 +38,10 @@ public final class SignalingServer: Sendable {
         rooms configuration: RoomDirectory<RandomIdentifiers>.Configuration,
         media: @escaping @Sendable (MediaCommand) -> Void = { _ in },
         mediaMetrics: @escaping @Sendable () -> String = { "" },
-        timeouts configured: SignalingTimeouts = SignalingTimeouts()
+        timeouts configured: SignalingTimeouts = SignalingTimeouts(),
+        log: ServerLog = .off
     ) throws(SocketError) {
-        let service = RoomService(verifier: verifier, configuration: configuration, media: media)
+        let service = RoomService(verifier: verifier, configuration: configuration, media: media, log: log)
         let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics)
         let timeouts = HTTPSession.Timeouts(
             requestTimeout: configured.request, idleTimeout: configured.idle, pingInterval: configured.ping,

@@ -59,7 +59,8 @@ enum ServeCommand {
             signaling = try SignalingServer(
                 bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
-                media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) })
+                media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) },
+                log: ServerLog(minimum: options.dev ? .debug : .info))
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
             media.stop()
