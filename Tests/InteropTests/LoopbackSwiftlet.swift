@@ -39,6 +39,9 @@ final class LoopbackSwiftlet {
         }
         self.media = media
         self.recorded = recorded
+        // As `swiftlet serve` does: a dead WHIP/WHEP transport ends its session.
+        let service = server.service
+        media.onTransportFailed { participant, _ in service.transportFailed(participant, now: MonotonicClock.now()) }
     }
 
     var url: String { "ws://127.0.0.1:\(server.localAddress.port)/rtc" }
@@ -70,7 +73,7 @@ final class LoopbackSwiftlet {
 
     /// Runs `Scripts/interop/<script>` with the repository's venv against
     /// this server, with `tokens`, and returns the one JSON line it prints.
-    func runScript(_ script: String, tokens: [String], timeout: Duration) throws -> [String: Any] {
+    func runScript(_ script: String, tokens: [String], arguments: [String] = [], timeout: Duration) throws -> [String: Any] {
         let python = Self.root.appendingPathComponent(".venv/bin/python")
         try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
         let child = try JSONLineProcess(
@@ -78,7 +81,7 @@ final class LoopbackSwiftlet {
             arguments: [
                 Self.root.appendingPathComponent("Scripts/interop/\(script)").path,
                 "--url", url, "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
-            ],
+            ] + arguments,
             workingDirectory: Self.root)
         return try child.receive("the result of \(script)", timeout: timeout)
     }
