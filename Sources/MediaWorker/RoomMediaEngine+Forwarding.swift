@@ -143,6 +143,15 @@ extension RoomMediaEngine {
         else { return counters.dropped.subscriberNotConnected &+= 1 }
         let rewrite: RTPRewrite
         switch s.rewriter.rewrite(source, arrival: now) {
+        case .drop(.notCurrentSource) where s.rewriter.currentSource != source.ssrc:
+            // The subscription cannot start (or follow a new source) before
+            // a keyframe: a new subscriber, or one whose transport connected
+            // after the publisher's last keyframe, would otherwise wait for
+            // the next periodic one, or forever. Ask the publisher (throttled
+            // per track).
+            counters.dropped.count(.notCurrentSource)
+            requestKeyframe(.pli, subscriber: s.key.subscriber, outgoingSSRC: s.outgoingSSRC, now: now, transmit: transmit)
+            return
         case .drop(let reason): return counters.dropped.count(reason)
         case .forward(let r): rewrite = r
         }

@@ -46,9 +46,10 @@ extension RoomMediaEngine {
     }
 
     /// A subscriber asked for a keyframe of the stream it receives as
-    /// `outgoingSSRC`: ask the publisher, at most once per throttle
-    /// interval per track, naming the publisher's own SSRC.
-    private func requestKeyframe(
+    /// `outgoingSSRC` (or its subscription waits for one to start): ask the
+    /// publisher, at most once per throttle interval per track, naming the
+    /// publisher's own SSRC.
+    func requestKeyframe(
         _ kind: KeyframeRequestKind, subscriber: ParticipantID, outgoingSSRC: SSRC, now: Instant, transmit: TransmitQueue
     ) {
         guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: outgoingSSRC)],

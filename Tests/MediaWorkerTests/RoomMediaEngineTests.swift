@@ -159,6 +159,47 @@ import Wire
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func aSubscriptionThatMissedTheKeyframeAsksThePublisherForOne() throws {
+        let bed = try RoomWorkerHarness()
+        defer { bed.stop() }
+        let publisher = try UDPClient(certificate: bed.certificate)
+        let subscriber = try UDPClient(certificate: bed.certificate)
+        try bed.open(publisher, room: "r1", participant: "PA_pub", role: .publisher)
+        bed.execute(
+            .addIncomingTrack(
+                room: "r1", participant: ParticipantID("PA_pub"), trackID: "TR_v", description: Tracks.vp8Track(ssrc: 0xB0B0)))
+        try bed.open(subscriber, room: "r1", participant: "PA_sub", role: .subscriber)
+        bed.execute(
+            .forward(
+                room: "r1", trackID: "TR_v", subscriber: ParticipantID("PA_sub"),
+                outgoing: Tracks.outgoing(.vp8(payloadType: Tracks.vp8), kind: .video, ssrc: 0x7700, trackID: "TR_v")))
+        #expect(try bed.connect([publisher, subscriber]))
+
+        // Delta frames only (the keyframe went out before the subscriber
+        // was there): nothing can be forwarded, and the publisher is asked
+        // for a keyframe, naming its own SSRC, without any PLI from the
+        // subscriber.
+        func send(_ n: Int, keyframe: Bool) {
+            publisher.sendMedia(
+                RTPBuilders.packet(
+                    payloadType: 96, sequenceNumber: UInt16(n), timestamp: UInt32(3000 * n), ssrc: 0xB0B0,
+                    payload: RTPBuilders.vp8Payload(pictureID: UInt16(n), keyframe: keyframe)))
+        }
+        for n in 0..<10 { send(n, keyframe: false) }
+        try UDPClient.pump([publisher, subscriber], for: .seconds(2)) { !publisher.receivedRTCP.isEmpty }
+        let plis = publisher.receivedRTCP.flatMap { r in
+            r.packets.compactMap { if case .pictureLossIndication(let p) = $0 { p } else { nil } }
+        }
+        #expect(plis.first?.mediaSSRC == SSRC(0xB0B0))
+        #expect(subscriber.receivedRTP.isEmpty)
+        // The keyframe comes: forwarding starts there.
+        send(10, keyframe: true)
+        send(11, keyframe: false)
+        try UDPClient.pump([publisher, subscriber], for: .seconds(2)) { subscriber.receivedRTP.count >= 2 }
+        #expect(subscriber.receivedRTP.count == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func keyframeRequestsReachThePublisherAtMostEvery500Milliseconds() throws {
         let bed = try RoomWorkerHarness()
         defer { bed.stop() }
