@@ -28,24 +28,7 @@ import Wire
 
     /// One HTTP/1.1 request on a fresh connection; the raw response.
     private func request(_ server: SignalingServer, _ text: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = server.localAddress.storage
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }
-        }
-        try #require(rc == 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = text.withCString { send(fd, $0, strlen($0), 0) }
-        var out = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            out += buffer[0..<n]
-        }
-        return String(decoding: out, as: UTF8.self)
+        try rawTCPExchange(server, sending: text).response
     }
 
     @Test func servesHealthReadinessAndMetrics() throws {
@@ -150,28 +133,6 @@ import Wire
 
 /// Slow and idle signalling connections are closed on time.
 @Suite(.serialized) struct SignalingTimeoutTests {
-    private func exchange(_ server: SignalingServer, sending text: String) throws -> (response: String, seconds: Double) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = server.localAddress.storage
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }
-        }
-        try #require(rc == 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let start = Date()
-        if !text.isEmpty { _ = text.withCString { send(fd, $0, strlen($0), 0) } }
-        var out = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            out += buffer[0..<n]
-        }
-        return (String(decoding: out, as: UTF8.self), Date().timeIntervalSince(start))
-    }
-
     @Test func aSlowRequestGets408AndAnIdleConnectionIsClosed() throws {
         var timeouts = SignalingTimeouts()
         timeouts.request = .milliseconds(300)
@@ -180,10 +141,10 @@ import Wire
             bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
             rooms: RoomDirectory<RandomIdentifiers>.Configuration(), timeouts: timeouts)
         defer { server.stop() }
-        let slow = try exchange(server, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        let slow = try rawTCPExchange(server, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n")
         #expect(slow.response.hasPrefix("HTTP/1.1 408"))
         #expect(slow.seconds >= 0.25 && slow.seconds < 3)
-        let idle = try exchange(server, sending: "")
+        let idle = try rawTCPExchange(server, sending: "")
         #expect(idle.response.isEmpty)
         #expect(idle.seconds >= 0.4 && idle.seconds < 3)
     }

@@ -45,25 +45,7 @@ import Wire
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PATCH" { text += "Content-Length: \(body.utf8.count)\r\n" }
         text += "\r\n" + body
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = server.localAddress.storage
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }
-        }
-        try #require(rc == 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var out = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            out += buffer[0..<n]
-        }
-        let raw = String(decoding: out, as: UTF8.self)
+        let raw = try rawTCPExchange(server, sending: text).response
         let parts = raw.components(separatedBy: "\r\n\r\n")
         let head = parts[0].components(separatedBy: "\r\n")
         let status = Int(head[0].split(separator: " ").dropFirst().first ?? "") ?? 0
