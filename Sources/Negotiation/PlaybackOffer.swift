@@ -61,24 +61,20 @@ public struct PlaybackOffer: Equatable, Sendable {
     public init(_ offer: SessionDescription) throws(NegotiationError) {
         transport = try RemoteTransportParameters(from: offer, as: .offer)
         description = offer
-        var sections: [Section] = []
-        for m in offer.media {
-            guard let mid = m.mid else { throw .missingMID(index: sections.count) }
-            sections.append(Self.analyse(m, mid: mid, bundle: transport.bundle))
-        }
+        let bundle = transport.bundle
+        let sections = try OfferedSections.map(offer) { m, mid in Self.analyse(m, mid: mid, bundle: bundle) }
         self.sections = sections
         if receivingSections.isEmpty { throw .nothingToPlay }
     }
 
     static func analyse(_ m: MediaDescription, mid: MID, bundle: [MID]) -> Section {
-        func reject(_ reason: PublishOffer.RejectionReason) -> Section {
-            .rejected(PublishOffer.RejectedSection(mid: mid, media: m.media, proto: m.proto, formats: m.formats, reason: reason))
+        let kind: MediaKind
+        switch OfferedSections.screen(m, mid: mid, bundle: bundle) {
+        case .rejected(let r): return .rejected(r)
+        case .rtp(let k): kind = k
         }
-        guard m.port != 0 else { return reject(.rejectedByOfferer) }
-        guard let kind = MediaKind(rawValue: m.media), m.proto.contains("RTP") else { return reject(.unsupportedMedia) }
-        guard bundle.contains(mid) else { return reject(.notBundled) }
         let codecs = offeredCodecs(m, kind: kind)
-        guard !codecs.isEmpty else { return reject(.noAcceptableCodec) }
+        guard !codecs.isEmpty else { return .rejected(OfferedSections.rejection(m, mid: mid, .noAcceptableCodec)) }
         return .playable(
             PlayableSection(
                 mid: mid, kind: kind, direction: m.direction, codecs: codecs, reducedSizeRTCP: m.has(.rtcpReducedSize)))

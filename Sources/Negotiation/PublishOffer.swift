@@ -57,25 +57,20 @@ public struct PublishOffer: Equatable, Sendable {
     public init(_ offer: SessionDescription) throws(NegotiationError) {
         transport = try RemoteTransportParameters(from: offer, as: .offer)
         description = offer
-        var sections: [Section] = []
-        for m in offer.media {
-            // RemoteTransportParameters checked that every section has a mid.
-            guard let mid = m.mid else { throw .missingMID(index: sections.count) }
-            sections.append(Self.analyse(m, mid: mid, bundle: transport.bundle))
-        }
+        let bundle = transport.bundle
+        let sections = try OfferedSections.map(offer) { m, mid in Self.analyse(m, mid: mid, bundle: bundle) }
         self.sections = sections
         if tracks.isEmpty { throw .nothingToPublish }
     }
 
     static func analyse(_ m: MediaDescription, mid: MID, bundle: [MID]) -> Section {
-        func reject(_ reason: RejectionReason) -> Section {
-            .rejected(RejectedSection(mid: mid, media: m.media, proto: m.proto, formats: m.formats, reason: reason))
+        let kind: MediaKind
+        switch OfferedSections.screen(m, mid: mid, bundle: bundle) {
+        case .rejected(let r): return .rejected(r)
+        case .rtp(let k): kind = k
         }
-        guard m.port != 0 else { return reject(.rejectedByOfferer) }
-        guard let kind = MediaKind(rawValue: m.media), m.proto.contains("RTP") else { return reject(.unsupportedMedia) }
-        guard bundle.contains(mid) else { return reject(.notBundled) }
         let codecs = acceptedCodecs(m, kind: kind)
-        guard !codecs.isEmpty else { return reject(.noAcceptableCodec) }
+        guard !codecs.isEmpty else { return .rejected(OfferedSections.rejection(m, mid: mid, .noAcceptableCodec)) }
         var extensions = HeaderExtensionIDs()
         for e in m.extensionMaps where HeaderExtensionIDs.accepts(e.uri, for: kind) { extensions.add(e) }
         return .accepted(

@@ -18,36 +18,18 @@ public struct TCPListener: ~Copyable {
     /// address listens for IPv6 only (IPV6_V6ONLY), as `UDPSocket` does.
     public init(bindingTo address: SocketAddress, backlog: Int32 = 511) throws(SocketError) {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let fd = socket(address.family == .v4 ? AF_INET : AF_INET6, type, 0)
-        guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        if address.family == .v6 {
-            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var storage = address.storage
-        let rc = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw SocketError(operation: "bind \(address)", errno: e)
-        }
+        let fd = try BoundSocket.open(address, type: type, options: [SO_REUSEADDR])
         guard listen(fd, backlog) == 0 else {
             let e = errno
             close(fd)
             throw SocketError(operation: "listen \(address)", errno: e)
         }
-        var bound = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0, let local = SocketAddress(storage: bound) else {
-            let e = errno
+        let local: SocketAddress
+        do {
+            local = try BoundSocket.localAddress(of: fd)
+        } catch {
             close(fd)
-            throw SocketError(operation: "getsockname", errno: e)
+            throw error
         }
         descriptor = fd
         localAddress = local

@@ -24,39 +24,14 @@ public struct UDPSocket: ~Copyable {
     /// Binds to `address` (port 0 picks a free port). `reusePort` lets
     /// several workers bind the same port (SO_REUSEPORT).
     public init(bindingTo address: SocketAddress, reusePort: Bool = false) throws(SocketError) {
-        let fd = socket(address.family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
-        var one: Int32 = 1
-        if reusePort {
-            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        if address.family == .v6 {
-            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var storage = address.storage
-        let rc = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw SocketError(operation: "bind \(address)", errno: e)
-        }
-        descriptor = fd
+        descriptor = try BoundSocket.open(
+            address, type: Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), options: reusePort ? [SO_REUSEPORT] : [])
     }
 
     deinit { close(descriptor) }
 
     public func localAddress() throws(SocketError) -> SocketAddress {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let rc = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard rc == 0, let a = SocketAddress(storage: storage) else {
-            throw SocketError(operation: "getsockname", errno: errno)
-        }
-        return a
+        try BoundSocket.localAddress(of: descriptor)
     }
 
     /// Blocks at most `timeout` in receive calls (nil: forever).

@@ -158,34 +158,42 @@ public final class PeerTransport {
             dtls.handle(datagram: UnsafeRawBufferPointer(datagram), now: now)
             drain(now: now)
             return .handled
-        case .rtp:
-            guard isValidated(source) else { counters.mediaFromUnvalidatedAddress += 1; return .handled }
-            guard var session = inbound.take() else { counters.mediaBeforeKeys += 1; return .handled }
-            let result: ReceivedDatagram
-            do {
-                result = .rtp(length: try session.unprotectRTP(datagram, length: datagram.count))
-            } catch {
-                counters.srtpRejected += 1
-                result = .handled
-            }
-            inbound = consume session
-            return result
-        case .rtcp:
-            guard isValidated(source) else { counters.mediaFromUnvalidatedAddress += 1; return .handled }
-            guard var session = inbound.take() else { counters.mediaBeforeKeys += 1; return .handled }
-            let result: ReceivedDatagram
-            do {
-                result = .rtcp(length: try session.unprotectRTCP(datagram, length: datagram.count))
-            } catch {
-                counters.srtpRejected += 1
-                result = .handled
-            }
-            inbound = consume session
-            return result
+        case .rtp: return unprotect(datagram, from: source, rtcp: false)
+        case .rtcp: return unprotect(datagram, from: source, rtcp: true)
         case .unknown:
             counters.unknownDatagrams += 1
             return .handled
         }
+    }
+
+    /// SRTP or SRTCP from `source`, authenticated and decrypted in place;
+    /// counted and dropped when the address is unvalidated, keys are not
+    /// installed yet, or authentication or replay checks fail.
+    private func unprotect(
+        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, rtcp: Bool
+    )
+        -> ReceivedDatagram
+    {
+        guard isValidated(source) else {
+            counters.mediaFromUnvalidatedAddress += 1
+            return .handled
+        }
+        guard var session = inbound.take() else {
+            counters.mediaBeforeKeys += 1
+            return .handled
+        }
+        let result: ReceivedDatagram
+        do {
+            result =
+                rtcp
+                ? .rtcp(length: try session.unprotectRTCP(datagram, length: datagram.count))
+                : .rtp(length: try session.unprotectRTP(datagram, length: datagram.count))
+        } catch {
+            counters.srtpRejected += 1
+            result = .handled
+        }
+        inbound = consume session
+        return result
     }
 
     /// Encrypts the RTP packet in the first `length` bytes of `buffer` in

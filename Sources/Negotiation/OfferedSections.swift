@@ -1,0 +1,46 @@
+import SDP
+import Wire
+
+/// What publish (WHIP, the publisher transport) and playback (WHEP) offers
+/// share: walking the m-sections with their mids, and the checks every
+/// section passes before its codecs are read.
+enum OfferedSections {
+    /// The outcome of the common checks on one m-section.
+    enum Screened {
+        /// Audio or video over RTP, in the BUNDLE group: read its codecs.
+        case rtp(MediaKind)
+        case rejected(PublishOffer.RejectedSection)
+    }
+
+    /// `analyse` applied to every m-section of `offer`, in order, with its
+    /// mid (RemoteTransportParameters already required one per section).
+    static func map<Section>(
+        _ offer: SessionDescription, _ analyse: (MediaDescription, MID) -> Section
+    )
+        throws(NegotiationError) -> [Section]
+    {
+        var sections: [Section] = []
+        for m in offer.media {
+            guard let mid = m.mid else { throw .missingMID(index: sections.count) }
+            sections.append(analyse(m, mid))
+        }
+        return sections
+    }
+
+    /// Rejected by the offerer (port 0), not RTP audio or video (data
+    /// channels and the like), or outside the BUNDLE group (we run exactly
+    /// one transport): answered with port 0 (RFC 8829 section 5.3.1).
+    static func screen(_ m: MediaDescription, mid: MID, bundle: [MID]) -> Screened {
+        guard m.port != 0 else { return .rejected(rejection(m, mid: mid, .rejectedByOfferer)) }
+        guard let kind = MediaKind(rawValue: m.media), m.proto.contains("RTP") else {
+            return .rejected(rejection(m, mid: mid, .unsupportedMedia))
+        }
+        guard bundle.contains(mid) else { return .rejected(rejection(m, mid: mid, .notBundled)) }
+        return .rtp(kind)
+    }
+
+    static func rejection(_ m: MediaDescription, mid: MID, _ reason: PublishOffer.RejectionReason) -> PublishOffer.RejectedSection
+    {
+        PublishOffer.RejectedSection(mid: mid, media: m.media, proto: m.proto, formats: m.formats, reason: reason)
+    }
+}
