@@ -158,10 +158,10 @@ import Wire
         #expect(counters.forwarded == 30)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func aSubscriptionThatMissedTheKeyframeAsksThePublisherForOne() throws {
+    /// A worker with one VP8 track (SSRC 0xB0B0) published in room r1 and
+    /// forwarded to one subscriber as SSRC 0x7700, both clients connected.
+    private func vp8Room() throws -> (RoomWorkerHarness, UDPClient, UDPClient) {
         let bed = try RoomWorkerHarness()
-        defer { bed.stop() }
         let publisher = try UDPClient(certificate: bed.certificate)
         let subscriber = try UDPClient(certificate: bed.certificate)
         try bed.open(publisher, room: "r1", participant: "PA_pub", role: .publisher)
@@ -174,6 +174,13 @@ import Wire
                 room: "r1", trackID: "TR_v", subscriber: ParticipantID("PA_sub"),
                 outgoing: Tracks.outgoing(.vp8(payloadType: Tracks.vp8), kind: .video, ssrc: 0x7700, trackID: "TR_v")))
         #expect(try bed.connect([publisher, subscriber]))
+        return (bed, publisher, subscriber)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSubscriptionThatMissedTheKeyframeAsksThePublisherForOne() throws {
+        let (bed, publisher, subscriber) = try vp8Room()
+        defer { bed.stop() }
 
         // Delta frames only (the keyframe went out before the subscriber
         // was there): nothing can be forwarded, and the publisher is asked
@@ -201,20 +208,8 @@ import Wire
 
     @Test(.timeLimit(.minutes(1)))
     func keyframeRequestsReachThePublisherAtMostEvery500Milliseconds() throws {
-        let bed = try RoomWorkerHarness()
+        let (bed, publisher, subscriber) = try vp8Room()
         defer { bed.stop() }
-        let publisher = try UDPClient(certificate: bed.certificate)
-        let subscriber = try UDPClient(certificate: bed.certificate)
-        try bed.open(publisher, room: "r1", participant: "PA_pub", role: .publisher)
-        bed.execute(
-            .addIncomingTrack(
-                room: "r1", participant: ParticipantID("PA_pub"), trackID: "TR_v", description: Tracks.vp8Track(ssrc: 0xB0B0)))
-        try bed.open(subscriber, room: "r1", participant: "PA_sub", role: .subscriber)
-        bed.execute(
-            .forward(
-                room: "r1", trackID: "TR_v", subscriber: ParticipantID("PA_sub"),
-                outgoing: Tracks.outgoing(.vp8(payloadType: Tracks.vp8), kind: .video, ssrc: 0x7700, trackID: "TR_v")))
-        #expect(try bed.connect([publisher, subscriber]))
 
         // A storm: a PLI every ~5 ms for 1.2 s.
         let pli = RTCPBuilders.pictureLossIndication(sender: SSRC(0xC1), media: SSRC(0x7700))
