@@ -58,6 +58,10 @@ let package = Package(
         // decisions as pure values.
         protocolTarget("RTPStreams", ["Wire", "RTP", "RTCP"]),
         protocolTarget("Forwarding", ["Wire", "RTP", "RTCP", "Codecs"]),
+        // Loss recovery (retransmission buffer, NACK generation, RTX) and
+        // send-side bandwidth estimation with the per-subscriber allocator.
+        protocolTarget("LossRecovery", ["Wire", "RTP"]),
+        protocolTarget("BandwidthEstimation", ["Wire", "RTCP"]),
 
         // Signalling: HTTP/1.1, WebSocket, access tokens; SDP negotiation.
         protocolTarget("Signaling", ["Wire", "CryptoPrimitives"]),
@@ -85,7 +89,7 @@ let package = Package(
             name: "MediaWorker",
             dependencies: [
                 "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "Rooms",
-                "Negotiation", "ICE", "DTLS",
+                "Negotiation", "ICE", "DTLS", "LossRecovery", "BandwidthEstimation",
             ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
@@ -95,7 +99,10 @@ let package = Package(
         // Apps.
         .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms"],
                           swiftSettings: swiftSettings),
-        .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX"],
+        // roombot's media: real Opus and VP8 encoded once and looped,
+        // packetized; received media checked (no I/O).
+        protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX"]),
+        .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX", "BotMedia"],
                           swiftSettings: swiftSettings),
 
         // Benchmarks (Scripts/bench-*), never part of a test run.
@@ -123,6 +130,9 @@ let package = Package(
             ]),
         testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
+        testTarget("LossRecoveryTests", ["LossRecovery", "RTP", "Wire", "SFUTesting"]),
+        testTarget("BandwidthEstimationTests", ["BandwidthEstimation", "RTCP", "Wire", "SFUTesting"]),
+        testTarget("BotMediaTests", ["BotMedia", "RTP", "Codecs", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("RoomsTests", ["Rooms", "Wire"]),
