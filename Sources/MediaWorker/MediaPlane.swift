@@ -20,6 +20,7 @@ public final class MediaPlane: Sendable {
     private let threads: [WorkerThread]
     private let roomWorkers = Mutex<[String: Int]>([:])
     private let failureHandler = TransportFailureHandler()
+    private let eventHandler = MediaEventHandler()
 
     /// Binds `count` workers on `bindIP`, on `firstPort`, `firstPort + 1`,
     /// ... (0: any free ports). `announcedIP` is the address written in
@@ -49,6 +50,8 @@ public final class MediaPlane: Sendable {
                 default: break
                 }
             }
+            let events = eventHandler
+            engine.onMediaEvent = { event in events.handler.withLock { $0 }?(event) }
             let worker = try UDPWorker(bindingTo: address, engine: engine)
             var announced = worker.localAddress.transportAddress
             if let announcedIP, let a = SocketAddress(ip: announcedIP, port: announced.port) { announced = a.transportAddress }
@@ -68,6 +71,13 @@ public final class MediaPlane: Sendable {
     /// the signalling side exists.
     public func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
         failureHandler.handler.withLock { $0 = handler }
+    }
+
+    /// Called on a worker thread with what the rooms layer must tell
+    /// participants (active speakers, dynacast layers, stream state;
+    /// `RoomService.mediaEvent`). Set once the signalling side exists.
+    public func onMediaEvent(_ handler: @escaping @Sendable (MediaEvent) -> Void) {
+        eventHandler.handler.withLock { $0 = handler }
     }
 
     /// Any thread: runs `command` on the worker that owns its room.
@@ -136,6 +146,11 @@ public final class MediaPlane: Sendable {
 /// Shared by the plane and its engines' event callbacks.
 private final class TransportFailureHandler: Sendable {
     let handler = Mutex<(@Sendable (ParticipantID, TransportRole) -> Void)?>(nil)
+}
+
+/// Shared by the plane and its engines' media-event callbacks.
+private final class MediaEventHandler: Sendable {
+    let handler = Mutex<(@Sendable (MediaEvent) -> Void)?>(nil)
 }
 
 extension MediaCommand {

@@ -152,10 +152,10 @@ final class Subscription {
     var transportID: TransportID?
     var rewriter: StreamRewriter
     var sendStatistics: SendStatistics
-    /// The subscriber's preference; 0 pauses the subscription.
-    var maxWidth: Int?
+    /// The subscriber's preference (`set-preference`).
+    var preference = ReceivePreference()
 
-    var isPaused: Bool { maxWidth == 0 }
+    var isPaused: Bool { preference.isPaused }
 
     init(key: SubscriptionKey, outgoing: OutgoingTrack, transportID: TransportID?) {
         self.key = key

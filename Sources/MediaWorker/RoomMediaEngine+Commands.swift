@@ -34,10 +34,10 @@ extension RoomMediaEngine {
             let key = SubscriptionKey(track: TrackKey(room: room, trackID: trackID), subscriber: subscriber)
             guard let s = subscriptions[key] else { return ignored() }
             removeSubscription(s)
-        case .setPreference(let room, let trackID, let subscriber, let maxWidth):
+        case .setPreference(let room, let trackID, let subscriber, let preference):
             let key = SubscriptionKey(track: TrackKey(room: room, trackID: trackID), subscriber: subscriber)
             guard let s = subscriptions[key] else { return ignored() }
-            s.maxWidth = maxWidth
+            s.preference = preference
         case .releaseParticipant(_, let participant):
             release(participant, now: now, transmit: transmit)
         }

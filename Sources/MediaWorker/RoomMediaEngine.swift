@@ -58,6 +58,10 @@ public final class RoomMediaEngine: WorkerEngine {
     /// subscriptions stay until `releaseParticipant`).
     public var onTransportEvent: ((ParticipantID, TransportRole, PeerTransportEvent) -> Void)?
 
+    /// Reports for the rooms layer (speakers, dynacast, stream state), on
+    /// the worker thread.
+    public var onMediaEvent: ((MediaEvent) -> Void)?
+
     public internal(set) var counters = RoomMediaCounters()
 
     var transportIDs: [TransportKey: TransportID] = [:]

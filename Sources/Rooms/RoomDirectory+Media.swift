@@ -125,15 +125,20 @@ extension RoomDirectory {
                         room: room.name, worker: room.worker, participant: member, role: .subscriber,
                         local: credentials, remote: nil)))
         }
-        // Each subscriber's copy has its own SSRC; the payload type stays
-        // the publisher's (the subscriber answers our offer with it).
+        // Each subscriber's copy has its own SSRC; the payload types stay
+        // the publisher's (the subscriber answers our offer with them).
+        // Where the publisher negotiated RTX the subscriber gets an RTX
+        // stream of its own too: NACKed packets are resent on it (RFC 4588
+        // section 4), and bandwidth probes are padding on it.
+        let ssrc = nextSSRC()
         let outgoing = OutgoingTrack(
             kind: description.kind,
             codec: CodecDescription(
                 codec: codec.codec, payloadType: codec.payloadType, clockRate: codec.clockRate,
                 channels: codec.channels, formatParameters: codec.formatParameters,
-                rtxPayloadType: nil, feedback: codec.feedback),
-            ssrc: nextSSRC(), rtxSSRC: nil, streamID: publisher.rawValue, trackID: trackID, cname: "swiftlet")
+                rtxPayloadType: codec.rtxPayloadType, feedback: codec.feedback),
+            ssrc: ssrc, rtxSSRC: codec.rtxPayloadType == nil ? nil : nextSSRC(), streamID: publisher.rawValue,
+            trackID: trackID, cname: "swiftlet")
         do {
             try state.builder.add(track: outgoing)
         } catch {
@@ -261,11 +266,11 @@ extension RoomDirectory {
                 return send(p.id, .error(code: .unknownTrack, message: "not subscribed to \(trackID)"))
             }
             return unsubscribe(p.id, from: trackID)
-        case .setPreference(let trackID, let maxWidth):
+        case .setPreference(let trackID, let preference):
             guard p.subscriber?.subscriptions[trackID] != nil else {
                 return send(p.id, .error(code: .unknownTrack, message: "not subscribed to \(trackID)"))
             }
-            return [.media(.setPreference(room: p.room, trackID: trackID, subscriber: p.id, maxWidth: maxWidth))]
+            return [.media(.setPreference(room: p.room, trackID: trackID, subscriber: p.id, preference: preference))]
         default: return []
         }
     }

@@ -56,8 +56,8 @@ public enum MediaCommand: Equatable, Sendable {
     /// Forward the track to a subscriber as `outgoing` (its SSRC and payload type).
     case forward(room: String, trackID: String, subscriber: ParticipantID, outgoing: OutgoingTrack)
     case stopForward(room: String, trackID: String, subscriber: ParticipantID)
-    /// The subscriber's receive preference for a track (0: paused).
-    case setPreference(room: String, trackID: String, subscriber: ParticipantID, maxWidth: Int?)
+    /// The subscriber's receive preference for a track.
+    case setPreference(room: String, trackID: String, subscriber: ParticipantID, preference: ReceivePreference)
     /// The participant is gone: close its transports and stop every
     /// forwarding to or from it.
     case releaseParticipant(room: String, participant: ParticipantID)

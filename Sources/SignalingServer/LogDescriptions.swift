@@ -41,6 +41,9 @@ extension ServerMessage {
         case .callDeclined: "call-declined"
         case .callEnded: "call-ended"
         case .meshSignal: "mesh-signal"
+        case .activeSpeakers: "active-speakers"
+        case .publisherLayers: "publisher-layers"
+        case .streamState: "stream-state"
         case .error: "error"
         case .pong: "pong"
         }
@@ -60,8 +63,9 @@ extension MediaCommand {
         case .forward(let room, let track, let subscriber, let outgoing):
             "forward \(track) to \(subscriber) as SSRC \(outgoing.ssrc) PT \(outgoing.codec.payloadType) in '\(room)'"
         case .stopForward(let room, let track, let subscriber): "stop forwarding \(track) to \(subscriber) in '\(room)'"
-        case .setPreference(let room, let track, let subscriber, let width):
-            "\(subscriber) prefers \(track) at max width \(width.map(String.init) ?? "any") in '\(room)'"
+        case .setPreference(let room, let track, let subscriber, let p):
+            "\(subscriber) prefers \(track) at max width \(p.maxWidth.map(String.init) ?? "any"), "
+                + "max layer \(p.maxLayer.map(String.init) ?? "any") in '\(room)'"
         case .releaseParticipant(let room, let participant): "release \(participant) in '\(room)'"
         }
     }

@@ -50,4 +50,10 @@ extension RoomService {
     public func transportFailed(_ participant: ParticipantID, now: Instant) {
         perform(state.withLock { $0.directory.transportFailed(participant, now: now) })
     }
+
+    /// Any thread: a media worker's report (active speakers, dynacast
+    /// layers, stream state) for the participants concerned.
+    public func mediaEvent(_ event: MediaEvent) {
+        perform(state.withLock { $0.directory.handle(event) })
+    }
 }

@@ -68,6 +68,7 @@ enum ServeCommand {
         }
 
         media.onTransportFailed { participant, _ in signaling.service.transportFailed(participant, now: MonotonicClock.now()) }
+        media.onMediaEvent { event in signaling.service.mediaEvent(event) }
 
         let http = "http://\(signaling.localAddress)"
         print("swiftlet \(SwiftletVersion.string) serving\(options.dev ? " in dev mode (loopback only)" : "")")

@@ -88,7 +88,10 @@ import Wire
         #expect(try subs[0].receivedRTP.map { try header($0).sequenceNumber } == (0..<40).map { UInt16(1000 + $0) })
 
         // Pausing (maxWidth 0) drops; releasing the publisher ends the rest.
-        bed.execute(.setPreference(room: "r1", trackID: "TR_a", subscriber: ParticipantID("PA_sub0"), maxWidth: 0))
+        bed.execute(
+            .setPreference(
+                room: "r1", trackID: "TR_a", subscriber: ParticipantID("PA_sub0"),
+                preference: ReceivePreference(maxWidth: 0)))
         _ = bed.counters
         for n in 40..<45 { publisher.sendMedia(opusPacket(n, ssrc: 0xA0A0)) }
         try UDPClient.pump(all, for: .milliseconds(200))

@@ -24,7 +24,10 @@ import Testing
         #expect(try decode(#"{"type":"unsubscribe","trackId":"TR_1"}"#) == .unsubscribe(trackID: "TR_1"))
         #expect(
             try decode(#"{"type":"set-preference","trackId":"TR_1","maxWidth":320}"#)
-                == .setPreference(trackID: "TR_1", maxWidth: 320))
+                == .setPreference(trackID: "TR_1", preference: ReceivePreference(maxWidth: 320)))
+        #expect(
+            try decode(#"{"type":"set-preference","trackId":"TR_1","maxLayer":1}"#)
+                == .setPreference(trackID: "TR_1", preference: ReceivePreference(maxLayer: 1)))
         #expect(try decode(#"{"type":"mute","trackId":"TR_1","muted":true}"#) == .mute(trackID: "TR_1", muted: true))
         #expect(try decode(#"{"type":"leave"}"#) == .leave)
         #expect(try decode(#"{"type":"call","to":"PA_2"}"#) == .call(to: ParticipantID("PA_2")))
@@ -73,6 +76,21 @@ import Testing
         #expect(
             try encode(.callStarted(callID: CallID("CA_1"), room: "call/CA_1", peer: a))
                 == #"{"callId":"CA_1","peer":"PA_1","room":"call/CA_1","type":"call-started"}"#)
+        #expect(
+            try encode(.activeSpeakers([SpeakerLevel(participantId: a, level: 0.5)]))
+                == #"{"speakers":[{"level":0.5,"participantId":"PA_1"}],"type":"active-speakers"}"#)
+        #expect(
+            try encode(
+                .publisherLayers(
+                    trackID: "TR_1", layers: [LayerActivity(rid: "q", active: true), LayerActivity(rid: "f", active: false)]))
+                == #"{"layers":[{"active":true,"rid":"q"},{"active":false,"rid":"f"}],"trackId":"TR_1","type":"publisher-layers"}"#
+        )
+        #expect(
+            try encode(.streamState(trackID: "TR_1", state: .active, layer: 1, reason: .bandwidth))
+                == #"{"layer":1,"reason":"bandwidth","state":"active","trackId":"TR_1","type":"stream-state"}"#)
+        #expect(
+            try encode(.streamState(trackID: "TR_1", state: .paused, layer: nil, reason: .preference))
+                == #"{"reason":"preference","state":"paused","trackId":"TR_1","type":"stream-state"}"#)
     }
 
     @Test func serverMessagesRoundTrip() throws {
@@ -84,7 +102,8 @@ import Testing
             .trackMuted(participantID: ParticipantID("PA_3"), trackID: "TR_2", muted: true), .publishAnswer(sdp: "v=0"),
             .subscriberOffer(sdp: "v=0", version: 2), .callDeclined(callID: CallID("CA_9")),
             .callEnded(callID: CallID("CA_9"), reason: "hangup"), .meshSignal(from: ParticipantID("PA_3"), payload: .string("x")),
-            .pong,
+            .pong, .activeSpeakers([]), .publisherLayers(trackID: "TR_2", layers: [LayerActivity(rid: "h", active: true)]),
+            .streamState(trackID: "TR_2", state: .paused, layer: nil, reason: .bandwidth),
         ]
         for m in all {
             let data = try JSONEncoder().encode(m)

@@ -119,3 +119,55 @@ private func subscriberOffers(_ effects: [RoomEffect], to connection: Connection
         #expect(ended.contains(.media(.releaseParticipant(room: "call/\(callID.rawValue)", participant: benID))))
     }
 }
+
+@Suite struct RoomMediaEventTests {
+    /// Worker reports reach exactly the participants concerned: speakers
+    /// the whole room, dynacast layers the publisher, stream state the
+    /// subscriber; reports about someone who left, a track that is not
+    /// theirs, or another room's participant are dropped.
+    @Test func mediaEventsReachOnlyTheParticipantsConcerned() throws {
+        var directory = RoomDirectory(configuration: .init(media: endpoint), ids: SequentialIdentifiers())
+        let now = Instant(nanoseconds: 1_000_000_000)
+        let (ann, ben, cat) = (ConnectionID(1), ConnectionID(2), ConnectionID(3))
+        let grants = Grants(publish: true, subscribe: true)
+        _ = directory.join(JoinRequest(identity: "ann", room: "lobby", grants: grants, mode: nil), connection: ann, now: now)
+        _ = directory.join(JoinRequest(identity: "ben", room: "lobby", grants: grants, mode: nil), connection: ben, now: now)
+        _ = directory.join(JoinRequest(identity: "cat", room: "other", grants: grants, mode: nil), connection: cat, now: now)
+        let annID = try #require(directory.participant(on: ann))
+        let benID = try #require(directory.participant(on: ben))
+        let catID = try #require(directory.participant(on: cat))
+        let published = directory.handle(.publish(sdp: audioOffer), from: ann, now: now)
+        let trackID = try #require(
+            published.lazy.compactMap { if case .send(ben, .trackPublished(_, let t)) = $0 { t.id } else { nil } }.first)
+        let offer = try #require(subscriberOffers(published, to: ben).first)
+        _ = directory.handle(
+            .subscriberAnswer(sdp: subscriberAnswer(to: offer.sdp), version: offer.version), from: ben, now: now)
+
+        let speakers = [SpeakerLevel(participantId: annID, level: 0.8), SpeakerLevel(participantId: catID, level: 0.9)]
+        #expect(
+            directory.handle(.activeSpeakers(room: "lobby", speakers: speakers))
+                == [
+                    .send(ann, .activeSpeakers([SpeakerLevel(participantId: annID, level: 0.8)])),
+                    .send(ben, .activeSpeakers([SpeakerLevel(participantId: annID, level: 0.8)])),
+                ])
+        let layers = [LayerActivity(rid: "q", active: true), LayerActivity(rid: "f", active: false)]
+        #expect(
+            directory.handle(.publisherLayers(room: "lobby", publisher: annID, trackID: trackID, layers: layers))
+                == [.send(ann, .publisherLayers(trackID: trackID, layers: layers))])
+        #expect(directory.handle(.publisherLayers(room: "lobby", publisher: benID, trackID: trackID, layers: layers)).isEmpty)
+        #expect(
+            directory.handle(
+                .streamState(room: "lobby", subscriber: benID, trackID: trackID, state: .paused, layer: nil, reason: .bandwidth))
+                == [.send(ben, .streamState(trackID: trackID, state: .paused, layer: nil, reason: .bandwidth))])
+        #expect(
+            directory.handle(
+                .streamState(room: "other", subscriber: benID, trackID: trackID, state: .active, layer: 0, reason: .bandwidth)
+            ).isEmpty)
+        #expect(directory.handle(.activeSpeakers(room: "gone", speakers: speakers)).isEmpty)
+        _ = directory.handle(.leave, from: ben, now: now)
+        #expect(
+            directory.handle(
+                .streamState(room: "lobby", subscriber: benID, trackID: trackID, state: .active, layer: 0, reason: .bandwidth)
+            ).isEmpty)
+    }
+}

@@ -12,8 +12,9 @@ public enum ClientMessage: Equatable, Sendable {
     case unpublish(trackID: String)
     case subscribe(trackID: String)
     case unsubscribe(trackID: String)
-    /// Per-track receive preference: the largest width wanted (0: paused).
-    case setPreference(trackID: String, maxWidth: Int?)
+    /// Per-track receive preference: the largest width and/or simulcast
+    /// layer wanted (width 0: paused).
+    case setPreference(trackID: String, preference: ReceivePreference)
     case mute(trackID: String, muted: Bool)
     case leave
     case call(to: ParticipantID)
@@ -27,7 +28,7 @@ public enum ClientMessage: Equatable, Sendable {
 
 extension ClientMessage: Codable {
     private enum Keys: String, CodingKey {
-        case type, token, mode, sdp, version, trackId, maxWidth, muted, to, callId, payload
+        case type, token, mode, sdp, version, trackId, maxWidth, maxLayer, muted, to, callId, payload
     }
 
     public init(from decoder: any Decoder) throws {
@@ -46,8 +47,10 @@ extension ClientMessage: Codable {
         case "unsubscribe": self = .unsubscribe(trackID: try c.decode(String.self, forKey: .trackId))
         case "set-preference":
             self = .setPreference(
-                trackID: try c.decode(String.self, forKey: .trackId), maxWidth: try c.decodeIfPresent(Int.self, forKey: .maxWidth)
-            )
+                trackID: try c.decode(String.self, forKey: .trackId),
+                preference: ReceivePreference(
+                    maxWidth: try c.decodeIfPresent(Int.self, forKey: .maxWidth),
+                    maxLayer: try c.decodeIfPresent(Int.self, forKey: .maxLayer)))
         case "mute":
             self = .mute(trackID: try c.decode(String.self, forKey: .trackId), muted: try c.decode(Bool.self, forKey: .muted))
         case "leave": self = .leave
@@ -87,10 +90,11 @@ extension ClientMessage: Codable {
         case .unsubscribe(let id):
             try c.encode("unsubscribe", forKey: .type)
             try c.encode(id, forKey: .trackId)
-        case .setPreference(let id, let width):
+        case .setPreference(let id, let preference):
             try c.encode("set-preference", forKey: .type)
             try c.encode(id, forKey: .trackId)
-            try c.encodeIfPresent(width, forKey: .maxWidth)
+            try c.encodeIfPresent(preference.maxWidth, forKey: .maxWidth)
+            try c.encodeIfPresent(preference.maxLayer, forKey: .maxLayer)
         case .mute(let id, let muted):
             try c.encode("mute", forKey: .type)
             try c.encode(id, forKey: .trackId)

@@ -43,6 +43,14 @@ public enum ServerMessage: Equatable, Sendable {
     /// Either side hung up, or a participant of the call left.
     case callEnded(callID: CallID, reason: String)
     case meshSignal(from: ParticipantID, payload: JSONValue)
+    /// The room's current speakers, loudest first (empty: silence).
+    case activeSpeakers([SpeakerLevel])
+    /// To a publisher (dynacast): which simulcast encodings of a track
+    /// subscribers need; the client turns the others off.
+    case publisherLayers(trackID: String, layers: [LayerActivity])
+    /// To a subscriber: a track it receives was paused or resumed, or its
+    /// forwarded spatial layer (0 lowest) changed.
+    case streamState(trackID: String, state: StreamState, layer: Int?, reason: StreamStateReason)
     case error(code: ErrorCode, message: String)
     case pong
 }
@@ -50,7 +58,7 @@ public enum ServerMessage: Equatable, Sendable {
 extension ServerMessage: Codable {
     private enum Keys: String, CodingKey {
         case type, participantId, room, mode, participants, resumed, participant, track, trackId, muted, sdp, version
-        case callId, from, identity, peer, reason, payload, code, message
+        case callId, from, identity, peer, reason, payload, code, message, speakers, layers, state, layer
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -110,6 +118,19 @@ extension ServerMessage: Codable {
             try c.encode("mesh-signal", forKey: .type)
             try c.encode(from, forKey: .from)
             try c.encode(payload, forKey: .payload)
+        case .activeSpeakers(let speakers):
+            try c.encode("active-speakers", forKey: .type)
+            try c.encode(speakers, forKey: .speakers)
+        case .publisherLayers(let trackID, let layers):
+            try c.encode("publisher-layers", forKey: .type)
+            try c.encode(trackID, forKey: .trackId)
+            try c.encode(layers, forKey: .layers)
+        case .streamState(let trackID, let state, let layer, let reason):
+            try c.encode("stream-state", forKey: .type)
+            try c.encode(trackID, forKey: .trackId)
+            try c.encode(state, forKey: .state)
+            try c.encodeIfPresent(layer, forKey: .layer)
+            try c.encode(reason, forKey: .reason)
         case .error(let code, let message):
             try c.encode("error", forKey: .type)
             try c.encode(code, forKey: .code)
@@ -163,6 +184,15 @@ extension ServerMessage: Codable {
         case "mesh-signal":
             self = .meshSignal(
                 from: try c.decode(ParticipantID.self, forKey: .from), payload: try c.decode(JSONValue.self, forKey: .payload))
+        case "active-speakers": self = .activeSpeakers(try c.decode([SpeakerLevel].self, forKey: .speakers))
+        case "publisher-layers":
+            self = .publisherLayers(
+                trackID: try c.decode(String.self, forKey: .trackId), layers: try c.decode([LayerActivity].self, forKey: .layers))
+        case "stream-state":
+            self = .streamState(
+                trackID: try c.decode(String.self, forKey: .trackId), state: try c.decode(StreamState.self, forKey: .state),
+                layer: try c.decodeIfPresent(Int.self, forKey: .layer),
+                reason: try c.decode(StreamStateReason.self, forKey: .reason))
         case "error":
             self = .error(code: try c.decode(ErrorCode.self, forKey: .code), message: try c.decode(String.self, forKey: .message))
         case "pong": self = .pong
