@@ -1,0 +1,89 @@
+import Wire
+
+/// The header extensions the SFU itself puts on a forwarded packet, in
+/// place of the publisher's: those carry the publisher's negotiated ids,
+/// which mean other things (or nothing) to a subscriber, and a receiver
+/// that reads one as another can fail (aiortc drops the transport). What
+/// the subscriber needs from us is congestion control input: the
+/// transport-wide sequence number (draft-holmer-rmcat-transport-wide-cc-
+/// extensions-01 section 2) and abs-send-time (the 6.18 fixed-point send
+/// time of libwebrtc's REMB), with the ids of our own offer.
+public struct EgressHeaderExtensions: Equatable, Sendable {
+    /// Id and value of the transport-wide sequence number, if negotiated.
+    public var transportSequenceNumber: (id: UInt8, value: UInt16)?
+    /// Id and 24-bit value of abs-send-time, if negotiated.
+    public var absoluteSendTime: (id: UInt8, value: UInt32)?
+
+    public init(transportSequenceNumber: (id: UInt8, value: UInt16)? = nil, absoluteSendTime: (id: UInt8, value: UInt32)? = nil) {
+        self.transportSequenceNumber = transportSequenceNumber
+        self.absoluteSendTime = absoluteSendTime
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.transportSequenceNumber?.id == b.transportSequenceNumber?.id
+            && a.transportSequenceNumber?.value == b.transportSequenceNumber?.value
+            && a.absoluteSendTime?.id == b.absoluteSendTime?.id && a.absoluteSendTime?.value == b.absoluteSendTime?.value
+    }
+
+    /// Bytes of the one-byte-header block (RFC 8285 section 4.2) these
+    /// elements take, with its 4-byte header and padding to 32 bits; 0 when
+    /// there are none.
+    public var blockLength: Int {
+        var data = 0
+        if transportSequenceNumber != nil { data += 3 }
+        if absoluteSendTime != nil { data += 4 }
+        return data == 0 ? 0 : 4 + (data + 3) / 4 * 4
+    }
+
+    /// Replaces the header extension block of the RTP packet in
+    /// `buffer[0..<length]` (parsed as `header`) with these elements,
+    /// moving the payload (and padding) as needed; with no elements the
+    /// block is removed and the X bit cleared. Returns the new length, or
+    /// nil (buffer unchanged) when the packet does not match `header`, an
+    /// id is outside 1...14, or the buffer has no room.
+    public func write(into buffer: UnsafeMutableRawBufferPointer, length: Int, header: RTPHeader) -> Int? {
+        guard let base = buffer.baseAddress, length <= buffer.count, header.packetLength == length,
+            length >= RTPHeader.fixedHeaderLength
+        else { return nil }
+        for id in [transportSequenceNumber?.id, absoluteSendTime?.id] {
+            if let id, !(1...14).contains(id) { return nil }
+        }
+        let blockStart = RTPHeader.fixedHeaderLength + 4 * header.csrcCount
+        let oldEnd = header.headerExtension?.dataRange.upperBound ?? blockStart
+        guard blockStart <= oldEnd, oldEnd <= header.payloadOffset, header.payloadOffset <= length else { return nil }
+        let newBlock = blockLength
+        let rest = length - oldEnd
+        let newLength = blockStart + newBlock + rest
+        guard newLength <= buffer.count else { return nil }
+        if rest > 0 { (base + blockStart + newBlock).copyMemory(from: base + oldEnd, byteCount: rest) }
+        let first = buffer[0]
+        guard newBlock > 0 else {
+            buffer[0] = first & ~0x10
+            return newLength
+        }
+        buffer[0] = first | 0x10
+        var at = blockStart
+        func put(_ byte: UInt8) {
+            buffer[at] = byte
+            at += 1
+        }
+        put(0xBE)
+        put(0xDE)
+        let words = (newBlock - 4) / 4
+        put(UInt8(truncatingIfNeeded: words >> 8))
+        put(UInt8(truncatingIfNeeded: words))
+        if let t = transportSequenceNumber {
+            put(t.id << 4 | 1)  // L = length - 1
+            put(UInt8(truncatingIfNeeded: t.value >> 8))
+            put(UInt8(truncatingIfNeeded: t.value))
+        }
+        if let a = absoluteSendTime {
+            put(a.id << 4 | 2)
+            put(UInt8(truncatingIfNeeded: a.value >> 16))
+            put(UInt8(truncatingIfNeeded: a.value >> 8))
+            put(UInt8(truncatingIfNeeded: a.value))
+        }
+        while at < blockStart + newBlock { put(0) }  // padding (RFC 8285 section 4.2)
+        return newLength
+    }
+}

@@ -1,0 +1,77 @@
+import Testing
+import Wire
+
+@testable import RTP
+
+@Suite struct EgressHeaderExtensionsTests {
+    private let payload: [UInt8] = Array(0..<40)
+
+    /// Writes `egress` into a copy of `packet` in a buffer with `room`
+    /// spare bytes; returns the new packet, or nil.
+    private func rewrite(_ packet: [UInt8], _ egress: EgressHeaderExtensions, room: Int = 32) throws -> [UInt8]? {
+        let header = try RTPHeader(parsing: packet.span.bytes)
+        var buffer = packet + Array(repeating: 0xEE, count: room)
+        let length = buffer.withUnsafeMutableBytes { egress.write(into: $0, length: packet.count, header: header) }
+        return length.map { Array(buffer[0..<$0]) }
+    }
+
+    @Test func thePublishersExtensionsAreReplacedByOursAndThePayloadAndPaddingKept() throws {
+        // Publisher: two CSRCs, audio level (id 1) and mid (id 4), 3 bytes
+        // of padding.
+        let packet = try RTPPacketBuilder(
+            marker: true, payloadType: PayloadType(masking: 111), sequenceNumber: 7, timestamp: 9, ssrc: SSRC(0xAABB_CCDD),
+            csrcs: [SSRC(1), SSRC(2)],
+            extensions: [.init(id: 1, value: [0x85]), .init(id: 4, value: Array("audio0".utf8))], paddingLength: 3
+        ).build(payload: payload)
+        let egress = EgressHeaderExtensions(
+            transportSequenceNumber: (id: 3, value: 0x1234), absoluteSendTime: (id: 2, value: 0xAB_CDEF))
+        let out = try #require(try rewrite(packet, egress))
+        let header = try RTPHeader(parsing: out.span.bytes)
+        #expect(header.marker)
+        #expect(header.payloadType == PayloadType(masking: 111))
+        #expect(header.sequenceNumber == 7)
+        #expect(header.csrcCount == 2)
+        #expect(header.paddingLength == 3)
+        #expect(Array(out[header.payloadRange]) == payload)
+        // Fixed header + 2 CSRCs, then BE DE 00 02, [0x31 12 34] [0x22 AB CD EF] 00.
+        #expect(Array(out[20..<32]) == [0xBE, 0xDE, 0x00, 0x02, 0x31, 0x12, 0x34, 0x22, 0xAB, 0xCD, 0xEF, 0x00])
+        let expectedLength = 12 + 8 + 12 + payload.count + 3
+        #expect(out.count == expectedLength)
+        let level = header.extensionValueRange(id: 1, in: out.span.bytes)
+        let twccRange = header.extensionValueRange(id: 3, in: out.span.bytes)
+        let sendTimeRange = header.extensionValueRange(id: 2, in: out.span.bytes)
+        #expect(level == nil)
+        let twcc = try #require(twccRange)
+        let sendTime = try #require(sendTimeRange)
+        #expect(Array(out[twcc]) == [0x12, 0x34])
+        #expect(Array(out[sendTime]) == [0xAB, 0xCD, 0xEF])
+    }
+
+    @Test func aPacketWithoutExtensionsGetsABlockAndNoElementsRemovesIt() throws {
+        let plain = try RTPPacketBuilder(payloadType: PayloadType(masking: 96), sequenceNumber: 1, timestamp: 2, ssrc: SSRC(3))
+            .build(payload: payload)
+        let withTWCC = try #require(
+            try rewrite(plain, EgressHeaderExtensions(transportSequenceNumber: (id: 5, value: 0xFFFF))))
+        #expect(withTWCC.count == plain.count + 8)
+        #expect(withTWCC[0] & 0x10 != 0)
+        #expect(Array(withTWCC[12..<20]) == [0xBE, 0xDE, 0x00, 0x01, 0x51, 0xFF, 0xFF, 0x00])
+        let stripped = try #require(try rewrite(withTWCC, EgressHeaderExtensions()))
+        #expect(stripped == plain)
+    }
+
+    @Test func noRoomBadIDsOrAMismatchedHeaderLeaveTheBufferAlone() throws {
+        let plain = try RTPPacketBuilder(payloadType: PayloadType(masking: 96), sequenceNumber: 1, timestamp: 2, ssrc: SSRC(3))
+            .build(payload: payload)
+        let twcc = EgressHeaderExtensions(transportSequenceNumber: (id: 3, value: 1))
+        #expect(try rewrite(plain, twcc, room: 7) == nil)
+        #expect(try rewrite(plain, twcc, room: 8) != nil)
+        #expect(try rewrite(plain, EgressHeaderExtensions(transportSequenceNumber: (id: 15, value: 1))) == nil)
+        #expect(try rewrite(plain, EgressHeaderExtensions(absoluteSendTime: (id: 0, value: 1))) == nil)
+        // A header parsed from another packet (length differs).
+        let other = try RTPHeader(parsing: Array(plain.dropLast(4)).span.bytes)
+        var buffer = plain + Array(repeating: 0, count: 16)
+        let length = buffer.withUnsafeMutableBytes { twcc.write(into: $0, length: plain.count, header: other) }
+        #expect(length == nil)
+        #expect(Array(buffer[0..<plain.count]) == plain)
+    }
+}
