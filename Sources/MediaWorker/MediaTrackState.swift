@@ -39,6 +39,25 @@ struct PayloadFormat {
     var clockRate: UInt32
 }
 
+/// One spatial layer (simulcast stream) of an incoming track, as received
+/// now. A track without simulcast has one.
+struct IncomingLayer {
+    /// The rid naming it (rid simulcast), else nil.
+    var rid: RID?
+    /// The SSRC, signalled or learned from the mid/rid extensions.
+    var ssrc: SSRC?
+    /// Statistics of `ssrc` (replaced when it changes).
+    var reception: ReceptionStatistics?
+    var lastArrival: Instant?
+    /// From the layer's last keyframe (VP8), else nil.
+    var width: Int?
+    var height: Int?
+    /// The layer's last Sender Report: NTP time (32.32) and RTP timestamp,
+    /// to re-base timestamps across layer switches.
+    var senderReport: (ntp: UInt64, rtpTimestamp: UInt32)?
+    var keyframeRequests: KeyframeRequestThrottle
+}
+
 /// A track a publisher sends, as the worker recognises and forwards it.
 /// A class so that the per-packet path mutates it in place through the
 /// routing tables (no copy-on-write of a dictionary value).
@@ -46,19 +65,19 @@ final class IncomingTrack {
     let key: TrackKey
     let publisher: ParticipantID
     let description: PublishedTrackDescription
-    /// For rid simulcast: the rid forwarded, the last layer of
-    /// `a=simulcast` that is not paused (Chromium lists low to high).
-    let forwardedRID: RID?
-    /// The signalled SSRC of the stream forwarded (for an SSRC-group
-    /// simulcast, the last of the SIM group: the highest layer).
-    let signalledSSRC: SSRC?
+    /// Spatial layers, lowest first: for rid simulcast the `a=simulcast`
+    /// order (Chromium lists low to high), for SSRC-group simulcast the
+    /// `SIM` group order (RFC 5576 section 5: lowest first), else one.
+    var layers: [IncomingLayer]
+    /// True for rid or SSRC-group simulcast.
+    let isSimulcast: Bool
     /// Media payload types; RTX payload types are not in it.
     let formats: [PayloadType: PayloadFormat]
     let retransmissionPayloadTypes: Set<PayloadType>
-
-    /// Statistics of the SSRC being received (replaced when it changes).
-    var reception: ReceptionStatistics?
-    var keyframeRequests: KeyframeRequestThrottle
+    /// What each layer sends now (bitrate per spatial/temporal layer).
+    var bitrates = LayerBitrateMeter()
+    /// Audio: the levels since the active-speaker round last looked.
+    var audioLevels = AudioLevelWindow()
     var subscriptions: [Subscription] = []
 
     init(
@@ -68,12 +87,25 @@ final class IncomingTrack {
         self.key = key
         self.publisher = publisher
         self.description = description
-        let layers = description.simulcast
-        forwardedRID = layers.last(where: { !$0.paused })?.rid ?? layers.last?.rid
-        if let sources = description.sources {
-            signalledSSRC = sources.isSimulcast ? sources.streams.last?.ssrc : sources.streams.first?.ssrc
+        func layer(rid: RID?, ssrc: SSRC?) -> IncomingLayer {
+            IncomingLayer(
+                rid: rid, ssrc: ssrc,
+                keyframeRequests: KeyframeRequestThrottle(
+                    senderSSRC: senderSSRC, mediaSSRC: ssrc ?? SSRC(0), interval: keyframeInterval))
+        }
+        let streams = description.sources?.streams ?? []
+        if !description.simulcast.isEmpty {
+            // rid simulcast; signalled SSRCs (rare) are matched by order.
+            layers = description.simulcast.prefix(3).enumerated().map { i, l in
+                layer(rid: l.rid, ssrc: streams.count == description.simulcast.count ? streams[i].ssrc : nil)
+            }
+            isSimulcast = layers.count > 1
+        } else if let sources = description.sources, sources.isSimulcast, !streams.isEmpty {
+            layers = streams.prefix(3).map { layer(rid: nil, ssrc: $0.ssrc) }
+            isSimulcast = layers.count > 1
         } else {
-            signalledSSRC = nil
+            layers = [layer(rid: nil, ssrc: streams.first?.ssrc)]
+            isSimulcast = false
         }
         var formats: [PayloadType: PayloadFormat] = [:]
         var rtx: Set<PayloadType> = []
@@ -83,24 +115,29 @@ final class IncomingTrack {
         }
         self.formats = formats
         retransmissionPayloadTypes = rtx
-        keyframeRequests = KeyframeRequestThrottle(
-            senderSSRC: senderSSRC, mediaSSRC: signalledSSRC ?? SSRC(0), interval: keyframeInterval)
     }
 
-    /// The SSRC keyframe requests name: the one last received, else the
-    /// signalled one.
-    var mediaSSRC: SSRC? { reception?.ssrc ?? signalledSSRC }
+    var isVideo: Bool { description.kind == .video }
+
+    /// The layer whose rid is `rid`.
+    func layerIndex(rid: RID) -> Int? { layers.firstIndex { $0.rid == rid } }
+
+    /// The layer receiving from `ssrc`.
+    func layerIndex(ssrc: SSRC) -> Int? { layers.firstIndex { $0.ssrc == ssrc } }
+
+    /// The highest layer that sent within `silence` before `now`.
+    func highestLiveLayer(now: Instant, silence: Duration) -> Int? {
+        layers.indices.last { i in layers[i].lastArrival.map { now - $0 < silence } ?? false }
+    }
 }
 
 /// How a publisher transport's packets map to tracks.
 final class PublisherRoutes {
     enum Route {
-        /// The stream forwarded for this track.
-        case forward(IncomingTrack)
-        /// Another simulcast layer of the track: not forwarded yet.
-        case otherLayer(IncomingTrack)
-        /// The track's RTX stream: not forwarded yet.
-        case retransmission(IncomingTrack)
+        /// Media of spatial layer `layer` of the track.
+        case media(IncomingTrack, layer: Int)
+        /// The RTX stream of a layer (nil: not known yet).
+        case retransmission(IncomingTrack, layer: Int?)
     }
 
     /// Signalled SSRCs, and SSRCs learned from mid/rid extensions (browsers
@@ -112,6 +149,7 @@ final class PublisherRoutes {
     /// track that names one gives it for the transport.
     var midExtensionID: UInt8?
     var ridExtensionID: UInt8?
+    var repairedRIDExtensionID: UInt8?
 
     var tracks: [IncomingTrack] {
         var seen: [IncomingTrack] = []
@@ -124,10 +162,15 @@ final class PublisherRoutes {
         byMID[d.mid] = track
         if midExtensionID == nil { midExtensionID = d.headerExtensions.mid }
         if ridExtensionID == nil { ridExtensionID = d.headerExtensions.rtpStreamID }
+        if repairedRIDExtensionID == nil { repairedRIDExtensionID = d.headerExtensions.repairedRTPStreamID }
         guard let sources = d.sources else { return }
         for stream in sources.streams {
-            bySSRC[stream.ssrc] = stream.ssrc == track.signalledSSRC ? .forward(track) : .otherLayer(track)
-            if let rtx = stream.rtxSSRC { bySSRC[rtx] = .retransmission(track) }
+            if let layer = track.layerIndex(ssrc: stream.ssrc) {
+                bySSRC[stream.ssrc] = .media(track, layer: layer)
+                if let rtx = stream.rtxSSRC { bySSRC[rtx] = .retransmission(track, layer: layer) }
+            } else if let rtx = stream.rtxSSRC {
+                bySSRC[rtx] = .retransmission(track, layer: nil)
+            }
         }
     }
 
@@ -135,7 +178,7 @@ final class PublisherRoutes {
         if byMID[track.description.mid] === track { byMID[track.description.mid] = nil }
         bySSRC = bySSRC.filter { _, route in
             switch route {
-            case .forward(let t), .otherLayer(let t), .retransmission(let t): t !== track
+            case .media(let t, _), .retransmission(let t, _): t !== track
             }
         }
     }
@@ -156,6 +199,17 @@ final class Subscription {
     var preference = ReceivePreference()
 
     var isPaused: Bool { preference.isPaused }
+
+    /// The spatial layer of `track` to forward now. Interim rule until the
+    /// simulcast forwarder lands: the highest layer that sent in the last
+    /// 300 ms within the preference's `maxLayer`.
+    func selectedLayer(of track: IncomingTrack, now: Instant) -> Int? {
+        guard track.isSimulcast else { return 0 }
+        let cap = preference.maxLayer ?? Int.max
+        return track.layers.indices.last { i in
+            i <= cap && (track.layers[i].lastArrival.map { now - $0 < .milliseconds(300) } ?? false)
+        } ?? 0
+    }
 
     init(key: SubscriptionKey, outgoing: OutgoingTrack, transportID: TransportID?) {
         self.key = key

@@ -68,6 +68,7 @@ extension RoomMediaEngine {
         case .publisher:
             if let routes = publisherRoutes[participant] { routesByTransport[id] = routes }
         case .subscriber:
+            links[id] = SubscriberLink()
             for s in subscriptions.values where s.key.subscriber == participant { s.transportID = id }
         }
     }

@@ -27,26 +27,34 @@ extension RoomMediaEngine {
             return counters.dropped.malformed &+= 1
         }
         guard let routes = routesByTransport[id] else { return counters.dropped.unknownSource &+= 1 }
-        guard let track = resolveTrack(header, packet: packet, routes: routes) else { return }
+        guard let (track, layer) = resolveTrack(header, packet: packet, routes: routes) else { return }
         guard let format = track.formats[header.payloadType] else {
             return counters.dropped.unknownPayloadType &+= 1
         }
-        if track.reception?.ssrc != header.ssrc {
-            track.reception = ReceptionStatistics(ssrc: header.ssrc, clockRate: format.clockRate)
-            track.keyframeRequests.mediaSSRC = header.ssrc
+        if track.layers[layer].reception?.ssrc != header.ssrc {
+            track.layers[layer].reception = ReceptionStatistics(ssrc: header.ssrc, clockRate: format.clockRate)
+            track.layers[layer].keyframeRequests.mediaSSRC = header.ssrc
+            track.layers[layer].ssrc = header.ssrc
         }
-        _ = track.reception?.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: now)
-        if track.subscriptions.isEmpty { return }
+        _ = track.layers[layer].reception?.record(
+            sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: now)
+        track.layers[layer].lastArrival = now
 
         // What a decoder needs to know of the payload: the keyframe start
         // (the only place a subscriber can begin) and, for VP8, the picture
-        // ID and TL0PICIDX fields the rewriter keeps continuous.
+        // ID and TL0PICIDX fields the rewriter keeps continuous and the
+        // temporal layer.
         var vp8: VP8PayloadDescriptor?
         let isSwitchPoint: Bool
         let payload = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: packet[header.payloadRange]))
         switch format.codec {
         case .opus:
             isSwitchPoint = true
+            if let levelID = track.description.headerExtensions.audioLevel,
+                let range = header.extensionValueRange(id: levelID, in: RawSpan(_unsafeBytes: packet)), range.count >= 1
+            {
+                track.audioLevels.record(dBov: packet[range.lowerBound] & 0x7F)
+            }
         case .video(.vp8):
             guard header.payloadLength > 0 else {
                 isSwitchPoint = false
@@ -54,6 +62,10 @@ extension RoomMediaEngine {
             }
             do { vp8 = try VP8PayloadDescriptor(parsing: payload) } catch { return counters.dropped.malformed &+= 1 }
             isSwitchPoint = vp8?.isKeyframe ?? false
+            if let w = vp8?.keyframeWidth, let h = vp8?.keyframeHeight {
+                track.layers[layer].width = Int(w)
+                track.layers[layer].height = Int(h)
+            }
         case .video(.h264):
             guard header.payloadLength > 0 else {
                 isSwitchPoint = false
@@ -68,29 +80,33 @@ extension RoomMediaEngine {
             // keyframe if it cannot decode).
             isSwitchPoint = true
         }
+        track.bitrates.record(
+            spatial: layer, temporal: Int(vp8?.temporalLayerID ?? 0), payloadBytes: header.payloadLength, now: now)
+        if track.subscriptions.isEmpty { return }
         let source = SourcePacket(header: header, vp8: vp8, isSwitchPoint: isSwitchPoint)
 
         for s in track.subscriptions {
+            guard s.selectedLayer(of: track, now: now) == layer else {
+                counters.dropped.otherLayer &+= 1
+                continue
+            }
             forward(packet, header: header, source: source, vp8: vp8, to: s, now: now, transmit: transmit)
         }
     }
 
-    /// The track `header`'s packet belongs to, learning SSRCs from the
-    /// mid/rid extensions (RFC 9143 section 15, RFC 8852 section 3); nil
-    /// (counted) when it is not one to forward.
+    /// The track and spatial layer `header`'s packet belongs to, learning
+    /// SSRCs from the mid/rid extensions (RFC 9143 section 15, RFC 8852
+    /// section 3); nil (counted) when it is not one to forward.
     private func resolveTrack(
         _ header: RTPHeader, packet: UnsafeRawBufferPointer, routes: PublisherRoutes
     )
-        -> IncomingTrack?
+        -> (IncomingTrack, Int)?
     {
         if let route = routes.bySSRC[header.ssrc] {
             switch route {
-            case .forward(let t):
+            case .media(let t, let layer):
                 if t.retransmissionPayloadTypes.contains(header.payloadType) { break }
-                return t
-            case .otherLayer:
-                counters.dropped.otherLayer &+= 1
-                return nil
+                return (t, layer)
             case .retransmission:
                 break
             }
@@ -104,31 +120,36 @@ extension RoomMediaEngine {
             counters.dropped.unknownSource &+= 1
             return nil
         }
-        // RTX packets carry the mid too (and a repaired rid); their SSRC is
-        // not learned as the track's.
+        // RTX packets carry the mid too, and a repaired rid (RFC 8852
+        // section 3.2) naming the layer they repair.
         if track.retransmissionPayloadTypes.contains(header.payloadType) {
+            let layer = routes.repairedRIDExtensionID.flatMap { header.rid(id: $0, in: bytes) }.flatMap(track.layerIndex(rid:))
+            routes.bySSRC[header.ssrc] = .retransmission(track, layer: layer ?? (track.layers.count == 1 ? 0 : nil))
             counters.dropped.retransmission &+= 1
             return nil
         }
-        if let forwardedRID = track.forwardedRID {
+        let layer: Int
+        if track.layers.first?.rid != nil {
             guard let ridID = routes.ridExtensionID, let rid = header.rid(id: ridID, in: bytes) else {
                 // A simulcast packet without its rid cannot be placed (yet).
                 counters.dropped.unknownSource &+= 1
                 return nil
             }
-            guard rid == forwardedRID else {
-                routes.bySSRC[header.ssrc] = .otherLayer(track)
+            guard let index = track.layerIndex(rid: rid) else {
                 counters.dropped.otherLayer &+= 1
                 return nil
             }
-        } else if track.signalledSSRC != nil, track.description.sources?.isSimulcast == true {
+            layer = index
+        } else if track.isSimulcast {
             // An unsignalled SSRC on an SSRC-group simulcast track: which
             // layer it is cannot be told.
             counters.dropped.otherLayer &+= 1
             return nil
+        } else {
+            layer = 0
         }
-        routes.bySSRC[header.ssrc] = .forward(track)
-        return track
+        routes.bySSRC[header.ssrc] = .media(track, layer: layer)
+        return (track, layer)
     }
 
     /// Rewrites a copy of `packet` for subscription `s` in a transmit slot,
@@ -160,25 +181,27 @@ extension RoomMediaEngine {
         // The publisher's header extensions use the ids it negotiated, which
         // mean other things (or nothing) to this subscriber: a receiver that
         // reads an audio-level byte as abs-send-time fails (aiortc drops the
-        // whole transport). Until extensions are translated per subscriber
-        // (transport-cc comes with bandwidth estimation), the block is
-        // removed on egress.
-        let extensionBlock: Range<Int>? = header.headerExtension.map { $0.headerOffset..<$0.dataRange.upperBound }
+        // whole transport). They are replaced by ours, with the ids of our
+        // offer: the transport-wide sequence number the subscriber's
+        // transport-cc feedback reports on, and abs-send-time.
+        let link = links[id]
+        let transportSequence = link?.nextTransportSequenceNumber()
+        var egress = EgressHeaderExtensions()
+        if let seq = transportSequence, let ext = egressExtensionIDs.transportWideSequenceNumber {
+            egress.transportSequenceNumber = (ext, seq)
+        }
+        if let ext = egressExtensionIDs.absoluteSendTime {
+            egress.absoluteSendTime = (ext, AbsoluteSendTime(nanoseconds: UInt64(max(now.nanoseconds, 0))).rawValue)
+        }
         var sent = 0
         transmit.send(to: destination) { slot in
-            guard length + SRTPSession.rtpTrailerRoom <= slot.count else { return 0 }
+            guard length + SRTPSession.rtpTrailerRoom + egress.blockLength <= slot.count else { return 0 }
             slot.copyMemory(from: packet)
             let bytes = MutableBytes(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length]))
             guard rewrite.apply(to: bytes, header: header, vp8: vp8),
-                RTPHeaderRewriter.setPayloadType(payloadType, in: bytes)
+                RTPHeaderRewriter.setPayloadType(payloadType, in: bytes),
+                let outLength = egress.write(into: slot, length: length, header: header)
             else { return 0 }
-            var outLength = length
-            if let block = extensionBlock, block.lowerBound >= 12, block.upperBound <= length {
-                let base = slot.baseAddress!
-                (base + block.lowerBound).copyMemory(from: base + block.upperBound, byteCount: length - block.upperBound)
-                outLength = length - block.count
-                slot[0] &= ~0x10  // X bit (RFC 3550 section 5.1)
-            }
             guard let result = transport.protectRTP(slot, length: outLength), result.to == destination
             else { return 0 }
             sent = result.length

@@ -27,10 +27,13 @@ extension RoomMediaEngine {
             case .senderReport(let sr) where key.role == .publisher:
                 // RFC 3550 section 6.4.1: remember when the SR arrived, for
                 // the LSR/DLSR of our next report block about this source.
-                guard case .forward(let track)? = routesByTransport[id]?.bySSRC[sr.ssrc],
-                    track.reception?.ssrc == sr.ssrc
+                // The layer's NTP/RTP pair re-bases timestamps when a
+                // subscriber switches layers.
+                guard case .media(let track, let layer)? = routesByTransport[id]?.bySSRC[sr.ssrc],
+                    track.layers[layer].reception?.ssrc == sr.ssrc
                 else { continue }
-                track.reception?.recordSenderReport(sr.senderInfo, arrival: now)
+                track.layers[layer].reception?.recordSenderReport(sr.senderInfo, arrival: now)
+                track.layers[layer].senderReport = (sr.senderInfo.ntpTimestamp, sr.senderInfo.rtpTimestamp)
             case .pictureLossIndication(let pli) where key.role == .subscriber:
                 requestKeyframe(.pli, subscriber: key.participant, outgoingSSRC: pli.mediaSSRC, now: now, transmit: transmit)
             case .fullIntraRequest(let fir) where key.role == .subscriber:
@@ -52,13 +55,25 @@ extension RoomMediaEngine {
     func requestKeyframe(
         _ kind: KeyframeRequestKind, subscriber: ParticipantID, outgoingSSRC: SSRC, now: Instant, transmit: TransmitQueue
     ) {
-        guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: outgoingSSRC)],
-            let track = tracks[s.key.track], let media = track.mediaSSRC,
+        guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: outgoingSSRC)], let track = tracks[s.key.track]
+        else { return }
+        // The layer the subscriber decodes now, else the one it waits for.
+        let layer = s.rewriter.currentSource.flatMap(track.layerIndex(ssrc:)) ?? s.selectedLayer(of: track, now: now) ?? 0
+        requestKeyframe(kind, of: track, layer: layer, now: now, transmit: transmit)
+    }
+
+    /// Asks the publisher of `track` for a keyframe of spatial layer
+    /// `layer`, at most once per throttle interval per layer, naming the
+    /// layer's SSRC (RFC 4585 section 6.3.1; RFC 5104 section 4.3.1).
+    func requestKeyframe(
+        _ kind: KeyframeRequestKind, of track: IncomingTrack, layer: Int, now: Instant, transmit: TransmitQueue
+    ) {
+        guard track.layers.indices.contains(layer), let media = track.layers[layer].ssrc,
             let publisherTransport = transportID(of: track.publisher, role: .publisher)
         else { return }
-        track.keyframeRequests.mediaSSRC = media
+        track.layers[layer].keyframeRequests.mediaSSRC = media
         let request: KeyframeRequest
-        switch track.keyframeRequests.request(kind, now: now) {
+        switch track.layers[layer].keyframeRequests.request(kind, now: now) {
         case .suppress: return counters.keyframeRequestsSuppressed &+= 1
         case .send(let r): request = r
         }
@@ -92,7 +107,9 @@ extension RoomMediaEngine {
         for (id, routes) in routesByTransport {
             var blocks: [ReceptionReport] = []
             for track in routes.tracks {
-                if let block = track.reception?.makeReportBlock(now: now) { blocks.append(block) }
+                for layer in track.layers.indices {
+                    if let block = track.layers[layer].reception?.makeReportBlock(now: now) { blocks.append(block) }
+                }
             }
             guard !blocks.isEmpty else { continue }
             var packets: [RTCPPacket] = []

@@ -1,5 +1,6 @@
 import DTLS
 import Forwarding
+import Negotiation
 import NetIO
 import PeerSession
 import RTCP
@@ -73,6 +74,10 @@ public final class RoomMediaEngine: WorkerEngine {
     var routesByTransport: [TransportID: PublisherRoutes] = [:]
     var subscriptions: [SubscriptionKey: Subscription] = [:]
     var outgoing: [OutgoingKey: Subscription] = [:]
+    /// Per subscriber transport.
+    var links: [TransportID: SubscriberLink] = [:]
+    /// The ids our subscriber offers give the extensions we write.
+    let egressExtensionIDs = HeaderExtensionIDs(maps: SubscriberOfferBuilder.defaultHeaderExtensions)
     var reportScheduler: ReportScheduler<ReportJitter>?
 
     /// `wallClock` gives the NTP time of SRs (the server passes the real
@@ -145,6 +150,7 @@ public final class RoomMediaEngine: WorkerEngine {
         guard let key = transportKeys.removeValue(forKey: id) else { return }
         if transportIDs[key] == id { transportIDs[key] = nil }
         routesByTransport[id] = nil
+        links[id] = nil
         for s in subscriptions.values where s.transportID == id { s.transportID = nil }
     }
 }

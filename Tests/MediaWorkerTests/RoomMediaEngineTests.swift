@@ -102,7 +102,7 @@ import Wire
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func forwardsOnlyTheTopRIDOfAMidRIDSimulcastTrack() throws {
+    func forwardsTheHighestLiveLayerOfAMidRIDSimulcastTrackSwitchingAtKeyframes() throws {
         let bed = try RoomWorkerHarness()
         defer { bed.stop() }
         let publisher = try UDPClient(certificate: bed.certificate)
@@ -141,24 +141,38 @@ import Wire
             RTPBuilders.packet(
                 payloadType: 97, sequenceNumber: 1, ssrc: 0x301, extensions: [(4, Array("1".utf8)), (11, Array("f".utf8))],
                 payload: [0x00, 0x05, 0xAA]))
-        try UDPClient.pump([publisher, subscriber], for: .seconds(3)) { subscriber.receivedRTP.count >= 30 }
+        try UDPClient.pump([publisher, subscriber], for: .seconds(3)) { subscriber.receivedRTP.count >= 32 }
         try UDPClient.pump([publisher, subscriber], for: .milliseconds(100))
 
+        // Each layer's first packet is a keyframe: the subscription starts
+        // on q's, moves up on h's and then f's as they come alive, and
+        // stays on f.
         let received = subscriber.receivedRTP
-        #expect(received.count == 30)
+        #expect(received.count == 32)
         let headers = try received.map(header)
         #expect(headers.allSatisfy { $0.ssrc == SSRC(0x7700) && $0.payloadType == Tracks.vp8 })
-        #expect(headers.map(\.sequenceNumber) == (0..<30).map { UInt16($0) &+ 0x300 })
-        // The publisher's mid/rid extensions (its ids, not the subscriber's)
-        // are removed on egress; the payload is untouched.
-        #expect(headers.allSatisfy { $0.headerExtension == nil })
-        #expect(received.allSatisfy { $0[0] & 0x10 == 0 })
+        #expect(headers.map(\.sequenceNumber) == (0..<32).map { UInt16($0) &+ 0x100 })
         // The layer tag and packet index at the end of each payload.
-        #expect(try received.map { Array(try payload($0).suffix(2)) } == (0..<30).map { [0x03, UInt8($0)] })
+        #expect(
+            try received.map { Array(try payload($0).suffix(2)) }
+                == [[0x01, 0], [0x02, 0]] + (0..<30).map { [0x03, UInt8($0)] })
+        // The publisher's mid/rid extensions (its ids, not the subscriber's)
+        // are replaced on egress by ours: transport-wide sequence numbers
+        // (id 3) counting up from 1, and abs-send-time (id 2).
+        for (i, packet) in received.enumerated() {
+            let h = headers[i]
+            let twccRange = h.extensionValueRange(id: 3, in: packet.span.bytes)
+            let sendTime = h.extensionValueRange(id: 2, in: packet.span.bytes)
+            let mid = h.extensionValueRange(id: 4, in: packet.span.bytes)
+            let twcc = try #require(twccRange)
+            #expect(Array(packet[twcc]) == [0, UInt8(i + 1)])
+            #expect(sendTime?.count == 3)
+            #expect(mid == nil)
+        }
         let counters = try #require(bed.counters)
-        #expect(counters.dropped.otherLayer == 60)
+        #expect(counters.dropped.otherLayer == 58)
         #expect(counters.dropped.retransmission == 1)
-        #expect(counters.forwarded == 30)
+        #expect(counters.forwarded == 32)
     }
 
     /// A worker with one VP8 track (SSRC 0xB0B0) published in room r1 and
