@@ -25,6 +25,7 @@ extension RoomMediaEngine {
             t.setRemoteParameters(credentials: remote.credentials, fingerprints: remote.fingerprints, now: now)
         case .addIncomingTrack(let room, let participant, let trackID, let description):
             addIncomingTrack(TrackKey(room: room, trackID: trackID), publisher: participant, description: description)
+            scheduleHousekeeping(now: now)
         case .removeIncomingTrack(let room, _, let trackID):
             guard let track = tracks[TrackKey(room: room, trackID: trackID)] else { return ignored() }
             removeTrack(track)

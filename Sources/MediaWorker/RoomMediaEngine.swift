@@ -79,6 +79,9 @@ public final class RoomMediaEngine: WorkerEngine {
     /// The ids our subscriber offers give the extensions we write.
     let egressExtensionIDs = HeaderExtensionIDs(maps: SubscriberOfferBuilder.defaultHeaderExtensions)
     var reportScheduler: ReportScheduler<ReportJitter>?
+    var nextHousekeeping: Instant?
+    var nextSpeakerRound = Instant.zero
+    var speakerSelectors: [String: ActiveSpeakerSelector<ParticipantID>] = [:]
 
     /// `wallClock` gives the NTP time of SRs (the server passes the real
     /// clock, tests a fixed one); it is read once per report round.
@@ -125,13 +128,17 @@ public final class RoomMediaEngine: WorkerEngine {
     public func timeout(now: Instant, transmit: TransmitQueue) {
         transports.timeout(now: now, transmit: transmit)
         if case .sendReport = reportScheduler?.poll(now: now) { sendReports(now: now, transmit: transmit) }
+        if let next = nextHousekeeping, now >= next { housekeeping(now: now, transmit: transmit) }
     }
 
     public func nextDeadline() -> Instant? {
-        let reports = reportScheduler?.nextDeadline
-        guard let t = transports.nextDeadline() else { return reports }
-        guard let reports else { return t }
-        return min(t, reports)
+        // Called every loop turn: no arrays.
+        func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(transports.nextDeadline(), reportScheduler?.nextDeadline), nextHousekeeping)
     }
 
     // MARK: Transport events

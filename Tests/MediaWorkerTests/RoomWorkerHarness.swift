@@ -19,6 +19,8 @@ final class RoomWorkerHarness {
     let certificate: DTLSCertificate
     let worker: UDPWorker<RoomMediaEngine>
     private let thread: WorkerThread
+    /// What the engine reported to the rooms layer, in order.
+    let events = MediaEventLog()
 
     init(configure: (inout RoomMediaEngine.Configuration) -> Void = { _ in }) throws {
         certificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
@@ -26,6 +28,8 @@ final class RoomWorkerHarness {
         configure(&configuration)
         let engine = RoomMediaEngine(
             certificate: certificate, workerIndex: 0, configuration: configuration, wallClock: { Self.wallClock })
+        let events = self.events
+        engine.onMediaEvent = { event in events.append(event) }
         let worker = try UDPWorker(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, engine: engine)
         self.worker = worker
         thread = WorkerThread { worker.run() }
@@ -110,11 +114,13 @@ enum Tracks {
     static let vp8 = PayloadType(rawValue: 96)!
     static let vp8RTX = PayloadType(rawValue: 97)!
 
-    static func opusTrack(mid: MID = "0", ssrc: UInt32) -> PublishedTrackDescription {
-        PublishedTrackDescription(
+    static func opusTrack(mid: MID = "0", ssrc: UInt32, audioLevelID: UInt8? = nil) -> PublishedTrackDescription {
+        var extensions = HeaderExtensionIDs()
+        extensions.audioLevel = audioLevelID
+        return PublishedTrackDescription(
             mid: mid, kind: .audio, direction: .sendonly, msid: nil, codecs: [.opus(payloadType: opus)], simulcast: [],
             sources: SignalledSources(cname: "publisher", streams: [.init(ssrc: SSRC(ssrc))], isSimulcast: false),
-            headerExtensions: HeaderExtensionIDs(), reducedSizeRTCP: true)
+            headerExtensions: extensions, reducedSizeRTCP: true)
     }
 
     /// VP8 with RTX; signalled SSRC, or (nil) recognised by mid and rid
@@ -137,4 +143,11 @@ enum Tracks {
     static func outgoing(_ codec: CodecDescription, kind: MediaKind, ssrc: UInt32, trackID: String) -> OutgoingTrack {
         OutgoingTrack(kind: kind, codec: codec, ssrc: SSRC(ssrc), streamID: "PA_pub", trackID: trackID, cname: "sfu")
     }
+}
+
+/// The media events a test engine reported, shared with its worker thread.
+final class MediaEventLog: Sendable {
+    private let events = Mutex<[MediaEvent]>([])
+    func append(_ event: MediaEvent) { events.withLock { $0.append(event) } }
+    var all: [MediaEvent] { events.withLock { $0 } }
 }

@@ -1,0 +1,58 @@
+import Forwarding
+import NetIO
+import Rooms
+import Wire
+
+// Periodic work that is not driven by a packet: layer bitrates, active
+// speakers. Control plane: it may allocate (a few small arrays per round).
+
+extension RoomMediaEngine {
+    /// How often the periodic rounds run while the worker has tracks.
+    static let housekeepingInterval: Duration = .milliseconds(50)
+    /// Active speakers are recomputed this often (the selector announces at
+    /// most every 333 ms).
+    static let speakerInterval: Duration = .milliseconds(200)
+
+    func housekeeping(now: Instant, transmit: TransmitQueue) {
+        guard !tracks.isEmpty else {
+            nextHousekeeping = nil
+            return
+        }
+        nextHousekeeping = now + Self.housekeepingInterval
+        for track in tracks.values { track.bitrates.poll(now: now) }
+        if now >= nextSpeakerRound {
+            nextSpeakerRound = now + Self.speakerInterval
+            updateActiveSpeakers(now: now)
+        }
+    }
+
+    /// Schedules the rounds once the first track arrives.
+    func scheduleHousekeeping(now: Instant) {
+        if nextHousekeeping == nil { nextHousekeeping = now + Self.housekeepingInterval }
+    }
+
+    /// One window of every published audio track, per room; a room whose
+    /// speakers changed hears about it (`MediaEvent.activeSpeakers`).
+    private func updateActiveSpeakers(now: Instant) {
+        var byRoom: [String: [ParticipantID: AudioActivity]] = [:]
+        for track in tracks.values where track.description.kind == .audio {
+            let a = track.audioLevels.take()
+            // A participant with several audio tracks counts by its loudest.
+            let old = byRoom[track.key.room]?[track.publisher]
+            if old.map({ $0.level < a.level || $0.speechFraction < a.speechFraction }) ?? true {
+                byRoom[track.key.room, default: [:]][track.publisher] = a
+            }
+        }
+        // Rooms that had speakers and lost every audio track get one last
+        // (empty) update.
+        for room in speakerSelectors.keys where byRoom[room] == nil { byRoom[room] = [:] }
+        for (room, activities) in byRoom {
+            var selector = speakerSelectors[room] ?? ActiveSpeakerSelector<ParticipantID>()
+            let speakers = selector.update(activities.map { (key: $0.key, activity: $0.value) }, now: now)
+            speakerSelectors[room] = activities.isEmpty && selector.current.isEmpty ? nil : selector
+            guard let speakers else { continue }
+            let levels = speakers.map { SpeakerLevel(participantId: $0.key, level: ($0.level * 1000).rounded() / 1000) }
+            onMediaEvent?(.activeSpeakers(room: room, speakers: levels))
+        }
+    }
+}
