@@ -24,12 +24,16 @@ def base_url(socket_url: str) -> str:
     return f"http://{parts.netloc}"
 
 
-def page_url(base: str, path: str, name: str, token: str | None, room: str | None = None) -> str:
+def page_url(base: str, path: str, name: str, token: str | None, room: str | None = None,
+             simulcast: bool = True) -> str:
     """The page with a token in the fragment (never sent to the server),
     or, without one, dev mode: the page fetches a token itself."""
+    flag = "" if simulcast else "&simulcast=0"
     if token:
-        return f"{base}{path}?name={urllib.parse.quote(name)}#token={token}"
+        return f"{base}{path}?name={urllib.parse.quote(name)}{flag}#token={token}"
     query = {"name": name, "autojoin": "1"}
+    if not simulcast:
+        query["simulcast"] = "0"
     if room:
         query["room"] = room
     return f"{base}{path}?{urllib.parse.urlencode(query)}"
@@ -73,7 +77,9 @@ class Tab:
             if predicate(value):
                 return value
             await asyncio.sleep(0.2)
-        raise CDPError(f"{self.who}: timed out waiting for {what}; last {call}: {json.dumps(value)[:1500]}")
+        media, log = await self.hook("media()"), await self.hook("log()")
+        raise CDPError(f"{self.who}: timed out waiting for {what}; last {call}: {json.dumps(value)[:1500]}; "
+                       f"media: {json.dumps(media)}; messages: {json.dumps(log)[:800]}")
 
     async def screenshot(self, path: str) -> str:
         shot = await self.command("Page.captureScreenshot", {"format": "png"})

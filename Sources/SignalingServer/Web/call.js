@@ -48,7 +48,7 @@ async function goOnline() {
   if (dev) token = await devToken(LOBBY, $('name').value.trim());
   if (!token) throw new Error('no token');
   // Publish only inside a call's private room.
-  client = new SwiftletClient({ url: socketURL, token, publishIn: (room) => room.startsWith('call/') });
+  client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token, publishIn: (room) => room.startsWith('call/') });
   grid = new TileGrid($('grid'), client, { preferenceMenu: false });
   client.addEventListener('state', (e) => {
     $('status').textContent = e.detail;

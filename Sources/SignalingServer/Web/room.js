@@ -34,7 +34,7 @@ async function join() {
   if (dev) token = await devToken($('room').value.trim(), $('name').value.trim());
   if (!token) throw new Error('no token');
   const claims = tokenClaims(token);
-  client = new SwiftletClient({ url: socketURL, token });
+  client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token });
   grid = new TileGrid($('grid'), client);
   client.addEventListener('state', (e) => {
     $('status').textContent = e.detail;

@@ -72,8 +72,10 @@ const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export class SwiftletClient extends EventTarget {
   // url: the /rtc WebSocket; token: an access token; publishIn(room): whether
   // to publish camera and microphone in that room.
-  constructor({ url, token, publishIn = () => true, media = { audio: true, video: { width: 1280, height: 720 } } }) {
+  // simulcast: false publishes one layer (see docs/WEB_CLIENT.md).
+  constructor({ url, token, publishIn = () => true, simulcast = true, media = { audio: true, video: { width: 1280, height: 720 } } }) {
     super();
+    this.simulcast = simulcast;
     this.url = url;
     this.token = token;
     this.publishIn = publishIn;
@@ -187,6 +189,13 @@ export class SwiftletClient extends EventTarget {
         this.room = m.room;
         this.participants = new Map(m.participants.map((p) => [p.id, p]));
         const keep = m.resumed && this.mediaRoom === m.room && this.mediaHealthy();
+        if (m.resumed && !keep && this.state !== 'joined') {
+          // We took over a participant whose transports we no longer have
+          // (a reloaded page, failed connections): leave it and join afresh.
+          this.send({ type: 'leave' });
+          this.send({ type: 'join', token: this.token });
+          return;
+        }
         if (!keep) await this.restartMedia(m.room);
         this.setState('joined');
         this.emit('joined', m);
@@ -328,7 +337,9 @@ export class SwiftletClient extends EventTarget {
     this.publisher = pc;
     this.watch(pc);
     for (const track of stream.getVideoTracks()) {
-      pc.addTransceiver(track, { direction: 'sendonly', streams: [stream], sendEncodings: SIMULCAST });
+      const init = { direction: 'sendonly', streams: [stream] };
+      if (this.simulcast) init.sendEncodings = SIMULCAST;
+      pc.addTransceiver(track, init);
     }
     for (const track of stream.getAudioTracks()) {
       pc.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
