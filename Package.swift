@@ -93,8 +93,9 @@ let package = Package(
             ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
+        // Web/ (the browser client, docs/WEB_CLIENT.md) is compiled into the binary.
         .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "CryptoPrimitives", "Wire"],
-                swiftSettings: swiftSettings),
+                resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
         .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms"],

@@ -1,15 +1,30 @@
 import Signaling
 import Wire
 
-/// The plain HTTP endpoints: health, readiness and metrics. `/rtc` (the
-/// WebSocket) is handled by `HTTPSession` before it gets here.
+/// The plain HTTP endpoints: health, readiness, metrics, the browser
+/// client's files and, in dev mode, `/dev/token`. `/rtc` (the WebSocket) is
+/// handled by `HTTPSession` before it gets here.
 struct HTTPRouter: Sendable {
     let service: RoomService
     /// Extra Prometheus lines from the media workers (may be empty).
     let mediaMetrics: @Sendable () -> String
+    var web = WebClientFiles.standard
+    var devTokens: DevTokenIssuer? = nil
 
+    /// A HEAD request gets the GET response's status and header fields
+    /// without the body (RFC 9110 section 9.3.2). The serializer writes
+    /// `Content-Length` from the body it is given, so a HEAD response says
+    /// 0 rather than the GET length (see docs/WEB_CLIENT.md).
     func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse {
+        var response = route(request, now: now)
+        if request.method == "HEAD" { response.body = [] }
+        return response
+    }
+
+    private func route(_ request: HTTPRequest, now: Instant) -> HTTPResponse {
         if let response = HTTPSessionRoutes(service: service).respond(to: request, now: now) { return response }
+        if let response = web.respond(to: request) { return response }
+        if let response = devTokens?.respond(to: request) { return response }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return text(200, "ok\n")

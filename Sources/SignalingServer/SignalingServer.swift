@@ -39,10 +39,11 @@ public final class SignalingServer: Sendable {
         media: @escaping @Sendable (MediaCommand) -> Void = { _ in },
         mediaMetrics: @escaping @Sendable () -> String = { "" },
         timeouts configured: SignalingTimeouts = SignalingTimeouts(),
-        log: ServerLog = .off
+        log: ServerLog = .off,
+        devTokens: DevTokenIssuer? = nil
     ) throws(SocketError) {
         let service = RoomService(verifier: verifier, configuration: configuration, media: media, log: log)
-        let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics)
+        let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics, devTokens: devTokens)
         let timeouts = HTTPSession.Timeouts(
             requestTimeout: configured.request, idleTimeout: configured.idle, pingInterval: configured.ping,
             webSocketTimeout: configured.webSocket)

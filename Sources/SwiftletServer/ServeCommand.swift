@@ -60,7 +60,8 @@ enum ServeCommand {
                 bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
                 media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) },
-                log: ServerLog(minimum: options.dev ? .debug : .info))
+                log: ServerLog(minimum: options.dev ? .debug : .info),
+                devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
             media.stop()
@@ -72,6 +73,7 @@ enum ServeCommand {
 
         let http = "http://\(signaling.localAddress)"
         print("swiftlet \(SwiftletVersion.string) serving\(options.dev ? " in dev mode (loopback only)" : "")")
+        print("  open in a browser \(http)/   (a room; open it in two tabs)   \(http)/call   (one-to-one calls)")
         print("  room WebSocket   ws://\(signaling.localAddress)/rtc")
         print("  health           \(http)/healthz   readiness \(http)/readyz")
         print("  metrics          \(http)/metrics")
@@ -81,7 +83,10 @@ enum ServeCommand {
         if options.dev {
             print("  dev API key 'devkey', secret 'devsecret'; a token: swiftlet token --dev --room demo --identity alice")
         }
-        print("  not built yet: simulcast layer selection, the demo page (see docs/ARCHITECTURE.md)")
+        if options.dev {
+            print("  dev tokens       \(http)/dev/token?room=<room>&identity=<name>   (the page fetches them)")
+        }
+        print("  not built yet: simulcast layer selection (see docs/ARCHITECTURE.md)")
         print("  stop with Ctrl-C or SIGTERM")
         fflush(nil)
 

@@ -1,0 +1,91 @@
+// The room page: join a room by name (dev mode) or with a token, publish
+// camera and microphone with simulcast, see everyone else in a grid.
+import { SwiftletClient, devToken, isDevMode, tokenClaims } from '/swiftlet-client.js';
+import { TileGrid } from '/tiles.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const fragment = new URLSearchParams(location.hash.slice(1));
+const socketURL = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/rtc`;
+let client = null;
+let grid = null;
+let dev = false;
+
+function show(text) {
+  $('message').textContent = text;
+}
+
+async function setUp() {
+  dev = await isDevMode();
+  for (const el of document.querySelectorAll('.dev')) el.hidden = !dev;
+  document.querySelector('.token').hidden = dev;
+  $('room').required = dev;
+  $('name').required = dev;
+  $('token').required = !dev;
+  if (params.get('room')) $('room').value = params.get('room');
+  $('name').value = params.get('name') || `guest-${Math.random().toString(36).slice(2, 6)}`;
+  if (fragment.get('token')) $('token').value = fragment.get('token');
+  if (!dev) show('This server does not mint tokens: paste an access token (swiftlet token --room R --identity I).');
+  if (params.has('autojoin') || fragment.has('token')) join().catch((e) => show(String(e)));
+}
+
+async function join() {
+  let token = $('token').value.trim();
+  if (dev) token = await devToken($('room').value.trim(), $('name').value.trim());
+  if (!token) throw new Error('no token');
+  const claims = tokenClaims(token);
+  client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token });
+  grid = new TileGrid($('grid'), client);
+  client.addEventListener('state', (e) => {
+    $('status').textContent = e.detail;
+    $('status').dataset.state = e.detail;
+  });
+  client.addEventListener('joined', (e) => {
+    $('where').textContent = `${e.detail.room} as ${claims ? claims.sub : ''} (${e.detail.participantId})`;
+    show(e.detail.resumed ? 'reconnected' : '');
+  });
+  client.addEventListener('server-error', (e) => show(`${e.detail.code}: ${e.detail.message}`));
+  client.addEventListener('client-error', (e) => show(e.detail));
+  $('join').hidden = true;
+  $('controls').hidden = false;
+  client.join();
+}
+
+$('join').addEventListener('submit', (e) => {
+  e.preventDefault();
+  join().catch((error) => show(String(error)));
+});
+$('camera').onclick = () => {
+  client.setCameraMuted(!client.cameraMuted);
+  $('camera').textContent = client.cameraMuted ? 'Unmute camera' : 'Mute camera';
+};
+$('microphone').onclick = () => {
+  client.setMicrophoneMuted(!client.microphoneMuted);
+  $('microphone').textContent = client.microphoneMuted ? 'Unmute microphone' : 'Mute microphone';
+};
+$('leave').onclick = () => {
+  client.leave();
+  grid.clear();
+  $('join').hidden = false;
+  $('controls').hidden = true;
+  show('left the room');
+};
+
+// The test hook (docs/WEB_CLIENT.md): what the page shows, as values.
+window.swiftlet = {
+  state: () => (client ? client.state : 'idle'),
+  participantId: () => (client ? client.participantId : null),
+  room: () => (client ? client.room : null),
+  tiles: () => (grid ? grid.snapshot() : []),
+  setPreference: (participantId, preference) => (grid ? grid.setPreference(participantId, preference) : false),
+  media: () => ({
+    publisher: client && client.publisher ? client.publisher.connectionState : null,
+    subscriber: client && client.subscriber ? client.subscriber.connectionState : null,
+  }),
+  dropConnection: () => client && client.dropConnection(),
+  join: () => join(),
+  leave: () => $('leave').click(),
+  log: () => (client ? client.log.slice() : []),
+};
+
+setUp().catch((e) => show(String(e)));

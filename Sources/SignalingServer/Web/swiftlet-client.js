@@ -1,0 +1,434 @@
+// The room protocol of docs/PROTOCOL.md over one WebSocket, with the two
+// PeerConnections of an SFU participant (publisher: we offer; subscriber:
+// the server offers). Standard WebRTC only, no framework. Events (a
+// CustomEvent's `detail` is the server message unless said otherwise):
+// state, joined, participants, tracks, active-speakers, stream-state,
+// incoming-call, call-started, call-declined, call-ended, server-error.
+
+// Three simulcast layers, low to high (rids q, h, f).
+export const SIMULCAST = [
+  { rid: 'q', scaleResolutionDownBy: 4, maxBitrate: 150000 },
+  { rid: 'h', scaleResolutionDownBy: 2, maxBitrate: 500000 },
+  { rid: 'f', maxBitrate: 1500000 },
+];
+
+// Preference menu value -> set-preference fields.
+export const PREFERENCES = { auto: {}, low: { maxLayer: 0 }, medium: { maxLayer: 1 }, high: { maxLayer: 2 } };
+
+// A token minted by the server in --dev mode; null when the server is not
+// in dev mode (the route is 404 there).
+export async function devToken(room, identity) {
+  const query = new URLSearchParams({ room, identity });
+  const response = await fetch(`/dev/token?${query}`, { cache: 'no-store' });
+  if (response.status === 404) return null;
+  if (!response.ok) throw new Error(`dev token: ${response.status} ${await response.text()}`);
+  return (await response.json()).token;
+}
+
+// Whether the server mints dev tokens (GET /dev/token without a room is 400
+// in dev mode and 404 otherwise).
+export async function isDevMode() {
+  try {
+    return (await fetch('/dev/token', { cache: 'no-store' })).status !== 404;
+  } catch {
+    return false;
+  }
+}
+
+// The claims of an access token (unverified: for display only).
+export function tokenClaims(token) {
+  try {
+    const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const binary = atob(part + '='.repeat((4 - (part.length % 4)) % 4));
+    return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+  } catch {
+    return null;
+  }
+}
+
+// mid -> {participantId, trackId, kind} from a subscriber offer's msid
+// lines (the stream id is the publisher's participant id, the track id the
+// server's track id).
+export function subscriberSections(sdp) {
+  const sections = new Map();
+  let current = null;
+  for (const line of sdp.split(/\r?\n/)) {
+    if (line.startsWith('m=')) {
+      current = { kind: line.slice(2).split(' ')[0], port: line.split(' ')[1], mid: null, participantId: null, trackId: null };
+    } else if (current && line.startsWith('a=mid:')) {
+      current.mid = line.slice(6).trim();
+      sections.set(current.mid, current);
+    } else if (current && line.startsWith('a=msid:')) {
+      const [stream, track] = line.slice(7).trim().split(' ');
+      current.participantId = stream;
+      current.trackId = track || null;
+    }
+  }
+  return sections;
+}
+
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class SwiftletClient extends EventTarget {
+  // url: the /rtc WebSocket; token: an access token; publishIn(room): whether
+  // to publish camera and microphone in that room.
+  // simulcast: false publishes one layer (see docs/WEB_CLIENT.md).
+  constructor({ url, token, publishIn = () => true, simulcast = true, media = { audio: true, video: { width: 1280, height: 720 } } }) {
+    super();
+    this.simulcast = simulcast;
+    this.url = url;
+    this.token = token;
+    this.publishIn = publishIn;
+    this.mediaConstraints = media;
+    this.state = 'idle';
+    this.participantId = null;
+    this.room = null;
+    this.participants = new Map(); // id -> {id, identity, tracks: [{id, kind, layers, muted}]}
+    this.remoteTracks = new Map(); // mid -> {mid, participantId, trackId, kind, track, receiver}
+    this.streamStates = new Map(); // trackId -> last stream-state message
+    this.activeSpeakers = [];
+    this.localStream = null;
+    this.publisher = null;
+    this.subscriber = null;
+    this.mediaRoom = null;
+    this.offers = Promise.resolve();
+    this.layerChanges = Promise.resolve();
+    this.reconnects = 0;
+    this.log = [];
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  setState(state) {
+    if (this.state === state) return;
+    this.state = state;
+    this.emit('state', state);
+  }
+
+  send(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  join() {
+    this.leaving = false;
+    this.setState('connecting');
+    this.connect();
+    clearInterval(this.keepAlive);
+    // Our own liveness check: a blip that leaves the socket half open is
+    // noticed within ~15 s and the reconnect starts.
+    this.keepAlive = setInterval(() => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+      this.send({ type: 'ping' });
+      if (performance.now() - this.lastHeard > 15000) this.ws.close();
+    }, 5000);
+  }
+
+  connect() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.lastHeard = performance.now();
+      ws.send(JSON.stringify({ type: 'join', token: this.token }));
+    };
+    ws.onmessage = (event) => {
+      this.lastHeard = performance.now();
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.log.push(message.type);
+      if (this.log.length > 200) this.log.shift();
+      this.handle(message).catch((error) => this.emit('client-error', String(error)));
+    };
+    ws.onclose = () => {
+      if (ws !== this.ws || this.leaving || this.state === 'failed') return;
+      this.reconnectLater();
+    };
+  }
+
+  // Backoff 0.5, 1, 2, 4, 5, 5 ... s. Within the server's 20 s grace
+  // period the same token resumes the same participant (and its
+  // transports); after it the join is a fresh one and media restarts.
+  reconnectLater() {
+    this.setState('reconnecting');
+    const delay = Math.min(5000, 500 * 2 ** Math.min(this.reconnects, 4));
+    this.reconnects += 1;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      if (!this.leaving) this.connect();
+    }, delay);
+  }
+
+  // Simulates a network blip (tests): drops the WebSocket without leave.
+  dropConnection() {
+    if (this.ws) this.ws.close();
+  }
+
+  leave() {
+    this.leaving = true;
+    clearInterval(this.keepAlive);
+    clearTimeout(this.reconnectTimer);
+    this.send({ type: 'leave' });
+    if (this.ws) this.ws.close();
+    this.resetMedia();
+    if (this.localStream) this.localStream.getTracks().forEach((t) => t.stop());
+    this.localStream = null;
+    this.participants.clear();
+    this.setState('left');
+  }
+
+  async handle(m) {
+    switch (m.type) {
+      case 'joined': {
+        this.reconnects = 0;
+        this.participantId = m.participantId;
+        this.room = m.room;
+        this.participants = new Map(m.participants.map((p) => [p.id, p]));
+        const keep = m.resumed && this.mediaRoom === m.room && this.mediaHealthy();
+        if (m.resumed && !keep && this.state !== 'joined') {
+          // We took over a participant whose transports we no longer have
+          // (a reloaded page, failed connections): leave it and join afresh.
+          this.send({ type: 'leave' });
+          this.send({ type: 'join', token: this.token });
+          return;
+        }
+        if (!keep) await this.restartMedia(m.room);
+        this.setState('joined');
+        this.emit('joined', m);
+        this.emit('participants');
+        break;
+      }
+      case 'participant-joined':
+        this.participants.set(m.participant.id, m.participant);
+        this.emit('participants');
+        break;
+      case 'participant-left':
+        this.participants.delete(m.participantId);
+        this.emit('participants');
+        break;
+      case 'track-published': {
+        const p = this.participant(m.participantId);
+        p.tracks = p.tracks.filter((t) => t.id !== m.track.id).concat([m.track]);
+        this.emit('participants');
+        break;
+      }
+      case 'track-unpublished': {
+        const p = this.participant(m.participantId);
+        p.tracks = p.tracks.filter((t) => t.id !== m.trackId);
+        this.emit('participants');
+        break;
+      }
+      case 'track-muted': {
+        const track = this.participant(m.participantId).tracks.find((t) => t.id === m.trackId);
+        if (track) track.muted = m.muted;
+        this.emit('participants');
+        break;
+      }
+      case 'publish-answer':
+        if (this.publisher && this.publisher.signalingState === 'have-local-offer') {
+          await this.publisher.setRemoteDescription({ type: 'answer', sdp: m.sdp });
+        }
+        break;
+      case 'subscriber-offer':
+        this.offers = this.offers.then(() => this.answerOffer(m)).catch((e) => this.emit('client-error', String(e)));
+        break;
+      case 'active-speakers':
+        this.activeSpeakers = m.speakers || [];
+        this.emit('active-speakers', m);
+        break;
+      case 'publisher-layers':
+        this.layerChanges = this.layerChanges.then(() => this.applyLayers(m)).catch((e) => this.emit('client-error', String(e)));
+        break;
+      case 'stream-state':
+        this.streamStates.set(m.trackId, m);
+        this.emit('stream-state', m);
+        break;
+      case 'call-started':
+        // Both sides left their rooms for the private call room: new
+        // transports there.
+        this.room = m.room;
+        this.participants = new Map();
+        await this.restartMedia(m.room);
+        this.emit('call-started', m);
+        this.emit('participants');
+        break;
+      case 'incoming-call':
+      case 'call-declined':
+      case 'call-ended':
+        this.emit(m.type, m);
+        break;
+      case 'error':
+        if (this.state === 'connecting' || this.state === 'reconnecting') {
+          // A refused join (bad token, draining) will not get better by retrying.
+          if (m.code === 'forbidden' || m.code === 'mode_mismatch' || m.code === 'identity_in_use') {
+            this.setState('failed');
+            if (this.ws) this.ws.close();
+          }
+        }
+        this.emit('server-error', m);
+        break;
+      default:
+        break;
+    }
+  }
+
+  participant(id) {
+    if (!this.participants.has(id)) this.participants.set(id, { id, identity: id, tracks: [] });
+    return this.participants.get(id);
+  }
+
+  mediaHealthy() {
+    const ok = (pc) => !pc || !['failed', 'closed'].includes(pc.connectionState);
+    return ok(this.publisher) && ok(this.subscriber);
+  }
+
+  resetMedia() {
+    for (const pc of [this.publisher, this.subscriber]) if (pc) pc.close();
+    this.publisher = null;
+    this.subscriber = null;
+    this.mediaRoom = null;
+    this.remoteTracks.clear();
+    this.streamStates.clear();
+    this.offers = Promise.resolve();
+    this.emit('tracks');
+  }
+
+  async restartMedia(room) {
+    this.resetMedia();
+    this.mediaRoom = room;
+    if (this.publishIn(room)) await this.publish();
+  }
+
+  // A transport failed while signalling is up: leave and join afresh (new
+  // participant, new transports).
+  recoverMedia() {
+    if (this.recovering || this.leaving || this.state !== 'joined') return;
+    this.recovering = true;
+    this.send({ type: 'leave' });
+    this.resetMedia();
+    setTimeout(() => {
+      this.recovering = false;
+      this.send({ type: 'join', token: this.token });
+    }, 500);
+  }
+
+  watch(pc) {
+    pc.onconnectionstatechange = () => {
+      this.emit('media-state', { publisher: this.publisher?.connectionState, subscriber: this.subscriber?.connectionState });
+      if (pc.connectionState === 'failed' && (pc === this.publisher || pc === this.subscriber)) this.recoverMedia();
+    };
+  }
+
+  async localMedia() {
+    if (!this.localStream) {
+      this.localStream = await navigator.mediaDevices.getUserMedia(this.mediaConstraints);
+      this.emit('local-stream', this.localStream);
+    }
+    return this.localStream;
+  }
+
+  async publish() {
+    const stream = await this.localMedia();
+    const pc = new RTCPeerConnection({ iceServers: [] });
+    this.publisher = pc;
+    this.watch(pc);
+    for (const track of stream.getVideoTracks()) {
+      const init = { direction: 'sendonly', streams: [stream] };
+      if (this.simulcast) init.sendEncodings = SIMULCAST;
+      pc.addTransceiver(track, init);
+    }
+    for (const track of stream.getAudioTracks()) {
+      pc.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
+    }
+    await pc.setLocalDescription(await pc.createOffer());
+    if (pc !== this.publisher) return;
+    this.send({ type: 'publish', sdp: pc.localDescription.sdp });
+  }
+
+  async answerOffer(m) {
+    if (!this.subscriber) {
+      const pc = new RTCPeerConnection({ iceServers: [] });
+      this.subscriber = pc;
+      this.watch(pc);
+    }
+    const pc = this.subscriber;
+    await pc.setRemoteDescription({ type: 'offer', sdp: m.sdp });
+    await pc.setLocalDescription(await pc.createAnswer());
+    if (pc !== this.subscriber) return;
+    this.send({ type: 'subscriber-answer', version: m.version, sdp: pc.localDescription.sdp });
+    // Every receiving transceiver, labelled from the offer's msid lines.
+    const sections = subscriberSections(m.sdp);
+    this.remoteTracks.clear();
+    for (const transceiver of pc.getTransceivers()) {
+      const section = sections.get(transceiver.mid);
+      if (!section || section.port === '0' || !section.participantId || transceiver.currentDirection === 'inactive') continue;
+      const track = transceiver.receiver.track;
+      this.remoteTracks.set(transceiver.mid, {
+        mid: transceiver.mid,
+        participantId: section.participantId,
+        trackId: section.trackId,
+        kind: track.kind,
+        track,
+        receiver: transceiver.receiver,
+      });
+    }
+    this.emit('tracks');
+  }
+
+  // Dynacast: the server says which of our simulcast layers anyone
+  // receives; switch the others off (matched by rid), keep the rest.
+  async applyLayers(m) {
+    if (!this.publisher) return;
+    for (const sender of this.publisher.getSenders()) {
+      const params = sender.getParameters();
+      if (!params.encodings || !params.encodings.some((e) => e.rid)) continue;
+      let changed = false;
+      for (const encoding of params.encodings) {
+        const layer = (m.layers || []).find((l) => l.rid === encoding.rid);
+        if (layer && encoding.active !== layer.active) {
+          encoding.active = layer.active;
+          changed = true;
+        }
+      }
+      if (changed) await sender.setParameters(params);
+    }
+  }
+
+  setPreference(trackId, preference) {
+    this.send({ type: 'set-preference', trackId, ...(PREFERENCES[preference] || {}) });
+  }
+
+  // Mute is local (the track sends black frames or silence); the server
+  // is told when it has told us our track ids (not yet: docs/WEB_CLIENT.md).
+  setCameraMuted(muted) {
+    if (this.localStream) this.localStream.getVideoTracks().forEach((t) => (t.enabled = !muted));
+    this.cameraMuted = muted;
+  }
+
+  setMicrophoneMuted(muted) {
+    if (this.localStream) this.localStream.getAudioTracks().forEach((t) => (t.enabled = !muted));
+    this.microphoneMuted = muted;
+  }
+
+  call(to) {
+    this.send({ type: 'call', to });
+  }
+
+  answerCall(callId) {
+    this.send({ type: 'answer-call', callId });
+  }
+
+  declineCall(callId) {
+    this.send({ type: 'decline-call', callId });
+  }
+
+  hangup(callId) {
+    this.send({ type: 'hangup', callId });
+  }
+}
+
+export { wait };

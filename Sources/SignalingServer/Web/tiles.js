@@ -1,0 +1,227 @@
+// A grid of video tiles, one per remote participant (plus one for
+// ourselves), each with a name, a stats overlay (resolution, frame rate,
+// bitrate, loss, RTT, layer received) and optionally a layer preference
+// menu. Reads everything from a SwiftletClient; tiles() is what the test
+// hook returns, the same numbers the overlay shows.
+
+const LAYER_NAMES = ['low', 'medium', 'high'];
+
+export class TileGrid {
+  constructor(container, client, { preferenceMenu = true } = {}) {
+    this.container = container;
+    this.client = client;
+    this.preferenceMenu = preferenceMenu;
+    this.tiles = new Map(); // participantId -> tile
+    this.local = null;
+    for (const type of ['participants', 'tracks', 'joined', 'call-started']) {
+      client.addEventListener(type, () => this.sync());
+    }
+    client.addEventListener('active-speakers', () => this.highlight());
+    client.addEventListener('local-stream', (e) => this.showLocal(e.detail));
+    this.timer = setInterval(() => this.updateStats(), 1000);
+  }
+
+  showLocal(stream) {
+    if (!this.local) {
+      this.local = this.makeTile('local', 'you', false);
+      this.local.element.classList.add('local');
+      this.container.prepend(this.local.element);
+    }
+    this.local.video.srcObject = stream;
+    this.local.video.play().catch(() => {});
+  }
+
+  makeTile(participantId, name, withMenu) {
+    const element = document.createElement('div');
+    element.className = 'tile';
+    element.dataset.participantId = participantId;
+    const video = document.createElement('video');
+    video.autoplay = true;
+    video.playsInline = true;
+    video.muted = true;
+    const audio = document.createElement('audio');
+    audio.autoplay = true;
+    const label = document.createElement('div');
+    label.className = 'name';
+    label.textContent = name;
+    const overlay = document.createElement('pre');
+    overlay.className = 'stats';
+    element.append(video, audio, label, overlay);
+    const tile = { participantId, element, video, audio, label, overlay, preference: 'auto', stats: {}, previous: null, maxWidth: 0 };
+    if (withMenu) {
+      const menu = document.createElement('select');
+      menu.className = 'preference';
+      menu.title = 'layer preference';
+      for (const value of ['auto', 'low', 'medium', 'high']) menu.add(new Option(value, value));
+      menu.onchange = () => this.setPreference(participantId, menu.value);
+      element.append(menu);
+      tile.menu = menu;
+    }
+    return tile;
+  }
+
+  tileFor(participantId) {
+    let tile = this.tiles.get(participantId);
+    if (!tile) {
+      const p = this.client.participants.get(participantId);
+      tile = this.makeTile(participantId, p ? p.identity : participantId, this.preferenceMenu);
+      this.tiles.set(participantId, tile);
+      this.container.append(tile.element);
+    }
+    return tile;
+  }
+
+  // Tiles follow the participants and the received tracks.
+  sync() {
+    const present = new Set([...this.client.participants.keys()]);
+    for (const t of this.client.remoteTracks.values()) present.add(t.participantId);
+    for (const [id, tile] of this.tiles) {
+      if (!present.has(id)) {
+        tile.element.remove();
+        this.tiles.delete(id);
+      }
+    }
+    for (const id of present) {
+      const tile = this.tileFor(id);
+      const p = this.client.participants.get(id);
+      if (p) tile.label.textContent = p.identity + (p.tracks.some((t) => t.muted) ? ' (muted)' : '');
+      const tracks = [...this.client.remoteTracks.values()].filter((t) => t.participantId === id);
+      const video = tracks.find((t) => t.kind === 'video');
+      const audio = tracks.find((t) => t.kind === 'audio');
+      tile.videoTrack = video || null;
+      this.attach(tile.video, video);
+      this.attach(tile.audio, audio);
+    }
+    this.highlight();
+  }
+
+  attach(element, remote) {
+    const current = element.srcObject ? element.srcObject.getTracks()[0] : null;
+    if (remote && current === remote.track) return;
+    element.srcObject = remote ? new MediaStream([remote.track]) : null;
+    // Autoplay with sound may need a user gesture: retry on the next click.
+    if (remote) element.play().catch(() => document.addEventListener('click', () => element.play().catch(() => {}), { once: true }));
+  }
+
+  highlight() {
+    const first = this.client.activeSpeakers[0];
+    for (const [id, tile] of this.tiles) tile.element.classList.toggle('speaking', !!first && first.participantId === id);
+    if (this.local) this.local.element.classList.toggle('speaking', !!first && first.participantId === this.client.participantId);
+  }
+
+  setPreference(participantId, preference) {
+    const tile = this.tiles.get(participantId);
+    if (!tile) return false;
+    tile.preference = preference;
+    if (tile.menu) tile.menu.value = preference;
+    if (tile.videoTrack && tile.videoTrack.trackId) this.client.setPreference(tile.videoTrack.trackId, preference);
+    return !!(tile.videoTrack && tile.videoTrack.trackId);
+  }
+
+  trackInfo(participantId, trackId) {
+    const p = this.client.participants.get(participantId);
+    return p ? p.tracks.find((t) => t.id === trackId) : null;
+  }
+
+  async roundTripMs() {
+    const pc = this.client.subscriber;
+    if (!pc) return null;
+    let rtt = null;
+    (await pc.getStats()).forEach((s) => {
+      if (s.type === 'candidate-pair' && s.nominated && s.state === 'succeeded' && s.currentRoundTripTime !== undefined) {
+        rtt = Math.round(s.currentRoundTripTime * 1000);
+      }
+    });
+    return rtt;
+  }
+
+  async updateStats() {
+    const rttMs = await this.roundTripMs().catch(() => null);
+    for (const tile of this.tiles.values()) {
+      const remote = tile.videoTrack;
+      if (!remote) {
+        tile.stats = { rttMs };
+        tile.overlay.textContent = 'no video';
+        continue;
+      }
+      let inbound = null;
+      try {
+        (await remote.receiver.getStats()).forEach((s) => {
+          if (s.type === 'inbound-rtp' && s.kind === 'video') inbound = s;
+        });
+      } catch {
+        continue;
+      }
+      if (!inbound) continue;
+      const previous = tile.previous;
+      tile.previous = inbound;
+      const seconds = previous ? (inbound.timestamp - previous.timestamp) / 1000 : 0;
+      const bitrateKbps = seconds > 0 ? Math.round(((inbound.bytesReceived - previous.bytesReceived) * 8) / seconds / 1000) : 0;
+      const lost = previous ? (inbound.packetsLost || 0) - (previous.packetsLost || 0) : 0;
+      const received = previous ? inbound.packetsReceived - previous.packetsReceived : 0;
+      const lossPercent = lost > 0 && lost + received > 0 ? Math.round((1000 * lost) / (lost + received)) / 10 : 0;
+      const frameWidth = inbound.frameWidth || 0;
+      tile.maxWidth = Math.max(tile.maxWidth, frameWidth);
+      const state = this.client.streamStates.get(remote.trackId);
+      const info = this.trackInfo(remote.participantId, remote.trackId);
+      const layerCount = info && info.layers ? Math.max(1, info.layers.length) : 1;
+      let layer;
+      let layerSource;
+      if (state) {
+        layer = state.state === 'paused' ? null : state.layer;
+        layerSource = 'stream-state';
+      } else if (frameWidth > 0) {
+        // Until the server sends stream-state: the layer whose width this
+        // is, taking the widest frame seen so far as the top layer (each
+        // layer halves the width).
+        const below = Math.round(Math.log2(tile.maxWidth / frameWidth));
+        layer = Math.max(0, Math.min(layerCount - 1, layerCount - 1 - below));
+        layerSource = 'estimated';
+      } else {
+        layer = null;
+        layerSource = 'none';
+      }
+      tile.stats = {
+        frameWidth,
+        frameHeight: inbound.frameHeight || 0,
+        framesDecoded: inbound.framesDecoded || 0,
+        framesPerSecond: Math.round(inbound.framesPerSecond || 0),
+        bitrateKbps,
+        lossPercent,
+        rttMs,
+        layer,
+        layerSource,
+        streamState: state ? state.state : null,
+        reason: state ? state.reason : null,
+      };
+      const layerText = layer === null ? (state ? `paused (${state.reason})` : '-') : `${LAYER_NAMES[layer] || layer}${layerSource === 'estimated' ? ' (est.)' : ''}`;
+      tile.overlay.textContent =
+        `${frameWidth}x${tile.stats.frameHeight} ${tile.stats.framesPerSecond} fps\n` +
+        `${bitrateKbps} kbps  loss ${lossPercent}%\n` +
+        `rtt ${rttMs === null ? '-' : rttMs + ' ms'}  layer ${layerText}`;
+    }
+  }
+
+  // The test hook's view of the grid: what each overlay shows.
+  snapshot() {
+    const first = this.client.activeSpeakers[0];
+    return [...this.tiles.values()].map((tile) => {
+      const p = this.client.participants.get(tile.participantId);
+      return {
+        participantId: tile.participantId,
+        identity: p ? p.identity : tile.participantId,
+        trackId: tile.videoTrack ? tile.videoTrack.trackId : null,
+        preference: tile.preference,
+        speaking: !!first && first.participantId === tile.participantId,
+        ...tile.stats,
+      };
+    });
+  }
+
+  clear() {
+    for (const tile of this.tiles.values()) tile.element.remove();
+    this.tiles.clear();
+    if (this.local) this.local.element.remove();
+    this.local = null;
+  }
+}
