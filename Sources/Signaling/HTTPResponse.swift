@@ -25,7 +25,10 @@ public struct HTTPResponse: Equatable, Sendable {
     /// `date` (an IMF-fixdate the shell formats) is added as a Date header
     /// when given. Header names and values are written as given, minus CR
     /// and LF, so a value can never inject a header.
-    public func serialize(date: String? = nil) -> [UInt8] {
+    /// `omittingBody`: the answer to a HEAD request, which carries the GET
+    /// response's header fields, Content-Length included, and no body (RFC
+    /// 9110 section 9.3.2).
+    public func serialize(date: String? = nil, omittingBody: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128 + body.count)
         out += Array("HTTP/1.1 \(status) \(Self.clean(reason))\r\n".utf8)
@@ -36,7 +39,7 @@ public struct HTTPResponse: Equatable, Sendable {
         }
         if !hasNoContent { out += Array("Content-Length: \(body.count)\r\n".utf8) }
         out += [0x0D, 0x0A]
-        if !hasNoContent { out += body }
+        if !hasNoContent, !omittingBody { out += body }
         return out
     }
 

@@ -11,14 +11,11 @@ struct HTTPRouter: Sendable {
     var web = WebClientFiles.standard
     var devTokens: DevTokenIssuer? = nil
 
-    /// A HEAD request gets the GET response's status and header fields
-    /// without the body (RFC 9110 section 9.3.2). The serializer writes
-    /// `Content-Length` from the body it is given, so a HEAD response says
-    /// 0 rather than the GET length (see docs/WEB_CLIENT.md).
+    /// A HEAD request gets the GET response; `HTTPSession` writes its
+    /// header fields, the GET length included, without the body (RFC 9110
+    /// section 9.3.2).
     func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse {
-        var response = route(request, now: now)
-        if request.method == "HEAD" { response.body = [] }
-        return response
+        route(request, now: now)
     }
 
     private func route(_ request: HTTPRequest, now: Instant) -> HTTPResponse {

@@ -78,7 +78,7 @@ final class HTTPSession: TCPConnectionHandler {
                     }
                 }
                 let response = router.respond(to: request, now: now)
-                out += response.serialize()
+                out += response.serialize(omittingBody: request.method == "HEAD")
                 if !request.keepAlive {
                     mode = .http(parser)
                     return .sendThenClose(out)

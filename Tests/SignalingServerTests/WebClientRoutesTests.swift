@@ -111,6 +111,7 @@ import Testing
         #expect(both[0].status == 200)
         #expect(both[0].headers["content-type"] == "text/css; charset=utf-8")
         #expect(both[0].headers["etag"] == get.headers["etag"])
+        #expect(both[0].headers["content-length"] == String(get.body.utf8.count))
         #expect(both[1].status == 200)
         #expect(both[1].body == "ok\n")
         #expect(raw.hasSuffix("\r\n\r\nok\n"), "nothing of style.css in between: \(raw)")
