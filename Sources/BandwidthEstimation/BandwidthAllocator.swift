@@ -117,6 +117,9 @@ public struct BandwidthAllocator: Sendable {
         self.upgradeHeadroom = upgradeHeadroom
     }
 
+    /// 2^53 bit/s: any real rate, and exactly representable as Double.
+    static let largestRate: Int64 = 1 << 53
+
     private struct Step {
         var layer: AllocatedLayer
         var cost: Int64
@@ -131,12 +134,13 @@ public struct BandwidthAllocator: Sendable {
     }
 
     public func allocate(estimate: Bitrate, tracks: [AllocatableTrack]) -> BandwidthAllocation {
-        var remaining = max(estimate.bitsPerSecond, 0)
+        // Rates are bounded far below Int64's range, so sums cannot overflow.
+        var remaining = min(max(estimate.bitsPerSecond, 0), Self.largestRate)
         var decisions = tracks.map { TrackDecision(id: $0.id, allocation: .unavailable) }
 
         // 1. Audio.
         for i in Self.serviceOrder(tracks, kind: .audio) {
-            let cost = tracks[i].layers.first?.first.map { max($0.bitsPerSecond, 0) } ?? 0
+            let cost = tracks[i].layers.first?.first.map { min(max($0.bitsPerSecond, 0), Self.largestRate) } ?? 0
             if cost <= remaining {
                 remaining -= cost
                 decisions[i].allocation = .forward(
@@ -226,7 +230,7 @@ public struct BandwidthAllocator: Sendable {
         for (s, temporal) in track.layers.enumerated() {
             if let cap = track.maxSpatialLayer, s > cap { break }
             for (t, rate) in temporal.enumerated() where rate.bitsPerSecond > 0 {
-                steps.append(Step(layer: AllocatedLayer(spatial: s, temporal: t), cost: rate.bitsPerSecond))
+                steps.append(Step(layer: AllocatedLayer(spatial: s, temporal: t), cost: min(rate.bitsPerSecond, largestRate)))
             }
         }
         return steps

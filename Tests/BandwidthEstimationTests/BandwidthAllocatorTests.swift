@@ -172,3 +172,18 @@ import Wire
         #expect(result[1] == .forward(Self.layer(0, 0), allocated: .kbps(100)))
     }
 }
+
+extension BandwidthAllocatorTests {
+    @Test func extremeRatesNeitherTrapNorOverflow() {
+        var track = Self.video(1)
+        track.layers = [[Bitrate(bitsPerSecond: .max), Bitrate(bitsPerSecond: -5)], [Bitrate(bitsPerSecond: 1)]]
+        let audio = AllocatableTrack(id: 2, kind: .audio, layers: [[Bitrate(bitsPerSecond: .max)]])
+        let result = allocator.allocate(estimate: Bitrate(bitsPerSecond: .max), tracks: [track, audio, Self.audio(3)])
+        #expect(result[2] == .forward(Self.layer(0, 0), allocated: Bitrate(bitsPerSecond: 1 << 53)))
+        #expect(result[3] == .paused)
+        #expect(result[1] == .paused)
+        let empty = allocator.allocate(estimate: Bitrate(bitsPerSecond: .min), tracks: [])
+        #expect(empty.decisions.isEmpty)
+        #expect(empty.probe == nil)
+    }
+}
