@@ -207,6 +207,9 @@ public struct VP8FrameAssembler: Sendable {
             pendingSwitch = false
             statistics.switches += 1
             if !current.isKeyframe { statistics.switchesNotOnKeyframe += 1 }
+            // The new stream's first keyframe sets its size without
+            // counting the same switch again.
+            resolution = nil
         } else if current.isKeyframe, let previous = resolution, let w = current.width, let h = current.height,
             previous.width != w || previous.height != h
         {
