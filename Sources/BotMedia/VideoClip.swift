@@ -1,0 +1,70 @@
+import Wire
+
+/// A short VP8 clip encoded once and looped by every bot that sends video:
+/// frame 0 is a keyframe, so jumping from the last frame back to the first
+/// never breaks decoding.
+public struct VideoClip: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var framesPerSecond: Int
+    /// 1, 2 or 3; the frames follow `TemporalLayerPattern(layerCount:)`.
+    public var temporalLayers: UInt8
+    /// Frames from one keyframe to the next (a multiple of the temporal
+    /// pattern's period).
+    public var keyframeInterval: Int
+    /// The encoder's target for all layers together.
+    public var targetBitrate: Bitrate
+    public var frames: [EncodedFrame]
+
+    public init(
+        width: Int, height: Int, framesPerSecond: Int, temporalLayers: UInt8, keyframeInterval: Int,
+        targetBitrate: Bitrate, frames: [EncodedFrame]
+    ) {
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        self.temporalLayers = temporalLayers
+        self.keyframeInterval = keyframeInterval
+        self.targetBitrate = targetBitrate
+        self.frames = frames
+    }
+
+    /// RTP timestamp step per frame on the 90 kHz video clock (RFC 7741
+    /// section 4.1).
+    public var rtpTimestampStep: UInt32 { UInt32(90_000 / max(1, framesPerSecond)) }
+}
+
+/// The encode parameters of one simulcast layer.
+public struct VideoClipPreset: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var framesPerSecond: Int
+    public var targetBitrate: Bitrate
+    public var temporalLayers: UInt8
+    public var keyframeInterval: Int
+
+    public init(
+        width: Int, height: Int, framesPerSecond: Int, targetBitrate: Bitrate, temporalLayers: UInt8,
+        keyframeInterval: Int
+    ) {
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        self.targetBitrate = targetBitrate
+        self.temporalLayers = temporalLayers
+        self.keyframeInterval = keyframeInterval
+    }
+
+    /// The three simulcast layers of roombot (issue #6): 320x180, 640x360
+    /// and 1280x720 at 30 fps, about 150, 500 and 1500 kbit/s, three
+    /// temporal layers, a keyframe every 2 s.
+    public static let low = VideoClipPreset(
+        width: 320, height: 180, framesPerSecond: 30, targetBitrate: .kbps(150), temporalLayers: 3, keyframeInterval: 60)
+    public static let medium = VideoClipPreset(
+        width: 640, height: 360, framesPerSecond: 30, targetBitrate: .kbps(500), temporalLayers: 3, keyframeInterval: 60)
+    public static let high = VideoClipPreset(
+        width: 1280, height: 720, framesPerSecond: 30, targetBitrate: .kbps(1500), temporalLayers: 3,
+        keyframeInterval: 60)
+    /// Lowest resolution first, as simulcast layers are usually listed.
+    public static let simulcast: [VideoClipPreset] = [.low, .medium, .high]
+}
