@@ -1,3 +1,4 @@
+import BandwidthEstimation
 import Codecs
 import Forwarding
 import Negotiation
@@ -150,6 +151,15 @@ final class PublisherRoutes {
     var midExtensionID: UInt8?
     var ridExtensionID: UInt8?
     var repairedRIDExtensionID: UInt8?
+    var transportCCExtensionID: UInt8?
+    /// Arrivals of the transport's packets for transport-cc feedback to
+    /// the publisher (its browser's estimate, and so its simulcast layers,
+    /// grow on it).
+    var feedback: TransportFeedbackRecorder
+
+    init(reporterSSRC: SSRC) {
+        feedback = TransportFeedbackRecorder(senderSSRC: reporterSSRC)
+    }
 
     var tracks: [IncomingTrack] {
         var seen: [IncomingTrack] = []
@@ -163,6 +173,7 @@ final class PublisherRoutes {
         if midExtensionID == nil { midExtensionID = d.headerExtensions.mid }
         if ridExtensionID == nil { ridExtensionID = d.headerExtensions.rtpStreamID }
         if repairedRIDExtensionID == nil { repairedRIDExtensionID = d.headerExtensions.repairedRTPStreamID }
+        if transportCCExtensionID == nil { transportCCExtensionID = d.headerExtensions.transportWideSequenceNumber }
         guard let sources = d.sources else { return }
         for stream in sources.streams {
             if let layer = track.layerIndex(ssrc: stream.ssrc) {

@@ -24,6 +24,8 @@ public struct RoomMediaCounters: Equatable, Sendable {
     public var keyframeRequestsSuppressed: UInt64 = 0
     public var senderReportsSent: UInt64 = 0
     public var receiverReportsSent: UInt64 = 0
+    /// Transport-cc feedback packets sent to publishers.
+    public var transportFeedbackSent: UInt64 = 0
     /// Commands for another worker, or naming an unknown transport or track.
     public var commandsIgnored: UInt64 = 0
 

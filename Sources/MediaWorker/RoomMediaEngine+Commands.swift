@@ -93,7 +93,7 @@ extension RoomMediaEngine {
         if let r = publisherRoutes[publisher] {
             routes = r
         } else {
-            routes = PublisherRoutes()
+            routes = PublisherRoutes(reporterSSRC: configuration.reporterSSRC)
             publisherRoutes[publisher] = routes
             if let id = transportID(of: publisher, role: .publisher) { routesByTransport[id] = routes }
         }

@@ -27,6 +27,14 @@ extension RoomMediaEngine {
             return counters.dropped.malformed &+= 1
         }
         guard let routes = routesByTransport[id] else { return counters.dropped.unknownSource &+= 1 }
+        // Every packet counts for transport-cc feedback, RTX and padding
+        // probes included (the publisher's probing depends on them).
+        if let ccID = routes.transportCCExtensionID,
+            let range = header.extensionValueRange(id: ccID, in: RawSpan(_unsafeBytes: packet)), range.count == 2
+        {
+            let number = UInt16(packet[range.lowerBound]) << 8 | UInt16(packet[range.lowerBound + 1])
+            routes.feedback.record(transportSequenceNumber: number, arrival: now)
+        }
         guard let (track, layer) = resolveTrack(header, packet: packet, routes: routes) else { return }
         guard let format = track.formats[header.payloadType] else {
             return counters.dropped.unknownPayloadType &+= 1

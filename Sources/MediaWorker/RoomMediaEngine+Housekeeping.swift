@@ -1,5 +1,6 @@
 import Forwarding
 import NetIO
+import RTCP
 import Rooms
 import Wire
 
@@ -20,9 +21,22 @@ extension RoomMediaEngine {
         }
         nextHousekeeping = now + Self.housekeepingInterval
         for track in tracks.values { track.bitrates.poll(now: now) }
+        sendTransportFeedback(now: now, transmit: transmit)
         if now >= nextSpeakerRound {
             nextSpeakerRound = now + Self.speakerInterval
             updateActiveSpeakers(now: now)
+        }
+    }
+
+    /// Transport-cc feedback to every publisher transport that has new
+    /// arrivals (every 50 ms; `TransportFeedbackRecorder`).
+    private func sendTransportFeedback(now: Instant, transmit: TransmitQueue) {
+        for (id, routes) in routesByTransport {
+            guard let media = routes.tracks.lazy.compactMap({ $0.layers.first?.ssrc }).first else { continue }
+            let feedback = routes.feedback.makeFeedback(mediaSSRC: media, now: now)
+            for f in feedback where sendRTCP(RTCPCompoundPacket.serialize([.transportLayerCC(f)]), to: id, transmit: transmit) {
+                counters.transportFeedbackSent &+= 1
+            }
         }
     }
 

@@ -148,7 +148,7 @@ extension RoomMediaEngine {
     }
 
     @discardableResult
-    private func sendRTCP(_ bytes: [UInt8], to id: TransportID, transmit: TransmitQueue) -> Bool {
+    func sendRTCP(_ bytes: [UInt8], to id: TransportID, transmit: TransmitQueue) -> Bool {
         guard transports.transport(id)?.state == .connected else { return false }
         let sent = bytes.withUnsafeBytes { transports.sendRTP($0, to: id, rtcp: true, transmit: transmit) }
         if sent { counters.rtcpPacketsOut &+= 1 }

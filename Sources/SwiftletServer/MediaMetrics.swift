@@ -15,6 +15,10 @@ enum MediaMetrics {
             ("swiftlet_forwarded_packets_total", "Packet copies forwarded, one per subscriber reached.", sum(\.forwarded)),
             ("swiftlet_plis_forwarded_total", "Picture loss indications sent to publishers.", sum(\.plisForwarded)),
             (
+                "swiftlet_transport_feedback_sent_total", "Transport-cc feedback packets sent to publishers.",
+                sum(\.transportFeedbackSent)
+            ),
+            (
                 "swiftlet_keyframe_requests_suppressed_total", "Keyframe requests absorbed by the per-track throttle.",
                 sum(\.keyframeRequestsSuppressed)
             ),
