@@ -79,6 +79,9 @@ final class IncomingTrack {
     var bitrates = LayerBitrateMeter()
     /// Audio: the levels since the active-speaker round last looked.
     var audioLevels = AudioLevelWindow()
+    /// Dynacast: the layers last announced active to the publisher (empty
+    /// before the first announcement).
+    var announcedLayers: [Bool] = []
     var subscriptions: [Subscription] = []
 
     init(
@@ -211,16 +214,13 @@ final class Subscription {
 
     var isPaused: Bool { preference.isPaused }
 
-    /// The spatial layer of `track` to forward now. Interim rule until the
-    /// simulcast forwarder lands: the highest layer that sent in the last
-    /// 300 ms within the preference's `maxLayer`.
-    func selectedLayer(of track: IncomingTrack, now: Instant) -> Int? {
-        guard track.isSimulcast else { return 0 }
-        let cap = preference.maxLayer ?? Int.max
-        return track.layers.indices.last { i in
-            i <= cap && (track.layers[i].lastArrival.map { now - $0 < .milliseconds(300) } ?? false)
-        } ?? 0
-    }
+    /// What the bandwidth allocator gives this subscription: a layer, or
+    /// nil (paused: the estimate does not carry the lowest layer, or the
+    /// subscriber paused it).
+    private(set) var allocated: AllocatedLayer?
+    /// Whether an allocation was ever made (the first one is announced
+    /// only when it pauses).
+    private var hasAllocation = false
 
     init(key: SubscriptionKey, outgoing: OutgoingTrack, transportID: TransportID?) {
         self.key = key
@@ -229,6 +229,51 @@ final class Subscription {
         self.transportID = transportID
         rewriter = StreamRewriter(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
         sendStatistics = SendStatistics(ssrc: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
+    }
+
+    /// The highest spatial layer the preference allows: `maxLayer`, and the
+    /// largest layer whose known width (from its keyframes) fits
+    /// `maxWidth`; layers of unknown width count as halving per step down
+    /// from the top one, as browsers' simulcast does (4:2:1).
+    func maxSpatialLayer(of track: IncomingTrack) -> Int? {
+        var cap = preference.maxLayer
+        if let maxWidth = preference.maxWidth, maxWidth > 0, track.isVideo {
+            let top = track.layers.count - 1
+            let topWidth = track.layers.last?.width
+            var fit = 0
+            for i in track.layers.indices {
+                let width = track.layers[i].width ?? topWidth.map { $0 >> (top - i) }
+                if let width, width <= maxWidth { fit = i }
+            }
+            cap = min(cap ?? fit, fit)
+        }
+        return cap
+    }
+
+    /// Applies an allocation; a change of pause state or of spatial layer
+    /// is told to the subscriber (`stream-state`).
+    func setAllocation(_ layer: AllocatedLayer?, reason: StreamStateReason, engine: RoomMediaEngine) {
+        let old = allocated
+        let first = !hasAllocation
+        hasAllocation = true
+        allocated = layer
+        let changed = (old == nil) != (layer == nil) || (old?.spatial != layer?.spatial && layer != nil)
+        guard changed, !(first && layer != nil) || engine.tracks[key.track]?.isSimulcast == true else { return }
+        engine.onMediaEvent?(
+            .streamState(
+                room: key.track.room, subscriber: key.subscriber, trackID: key.track.trackID,
+                state: layer == nil ? .paused : .active, layer: layer?.spatial, reason: reason))
+    }
+
+    /// The spatial layer of `track` to forward now: the allocated one if the
+    /// publisher sends it, else the best live layer below it (a silent
+    /// layer falls back at once).
+    func selectedLayer(of track: IncomingTrack, now: Instant) -> Int? {
+        guard track.isSimulcast else { return allocated == nil && hasAllocation ? nil : 0 }
+        guard let target = allocated?.spatial ?? (hasAllocation ? nil : Int.max) else { return nil }
+        return track.layers.indices.last { i in
+            i <= target && (track.layers[i].lastArrival.map { now - $0 < .milliseconds(300) } ?? false)
+        } ?? 0
     }
 }
 

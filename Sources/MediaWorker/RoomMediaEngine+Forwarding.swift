@@ -216,6 +216,7 @@ extension RoomMediaEngine {
             return result.length
         }
         guard sent > 0 else { return counters.dropped.sendFailed &+= 1 }
+        if let link, let number = transportSequence { link.sent(number, size: sent, at: now, kind: .media) }
         s.sendStatistics.record(timestamp: rewrite.timestamp, payloadOctets: header.payloadLength, sentAt: now)
         counters.forwarded &+= 1
         counters.rtpPacketsOut &+= 1

@@ -22,6 +22,7 @@ extension RoomMediaEngine {
         nextHousekeeping = now + Self.housekeepingInterval
         for track in tracks.values { track.bitrates.poll(now: now) }
         sendTransportFeedback(now: now, transmit: transmit)
+        allocateBandwidth(now: now, transmit: transmit)
         if now >= nextSpeakerRound {
             nextSpeakerRound = now + Self.speakerInterval
             updateActiveSpeakers(now: now)

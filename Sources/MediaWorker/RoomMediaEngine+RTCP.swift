@@ -34,6 +34,16 @@ extension RoomMediaEngine {
                 else { continue }
                 track.layers[layer].reception?.recordSenderReport(sr.senderInfo, arrival: now)
                 track.layers[layer].senderReport = (sr.senderInfo.ntpTimestamp, sr.senderInfo.rtpTimestamp)
+            case .transportLayerCC(let feedback) where key.role == .subscriber:
+                links[id]?.transportFeedback(feedback, now: now)
+            case .receiverEstimatedMaximumBitrate(let remb) where key.role == .subscriber:
+                links[id]?.receiverEstimatedMaximumBitrate(remb.bitrate, now: now)
+            case .receiverReport(let rr) where key.role == .subscriber:
+                // Loss on the streams we send this subscriber (the RR
+                // fallback of the estimate when there is no transport-cc).
+                for block in rr.reports where outgoing[OutgoingKey(subscriber: key.participant, ssrc: block.ssrc)] != nil {
+                    links[id]?.receiverReportLoss(fractionLost: block.fractionLost, now: now)
+                }
             case .pictureLossIndication(let pli) where key.role == .subscriber:
                 requestKeyframe(.pli, subscriber: key.participant, outgoingSSRC: pli.mediaSSRC, now: now, transmit: transmit)
             case .fullIntraRequest(let fir) where key.role == .subscriber:

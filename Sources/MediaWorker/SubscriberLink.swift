@@ -1,19 +1,55 @@
+import BandwidthEstimation
+import RTCP
 import Wire
 
 /// The worker's state for one subscriber transport as a whole (not per
-/// track): the transport-wide sequence numbers of its egress packets, and
-/// (with bandwidth estimation) what was sent and what the link carries.
+/// track): the transport-wide sequence numbers of its egress packets and
+/// what was sent with them, the send-side bandwidth estimate the
+/// subscriber's feedback drives, bandwidth probes, and the allocation of
+/// that estimate over the subscriber's tracks (issue #5: audio first, then
+/// every video's lowest layer, then upgrades; probe before going up).
 final class SubscriberLink {
-    private var transportSequence: UInt16
-
-    init(firstTransportSequenceNumber: UInt16 = 1) {
-        transportSequence = firstTransportSequenceNumber
-    }
+    var history = SentPacketHistory(firstSequenceNumber: 1)
+    var estimator = SendSideBandwidthEstimator()
+    var probes = ProbeController()
+    let allocator = BandwidthAllocator()
+    /// When the allocation last ran; it runs every `allocationInterval` and
+    /// at once when the subscriber's tracks or preferences change.
+    var lastAllocation: Instant?
+    var allocationNeeded = true
+    static let allocationInterval: Duration = .milliseconds(200)
 
     /// The number the next egress packet carries (16-bit, wrapping;
     /// draft-holmer-rmcat-transport-wide-cc-extensions-01 section 2).
-    func nextTransportSequenceNumber() -> UInt16 {
-        defer { transportSequence &+= 1 }
-        return transportSequence
+    func nextTransportSequenceNumber() -> UInt16 { history.nextSequenceNumber() }
+
+    /// One packet of `size` bytes left with transport-wide number `number`.
+    func sent(_ number: UInt16, size: Int, at now: Instant, kind: SentPacketKind) {
+        history.sent(transportSequenceNumber: number, size: size, at: now, kind: kind)
+    }
+
+    /// Transport-cc feedback from the subscriber: the estimate, and the
+    /// outcome of a running probe.
+    func transportFeedback(_ feedback: TransportLayerCC, now: Instant) {
+        let before = estimator.estimate
+        estimator.transportFeedback(feedback, history: history, now: now)
+        if case .succeeded(let rate)? = probes.transportFeedback(feedback, history: history, now: now) {
+            estimator.probeSucceeded(rate, now: now)
+        }
+        if estimator.estimate != before { allocationNeeded = true }
+    }
+
+    func receiverEstimatedMaximumBitrate(_ bitrate: Bitrate, now: Instant) {
+        estimator.receiverEstimatedMaximumBitrate(bitrate, now: now)
+        allocationNeeded = true
+    }
+
+    func receiverReportLoss(fractionLost: UInt8, now: Instant) {
+        estimator.receiverReportLoss(fractionLost: fractionLost, now: now)
+    }
+
+    /// Whether an allocation round is due.
+    func allocationDue(now: Instant) -> Bool {
+        allocationNeeded || lastAllocation.map { now - $0 >= Self.allocationInterval } ?? true
     }
 }
