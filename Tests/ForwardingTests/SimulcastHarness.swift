@@ -118,7 +118,7 @@ func expectContinuous(_ sent: [Sent], sourceLocation: SourceLocation = #_sourceL
         }
         let newPicture = s.packet.ssrc != p.packet.ssrc || s.packet.pictureID != p.packet.pictureID
         if newPicture {
-            #expect(s.rewrite.pictureID == (p.rewrite.pictureID ?? 0) &+ 1 & 0x7FFF, sourceLocation: sourceLocation)
+            #expect(s.rewrite.pictureID == ((p.rewrite.pictureID ?? 0) &+ 1) & 0x7FFF, sourceLocation: sourceLocation)
             let tl0Step = (s.rewrite.tl0PictureIndex ?? 0) &- (p.rewrite.tl0PictureIndex ?? 0)
             if resumed {
                 // Resumed on the same source after a pause: TL0PICIDX
