@@ -119,6 +119,24 @@ import Wire
         #expect(first.rewrite.timestamp == 36_000 + 90)
     }
 
+    @Test func senderReportsOfAnotherSSRCAreNotUsed() throws {
+        var h = SimulcastHarness()
+        h.highestLayerFirst = true
+        // Layer 1's report names an SSRC the layer no longer uses (a
+        // publisher restart): the switch falls back to the wall clock.
+        h.forwarder.senderReport(spatialLayer: 0, ssrc: SSRC(0x1000_0001), ntp: 1000 << 32, rtpTimestamp: 90_000)
+        h.forwarder.senderReport(spatialLayer: 1, ssrc: SSRC(0x2000_0002), ntp: 1001 << 32, rtpTimestamp: 3_090_000)
+        h.setTarget(LayerTarget(spatial: 0))
+        try h.run(frames: 10)
+        h.setTarget(LayerTarget(spatial: 1))
+        let sent = try h.run(frames: 5)
+        let first = try #require(sent.first { $0.packet.spatialLayer == 1 })
+        #expect(first.packet.frame == 11)
+        // Frame 10 of layer 0 arrived 2 ms after its capture, layer 1's
+        // frame 11 1 ms after: 32.33 ms = 2909 ticks after 30000.
+        #expect(first.rewrite.timestamp == 32_909)
+    }
+
     @Test func dropsAndAddsTemporalLayersWithoutKeyframes() throws {
         var h = SimulcastHarness()
         h.answerRequests = false
@@ -229,6 +247,8 @@ import Wire
         try h.run(frames: 4)
         #expect(h.forwarder.currentLayer?.spatial == 1)
         let last = h.now
+        let heard = try #require(h.sent.last?.arrival)
+        #expect(h.forwarder.nextDeadline == heard + .milliseconds(300))
         // Nothing reaches the forwarder; the worker still sees layer 0.
         #expect(h.forwarder.tick(now: last + .milliseconds(200)) { $0 == 0 ? last + .milliseconds(190) : nil } == nil)
         #expect(h.forwarder.nextDeadline != nil)
