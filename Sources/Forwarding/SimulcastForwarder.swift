@@ -120,7 +120,9 @@ public struct SimulcastForwarder: Sendable {
 
     /// Sets what the subscriber should receive; nil pauses (nothing is
     /// forwarded; a resume starts again at a keyframe). A change of the
-    /// temporal layer alone costs nothing: no keyframe, no request.
+    /// temporal layer alone costs nothing: no keyframe, no request. When
+    /// a new spatial layer is wanted, its keyframe request comes with the
+    /// next `handle` or `tick`.
     public mutating func setTarget(_ newTarget: LayerTarget?, now: Instant) {
         noteTime(now)
         guard let newTarget else {

@@ -64,6 +64,17 @@ private func dimensions(_ b: [UInt8]) throws(CodecParseError) -> VP8KeyframeDime
         #expect(throws: CodecParseError.invalidVP8FrameHeader) { try dimensions(version) }
     }
 
+    /// RFC 7741 section 4.3: a keyframe starts where S=1 and PID=0 and the
+    /// payload header's P bit is 0; nothing else counts.
+    @Test func descriptorKeyframeNeedsStartOfPartitionZeroAndPClear() throws {
+        let tag: [UInt8] = [0x50, 0x42, 0x00]  // P=0
+        #expect(try vp8([0x10] + tag).isKeyframe)  // S=1 PID=0
+        #expect(try !vp8([0x11] + tag).isKeyframe)  // S=1 PID=1
+        #expect(try !vp8([0x00] + tag).isKeyframe)  // S=0 PID=0
+        #expect(try !vp8([0x10, 0x51, 0x42, 0x00]).isKeyframe)  // P=1
+        #expect(try !vp8([0x10, 0x50, 0x42]).isKeyframe)  // frame tag cut short
+    }
+
     @Test func oversizedValuesAreMaskedTo14Bits() throws {
         let d = try dimensions([0x00, 0x00, 0x00, 0x9D, 0x01, 0x2A, 0xFF, 0xFF, 0xFF, 0xFF])
         #expect(d == VP8KeyframeDimensions(width: 0x3FFF, height: 0x3FFF, horizontalScale: 3, verticalScale: 3))
