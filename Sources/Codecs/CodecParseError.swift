@@ -18,4 +18,12 @@ public enum CodecParseError: Error, Equatable, Sendable {
     /// Opus: a code 1 packet whose two frames cannot be the same size
     /// (RFC 6716 section 3.2.2).
     case invalidFrameLengths
+    /// VP8: the frame tag's P bit says interframe, so no keyframe header
+    /// follows (RFC 6386 section 9.1).
+    case notVP8Keyframe
+    /// VP8: a keyframe without the start code 9d 01 2a (RFC 6386 section
+    /// 9.1).
+    case invalidVP8StartCode
+    /// VP8: a keyframe of width or height 0, or a version above 3.
+    case invalidVP8FrameHeader
 }
