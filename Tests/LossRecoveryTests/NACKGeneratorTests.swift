@@ -125,6 +125,15 @@ extension NACKGenerator {
         #expect(nack.poll(now: at(ms: 20), roundTripTime: nil).sequenceNumbers == [5])
     }
 
+    @Test func pollIntoACallerBufferAppendsTheSameNumbers() {
+        var nack = NACKGenerator()
+        nack.receive([1, 4], atMs: 0)
+        var numbers: [UInt16] = [999]
+        let keyframe = nack.poll(now: at(ms: 10), roundTripTime: nil, into: &numbers)
+        #expect(numbers == [999, 2, 3])
+        #expect(!keyframe)
+    }
+
     @Test func duplicatesAndTheFirstPacketCreateNoGaps() {
         var nack = NACKGenerator()
         nack.receive([500, 500, 501, 501], atMs: 0)

@@ -37,31 +37,30 @@ import Wire
 
     @Test func aPacketLargerThanTheByteBucketIsNeverAllowed() {
         var limiter = RetransmissionRateLimiter(packetsPerSecond: 100, bytesPerSecond: 1000, burst: .seconds(1))
-        let r1 = limiter.allow(bytes: 1001, now: at(ms: 0))
-        #expect(!r1)
-        let r2 = limiter.allow(bytes: 1001, now: at(ms: 10_000))
-        #expect(!r2)
-        let r3 = limiter.allow(bytes: 1000, now: at(ms: 10_000))
-        #expect(r3)
-        let r4 = limiter.allow(bytes: -1, now: at(ms: 10_000))
-        #expect(!r4)
+        var decisions: [Bool] = []
+        decisions.append(limiter.allow(bytes: 1001, now: at(ms: 0)))
+        decisions.append(limiter.allow(bytes: 1001, now: at(ms: 10_000)))
+        decisions.append(limiter.allow(bytes: 1000, now: at(ms: 10_000)))
+        decisions.append(limiter.allow(bytes: -1, now: at(ms: 10_000)))
+        #expect(decisions == [false, false, true, false])
     }
 
     @Test func aPacketRetransmittedWithinOneRoundTripIsNotSentAgain() {
         var limiter = RetransmissionRateLimiter.video()
         let rtt = Duration.milliseconds(80)
         let a = SSRC(0xAAAA)
-        let r5 = limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 0), roundTripTime: rtt)
-        #expect(r5)
-        let r6 = limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 79), roundTripTime: rtt)
-        #expect(!r6)
-        let r7 = limiter.shouldRetransmit(ssrc: SSRC(0xBBBB), sequenceNumber: 7, bytes: 1000, now: at(ms: 79), roundTripTime: rtt)
-        #expect(r7)
-        let r8 = limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 80), roundTripTime: rtt)
-        #expect(r8)
+        var decisions: [Bool] = []
+        decisions.append(limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 0), roundTripTime: rtt))
+        // Within the RTT: a repeat.
+        decisions.append(limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 79), roundTripTime: rtt))
+        // Another SSRC with the same number is another packet.
+        decisions.append(
+            limiter.shouldRetransmit(ssrc: SSRC(0xBBBB), sequenceNumber: 7, bytes: 1000, now: at(ms: 79), roundTripTime: rtt))
+        // One RTT later it may go again.
+        decisions.append(limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 80), roundTripTime: rtt))
         // Unknown RTT: 100 ms.
-        let r9 = limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 179), roundTripTime: nil)
-        #expect(!r9)
+        decisions.append(limiter.shouldRetransmit(ssrc: a, sequenceNumber: 7, bytes: 1000, now: at(ms: 179), roundTripTime: nil))
+        #expect(decisions == [true, false, true, true, false])
         #expect(limiter.duplicateCount == 2)
     }
 
