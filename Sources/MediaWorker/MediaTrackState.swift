@@ -1,6 +1,7 @@
 import BandwidthEstimation
 import Codecs
 import Forwarding
+import LossRecovery
 import Negotiation
 import RTPStreams
 import Rooms
@@ -57,6 +58,10 @@ struct IncomingLayer {
     /// to re-base timestamps across layer switches.
     var senderReport: (ntp: UInt64, rtpTimestamp: UInt32)?
     var keyframeRequests: KeyframeRequestThrottle
+    /// Losses on this layer, NACKed upstream (RFC 4585 section 6.2.1).
+    var nack = NACKGenerator()
+    /// H.264: a keyframe is an IDR with its SPS and PPS.
+    var h264 = H264KeyframeTracker()
 }
 
 /// A track a publisher sends, as the worker recognises and forwards it.
@@ -75,6 +80,10 @@ final class IncomingTrack {
     /// Media payload types; RTX payload types are not in it.
     let formats: [PayloadType: PayloadFormat]
     let retransmissionPayloadTypes: Set<PayloadType>
+    /// RTX payload type -> the media payload type it repairs (`apt`).
+    let repairedPayloadTypes: [PayloadType: PayloadType]
+    /// The publisher's recent packets, for subscribers' NACKs.
+    var retransmissions: RetransmissionBuffer
     /// What each layer sends now (bitrate per spatial/temporal layer).
     var bitrates = LayerBitrateMeter()
     /// Audio: the levels since the active-speaker round last looked.
@@ -113,12 +122,18 @@ final class IncomingTrack {
         }
         var formats: [PayloadType: PayloadFormat] = [:]
         var rtx: Set<PayloadType> = []
+        var repaired: [PayloadType: PayloadType] = [:]
         for c in description.codecs {
             formats[c.payloadType] = PayloadFormat(codec: c.codec, clockRate: c.clockRate)
-            if let r = c.rtxPayloadType { rtx.insert(r) }
+            if let r = c.rtxPayloadType {
+                rtx.insert(r)
+                repaired[r] = c.payloadType
+            }
         }
         self.formats = formats
         retransmissionPayloadTypes = rtx
+        repairedPayloadTypes = repaired
+        retransmissions = description.kind == .video ? .video() : .audio()
     }
 
     var isVideo: Bool { description.kind == .video }
@@ -205,9 +220,21 @@ final class Subscription {
     /// The publisher's payload type (`PublishedTrackDescription.codecs`
     /// keeps the offer's numbers and the subscriber offer reuses them).
     let payloadType: PayloadType
+    /// The subscriber's RTX stream (RFC 4588), when negotiated: NACKed
+    /// packets are resent on it, and bandwidth probes are padding on it.
+    let rtxSSRC: SSRC?
+    let rtxPayloadType: PayloadType?
+    var rtxSequenceNumber: UInt16 = 1
     /// Nil until the subscriber's transport is open.
     var transportID: TransportID?
+    /// Audio: one continuous stream from one source.
     var rewriter: StreamRewriter
+    /// Video: layer selection and switching (wraps its own rewriter).
+    var simulcast: SimulcastForwarder?
+    /// Layer switches already added to the worker's counters.
+    var switchesCounted = 0
+    /// What each outgoing sequence number was, to answer NACKs.
+    var history = ForwardedPacketHistory()
     var sendStatistics: SendStatistics
     /// The subscriber's preference (`set-preference`).
     var preference = ReceivePreference()
@@ -218,18 +245,34 @@ final class Subscription {
     /// nil (paused: the estimate does not carry the lowest layer, or the
     /// subscriber paused it).
     private(set) var allocated: AllocatedLayer?
-    /// Whether an allocation was ever made (the first one is announced
-    /// only when it pauses).
-    private var hasAllocation = false
+    /// Why the allocation last changed.
+    private(set) var allocationReason: StreamStateReason = .bandwidth
+    /// Whether an allocation was ever made (before it, everything flows).
+    private(set) var hasAllocation = false
+    /// What the subscriber was last told (`stream-state`): paused, or the
+    /// spatial layer it receives.
+    var announced: (paused: Bool, layer: Int?)?
 
     init(key: SubscriptionKey, outgoing: OutgoingTrack, transportID: TransportID?) {
         self.key = key
         outgoingSSRC = outgoing.ssrc
         payloadType = outgoing.codec.payloadType
+        rtxPayloadType = outgoing.rtxSSRC == nil ? nil : outgoing.codec.rtxPayloadType
+        rtxSSRC = rtxPayloadType == nil ? nil : outgoing.rtxSSRC
         self.transportID = transportID
         rewriter = StreamRewriter(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
+        if outgoing.kind == .video {
+            simulcast = SimulcastForwarder(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
+        }
         sendStatistics = SendStatistics(ssrc: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
     }
+
+    /// The publisher SSRC the subscriber decodes now.
+    var currentSource: SSRC? { simulcast.map { $0.rewriter.currentSource } ?? rewriter.currentSource }
+
+    /// Audio (and anything without a forwarder) is paused only by an
+    /// allocation that gives it nothing.
+    var isAudioPaused: Bool { hasAllocation && allocated == nil }
 
     /// The highest spatial layer the preference allows: `maxLayer`, and the
     /// largest layer whose known width (from its keyframes) fits
@@ -250,30 +293,14 @@ final class Subscription {
         return cap
     }
 
-    /// Applies an allocation; a change of pause state or of spatial layer
-    /// is told to the subscriber (`stream-state`).
-    func setAllocation(_ layer: AllocatedLayer?, reason: StreamStateReason, engine: RoomMediaEngine) {
-        let old = allocated
-        let first = !hasAllocation
+    /// Applies an allocation: the forwarder's target (nil pauses).
+    func setAllocation(_ layer: AllocatedLayer?, reason: StreamStateReason, now: Instant) {
+        if layer != allocated || !hasAllocation { allocationReason = reason }
         hasAllocation = true
         allocated = layer
-        let changed = (old == nil) != (layer == nil) || (old?.spatial != layer?.spatial && layer != nil)
-        guard changed, !(first && layer != nil) || engine.tracks[key.track]?.isSimulcast == true else { return }
-        engine.onMediaEvent?(
-            .streamState(
-                room: key.track.room, subscriber: key.subscriber, trackID: key.track.trackID,
-                state: layer == nil ? .paused : .active, layer: layer?.spatial, reason: reason))
-    }
-
-    /// The spatial layer of `track` to forward now: the allocated one if the
-    /// publisher sends it, else the best live layer below it (a silent
-    /// layer falls back at once).
-    func selectedLayer(of track: IncomingTrack, now: Instant) -> Int? {
-        guard track.isSimulcast else { return allocated == nil && hasAllocation ? nil : 0 }
-        guard let target = allocated?.spatial ?? (hasAllocation ? nil : Int.max) else { return nil }
-        return track.layers.indices.last { i in
-            i <= target && (track.layers[i].lastArrival.map { now - $0 < .milliseconds(300) } ?? false)
-        } ?? 0
+        simulcast?.setTarget(
+            layer.map { LayerTarget(spatial: $0.spatial, temporal: min($0.temporal, LayerTarget.allTemporalLayers)) },
+            now: now)
     }
 }
 

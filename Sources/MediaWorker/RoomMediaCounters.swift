@@ -26,6 +26,23 @@ public struct RoomMediaCounters: Equatable, Sendable {
     public var receiverReportsSent: UInt64 = 0
     /// Transport-cc feedback packets sent to publishers.
     public var transportFeedbackSent: UInt64 = 0
+    /// Loss recovery: NACK packets from subscribers and to publishers,
+    /// packets resent to subscribers (from the retransmission buffer),
+    /// NACKed packets not resent (gone from the buffer or history, or over
+    /// the rate limit), and RTX packets from publishers restored.
+    public var nacksReceived: UInt64 = 0
+    public var nacksSent: UInt64 = 0
+    public var retransmissionsSent: UInt64 = 0
+    public var retransmissionsUnavailable: UInt64 = 0
+    public var retransmissionsLimited: UInt64 = 0
+    public var retransmissionsReceived: UInt64 = 0
+    /// Padding bytes sent to probe subscribers' bandwidth.
+    public var probeBytesSent: UInt64 = 0
+    /// Simulcast: spatial layer switches completed (summed over
+    /// subscriptions when they end or at snapshot), and the latency of
+    /// the last ones (request to first packet of the new layer).
+    public var layerSwitches: UInt64 = 0
+    public var layerSwitchLatency = LatencyHistogram()
     /// Commands for another worker, or naming an unknown transport or track.
     public var commandsIgnored: UInt64 = 0
 
@@ -62,6 +79,23 @@ public struct RoomMediaCounters: Equatable, Sendable {
 
         public init() {}
 
+        /// The simulcast selector's reasons (`SimulcastDropReason`;
+        /// `.paused` counts as `paused`, `.otherSpatialLayer` as
+        /// `otherLayer`).
+        public var waitingForKeyframe: UInt64 = 0
+        public var temporalLayerAbove: UInt64 = 0
+        public var spatialLayerOutOfRange: UInt64 = 0
+
+        mutating func count(_ reason: SimulcastDropReason) {
+            switch reason {
+            case .paused: paused &+= 1
+            case .otherSpatialLayer: otherLayer &+= 1
+            case .waitingForKeyframe: waitingForKeyframe &+= 1
+            case .temporalLayerAbove: temporalLayerAbove &+= 1
+            case .spatialLayerOutOfRange: spatialLayerOutOfRange &+= 1
+            }
+        }
+
         mutating func count(_ reason: DropReason) {
             switch reason {
             case .notCurrentSource: notCurrentSource &+= 1
@@ -72,5 +106,44 @@ public struct RoomMediaCounters: Equatable, Sendable {
             case .notForwarded: notForwarded &+= 1
             }
         }
+    }
+}
+
+/// Durations in fixed buckets (upper bounds in milliseconds), for switch
+/// latency: enough for p50/p95 without keeping samples.
+public struct LatencyHistogram: Equatable, Sendable {
+    public static let bucketBounds: [Int64] = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000]
+    /// One count per bound, and a last one for longer.
+    public private(set) var counts: [UInt64] = Array(repeating: 0, count: LatencyHistogram.bucketBounds.count + 1)
+    public private(set) var total: UInt64 = 0
+    public private(set) var sumMilliseconds: Int64 = 0
+
+    public init() {}
+
+    public mutating func record(_ d: Duration) {
+        let ms = d.nanoseconds / 1_000_000
+        let i = Self.bucketBounds.firstIndex { ms <= $0 } ?? Self.bucketBounds.count
+        counts[i] &+= 1
+        total &+= 1
+        sumMilliseconds &+= ms
+    }
+
+    public mutating func merge(_ other: LatencyHistogram) {
+        for i in counts.indices { counts[i] &+= other.counts[i] }
+        total &+= other.total
+        sumMilliseconds &+= other.sumMilliseconds
+    }
+
+    /// The bucket bound at or below which `fraction` of the samples lie
+    /// (nil without samples; Int64.max past the last bound).
+    public func quantile(_ fraction: Double) -> Int64? {
+        guard total > 0 else { return nil }
+        let wanted = UInt64((Double(total) * fraction).rounded(.up))
+        var seen: UInt64 = 0
+        for (i, c) in counts.enumerated() {
+            seen += c
+            if seen >= wanted { return i < Self.bucketBounds.count ? Self.bucketBounds[i] : .max }
+        }
+        return .max
     }
 }

@@ -1,7 +1,11 @@
 import BandwidthEstimation
 import Forwarding
+import LossRecovery
 import NetIO
+import PeerSession
+import RTP
 import Rooms
+import SRTP
 import Wire
 
 // Sharing each subscriber's bandwidth estimate over its tracks, and
@@ -23,6 +27,34 @@ extension RoomMediaEngine {
             allocate(subs, on: link, now: now)
         }
         updatePublisherLayers()
+        announceStreamStates()
+    }
+
+    /// Tells each subscriber whose forwarded layer changed, or that was
+    /// paused or resumed, since it was last told (`stream-state`). The
+    /// layer is what is forwarded now (after the switch), not the target.
+    private func announceStreamStates() {
+        for s in subscriptions.values {
+            guard let track = tracks[s.key.track], s.hasAllocation || s.isPaused else { continue }
+            let paused = s.isPaused || (s.allocated == nil)
+            let layer: Int? = paused ? nil : (track.isVideo ? s.simulcast?.currentLayer?.spatial : 0)
+            // A video that has not started yet (waiting for its first
+            // keyframe) has nothing to announce.
+            if !paused, layer == nil { continue }
+            if let last = s.announced, last.paused == paused, last.layer == layer { continue }
+            // The first announcement of a flowing single-layer track says
+            // nothing new.
+            if s.announced == nil, !paused, !track.isSimulcast {
+                s.announced = (paused, layer)
+                continue
+            }
+            s.announced = (paused, layer)
+            onMediaEvent?(
+                .streamState(
+                    room: track.key.room, subscriber: s.key.subscriber, trackID: track.key.trackID,
+                    state: paused ? .paused : .active, layer: layer,
+                    reason: s.isPaused ? .preference : s.allocationReason))
+        }
     }
 
     private func allocate(_ subs: [Subscription], on link: SubscriberLink, now: Instant) {
@@ -31,7 +63,7 @@ extension RoomMediaEngine {
         for (i, s) in subs.enumerated() {
             guard let track = tracks[s.key.track] else { continue }
             if s.isPaused {
-                s.setAllocation(nil, reason: .preference, engine: self)
+                s.setAllocation(nil, reason: .preference, now: now)
                 continue
             }
             let layers: [[Bitrate]]
@@ -51,16 +83,18 @@ extension RoomMediaEngine {
             guard let (s, track) = byID[decision.id] else { continue }
             switch decision.allocation {
             case .forward(let layer, _):
-                s.setAllocation(layer, reason: .bandwidth, engine: self)
+                s.setAllocation(layer, reason: .bandwidth, now: now)
             case .paused:
-                s.setAllocation(nil, reason: .bandwidth, engine: self)
+                s.setAllocation(nil, reason: .bandwidth, now: now)
             case .unavailable:
                 // Nothing measured yet (the first second of a track), or no
                 // layer within the preference is being sent: forward the
                 // best live layer the preference allows, without a budget.
                 let live = track.highestLiveLayer(now: now, silence: .milliseconds(300)) ?? 0
                 let cap = s.maxSpatialLayer(of: track) ?? Int.max
-                s.setAllocation(AllocatedLayer(spatial: min(live, cap), temporal: Int.max), reason: .publisher, engine: self)
+                s.setAllocation(
+                    AllocatedLayer(spatial: min(live, cap), temporal: LayerTarget.allTemporalLayers), reason: .publisher,
+                    now: now)
             }
         }
         if let probe = allocation.probe {
@@ -91,6 +125,50 @@ extension RoomMediaEngine {
             guard !layers.isEmpty else { continue }
             onMediaEvent?(
                 .publisherLayers(room: track.key.room, publisher: track.publisher, trackID: track.key.trackID, layers: layers))
+        }
+    }
+}
+
+extension RoomMediaEngine {
+    /// Sends the padding a running probe cluster asks for (`ProbeController`),
+    /// as padding-only packets on an RTX stream of the subscriber (how
+    /// libwebrtc probes: receivers drop them after counting them in
+    /// transport-cc feedback). A subscriber without RTX is not probed.
+    func sendProbes(now: Instant, transmit: TransmitQueue) {
+        for (id, link) in links {
+            guard let probe = link.probes.poll(now: now), probe.bytes > 0 else { continue }
+            guard let s = subscriptions.values.first(where: { $0.transportID == id && $0.rtxSSRC != nil }),
+                let rtxSSRC = s.rtxSSRC, let rtxPayloadType = s.rtxPayloadType, let transport = transports.transport(id),
+                transport.state == .connected, let destination = transport.selectedAddress
+            else { continue }
+            var remaining = probe.bytes
+            while remaining > 0 {
+                let padding = min(remaining, RTXPacket.paddingRange.upperBound)
+                remaining -= padding
+                let number = link.nextTransportSequenceNumber()
+                var egress = EgressHeaderExtensions()
+                if let ext = egressExtensionIDs.transportWideSequenceNumber { egress.transportSequenceNumber = (ext, number) }
+                let sequence = s.rtxSequenceNumber
+                var sent = 0
+                transmit.send(to: destination) { slot in
+                    guard
+                        let length = RTXPacket.makePadding(
+                            in: slot, rtxSSRC: rtxSSRC, sequenceNumber: sequence, payloadType: rtxPayloadType, timestamp: 0,
+                            paddingBytes: padding),
+                        let header = try? RTPHeader(
+                            parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: slot[0..<length]))),
+                        slot.count >= length + egress.blockLength + SRTPSession.rtpTrailerRoom,
+                        let out = egress.write(into: slot, length: length, header: header),
+                        let result = transport.protectRTP(slot, length: out), result.to == destination
+                    else { return 0 }
+                    sent = result.length
+                    return sent
+                }
+                guard sent > 0 else { break }
+                s.rtxSequenceNumber &+= 1
+                link.sent(number, size: sent, at: now, kind: .probe)
+                counters.probeBytesSent &+= UInt64(padding)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Forwarding
 import ICE
 import Negotiation
 import NetIO
@@ -30,7 +31,7 @@ extension RoomMediaEngine {
             guard let track = tracks[TrackKey(room: room, trackID: trackID)] else { return ignored() }
             removeTrack(track)
         case .forward(let room, let trackID, let subscriber, let outgoingTrack):
-            forward(TrackKey(room: room, trackID: trackID), to: subscriber, as: outgoingTrack)
+            forward(TrackKey(room: room, trackID: trackID), to: subscriber, as: outgoingTrack, now: now)
         case .stopForward(let room, let trackID, let subscriber):
             let key = SubscriptionKey(track: TrackKey(room: room, trackID: trackID), subscriber: subscriber)
             guard let s = subscriptions[key] else { return ignored() }
@@ -39,6 +40,7 @@ extension RoomMediaEngine {
             let key = SubscriptionKey(track: TrackKey(room: room, trackID: trackID), subscriber: subscriber)
             guard let s = subscriptions[key] else { return ignored() }
             s.preference = preference
+            if let id = s.transportID { links[id]?.allocationNeeded = true }
         case .releaseParticipant(_, let participant):
             release(participant, now: now, transmit: transmit)
         }
@@ -108,12 +110,16 @@ extension RoomMediaEngine {
         publisherRoutes[track.publisher]?.remove(track)
     }
 
-    private func forward(_ key: TrackKey, to subscriber: ParticipantID, as outgoingTrack: OutgoingTrack) {
+    private func forward(_ key: TrackKey, to subscriber: ParticipantID, as outgoingTrack: OutgoingTrack, now: Instant) {
         guard let track = tracks[key] else { return ignored() }
         let subscriptionKey = SubscriptionKey(track: key, subscriber: subscriber)
         if let old = subscriptions[subscriptionKey] { removeSubscription(old) }
         let s = Subscription(
             key: subscriptionKey, outgoing: outgoingTrack, transportID: transportID(of: subscriber, role: .subscriber))
+        // Until the first allocation round (within 50 ms) and before any
+        // layer is measured, the best layer the publisher sends.
+        s.simulcast?.setTarget(LayerTarget(spatial: SimulcastForwarder.maximumSpatialLayers - 1), now: now)
+        if let id = s.transportID { links[id]?.allocationNeeded = true }
         subscriptions[subscriptionKey] = s
         outgoing[OutgoingKey(subscriber: subscriber, ssrc: s.outgoingSSRC)] = s
         track.subscriptions.append(s)

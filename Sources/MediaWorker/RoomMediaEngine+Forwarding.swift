@@ -1,5 +1,6 @@
 import Codecs
 import Forwarding
+import LossRecovery
 import NetIO
 import PeerSession
 import RTP
@@ -13,29 +14,66 @@ import Wire
 
 extension RoomMediaEngine {
     /// One decrypted RTP packet from transport `id`, in `buffer[0..<length]`.
-    /// The buffer is read only: every subscriber's copy is rewritten in its
-    /// own transmit slot.
+    /// Every subscriber's copy is rewritten in its own transmit slot; the
+    /// buffer itself is changed only to restore an RTX packet to the
+    /// original it repairs.
     func handleRTP(
         from id: TransportID, length: Int, in buffer: UnsafeMutableRawBufferPointer, now: Instant, transmit: TransmitQueue
     ) {
         counters.rtpPacketsIn &+= 1
         counters.rtpBytesIn &+= UInt64(length)
         guard length <= buffer.count else { return counters.dropped.malformed &+= 1 }
-        let packet = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
-        let header: RTPHeader
-        do { header = try RTPHeader(parsing: RawSpan(_unsafeBytes: packet)) } catch {
+        var header: RTPHeader
+        do { header = try RTPHeader(parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[0..<length]))) } catch
+        {
             return counters.dropped.malformed &+= 1
         }
         guard let routes = routesByTransport[id] else { return counters.dropped.unknownSource &+= 1 }
         // Every packet counts for transport-cc feedback, RTX and padding
         // probes included (the publisher's probing depends on them).
         if let ccID = routes.transportCCExtensionID,
-            let range = header.extensionValueRange(id: ccID, in: RawSpan(_unsafeBytes: packet)), range.count == 2
+            let range = header.extensionValueRange(
+                id: ccID, in: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[0..<length]))),
+            range.count == 2
         {
-            let number = UInt16(packet[range.lowerBound]) << 8 | UInt16(packet[range.lowerBound + 1])
+            let number = UInt16(buffer[range.lowerBound]) << 8 | UInt16(buffer[range.lowerBound + 1])
             routes.feedback.record(transportSequenceNumber: number, arrival: now)
         }
-        guard let (track, layer) = resolveTrack(header, packet: packet, routes: routes) else { return }
+        guard let route = resolveTrack(header, packet: UnsafeRawBufferPointer(rebasing: buffer[0..<length]), routes: routes)
+        else { return }
+        var packetLength = length
+        let track: IncomingTrack
+        let layer: Int
+        var isRetransmission = false
+        switch route {
+        case .media(let t, let l):
+            (track, layer) = (t, l)
+        case .retransmission(let t, let l):
+            // RFC 4588 section 4: an answer to our NACK. Restored in place to
+            // the packet it repairs, it continues as that packet (late).
+            guard let l, let ssrc = t.layers[l].ssrc, let original = t.repairedPayloadTypes[header.payloadType],
+                let restored = RTXPacket.unwrap(
+                    in: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]), length: length, originalSSRC: ssrc,
+                    originalPayloadType: original),
+                let parsed = try? RTPHeader(
+                    parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[0..<restored.length])))
+            else { return counters.dropped.retransmission &+= 1 }
+            (track, layer) = (t, l)
+            packetLength = restored.length
+            header = parsed
+            isRetransmission = true
+            counters.retransmissionsReceived &+= 1
+        }
+        handleMedia(
+            UnsafeRawBufferPointer(rebasing: buffer[0..<packetLength]), header: header, track: track, layer: layer,
+            isRetransmission: isRetransmission, now: now, transmit: transmit)
+    }
+
+    /// A media packet of spatial layer `layer` of `track`.
+    private func handleMedia(
+        _ packet: UnsafeRawBufferPointer, header: RTPHeader, track: IncomingTrack, layer: Int, isRetransmission: Bool,
+        now: Instant, transmit: TransmitQueue
+    ) {
         guard let format = track.formats[header.payloadType] else {
             return counters.dropped.unknownPayloadType &+= 1
         }
@@ -43,22 +81,25 @@ extension RoomMediaEngine {
             track.layers[layer].reception = ReceptionStatistics(ssrc: header.ssrc, clockRate: format.clockRate)
             track.layers[layer].keyframeRequests.mediaSSRC = header.ssrc
             track.layers[layer].ssrc = header.ssrc
+            track.layers[layer].nack = NACKGenerator()
         }
         _ = track.layers[layer].reception?.record(
             sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: now)
-        track.layers[layer].lastArrival = now
+        track.layers[layer].nack.received(
+            sequenceNumber: header.sequenceNumber, arrival: now, isRetransmission: isRetransmission)
+        if !isRetransmission, header.payloadLength > 0 { track.layers[layer].lastArrival = now }
 
         // What a decoder needs to know of the payload: the keyframe start
-        // (the only place a subscriber can begin) and, for VP8, the picture
-        // ID and TL0PICIDX fields the rewriter keeps continuous and the
-        // temporal layer.
+        // (the only place a subscriber can begin or switch layers) and,
+        // for VP8, the picture ID and TL0PICIDX fields the rewriter keeps
+        // continuous and the temporal layer.
         var vp8: VP8PayloadDescriptor?
         let isSwitchPoint: Bool
         let payload = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: packet[header.payloadRange]))
         switch format.codec {
         case .opus:
             isSwitchPoint = true
-            if let levelID = track.description.headerExtensions.audioLevel,
+            if !isRetransmission, let levelID = track.description.headerExtensions.audioLevel,
                 let range = header.extensionValueRange(id: levelID, in: RawSpan(_unsafeBytes: packet)), range.count >= 1
             {
                 track.audioLevels.record(dBov: packet[range.lowerBound] & 0x7F)
@@ -79,7 +120,11 @@ extension RoomMediaEngine {
                 isSwitchPoint = false
                 break
             }
-            do { isSwitchPoint = try H264PayloadDescriptor(parsing: payload).isKeyframe } catch {
+            // A subscriber can start only at an IDR whose SPS and PPS it has.
+            do {
+                let descriptor = try H264PayloadDescriptor(parsing: payload)
+                isSwitchPoint = track.layers[layer].h264.isDecoderRefresh(descriptor, timestamp: header.timestamp)
+            } catch {
                 return counters.dropped.malformed &+= 1
             }
         case .video:
@@ -88,38 +133,60 @@ extension RoomMediaEngine {
             // keyframe if it cannot decode).
             isSwitchPoint = true
         }
-        track.bitrates.record(
-            spatial: layer, temporal: Int(vp8?.temporalLayerID ?? 0), payloadBytes: header.payloadLength, now: now)
+        if !isRetransmission {
+            track.bitrates.record(
+                spatial: layer, temporal: Int(vp8?.temporalLayerID ?? 0), payloadBytes: header.payloadLength, now: now)
+        }
+        if header.payloadLength > 0 {
+            track.retransmissions.store(packet, ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, arrival: now)
+        }
         if track.subscriptions.isEmpty { return }
         let source = SourcePacket(header: header, vp8: vp8, isSwitchPoint: isSwitchPoint)
 
         for s in track.subscriptions {
-            guard s.selectedLayer(of: track, now: now) == layer else {
-                counters.dropped.otherLayer &+= 1
-                continue
+            let decision: ForwardDecision
+            if s.simulcast != nil {
+                let outcome = s.simulcast?.handle(SimulcastPacket(source: source, spatialLayer: layer), arrival: now)
+                if let k = outcome?.keyframeRequest {
+                    requestKeyframe(.pli, of: track, layer: k, now: now, transmit: transmit)
+                }
+                if let reason = outcome?.selectorDrop {
+                    counters.dropped.count(reason)
+                    continue
+                }
+                decision = outcome?.decision ?? .drop(.notForwarded)
+            } else {
+                guard !s.isPaused, !s.isAudioPaused else {
+                    counters.dropped.paused &+= 1
+                    continue
+                }
+                decision = s.rewriter.rewrite(source, arrival: now)
             }
-            forward(packet, header: header, source: source, vp8: vp8, to: s, now: now, transmit: transmit)
+            switch decision {
+            case .drop(let reason): counters.dropped.count(reason)
+            case .forward(let rewrite):
+                guard send(packet, header: header, vp8: vp8, rewrite: rewrite, to: s, now: now, transmit: transmit)
+                else { continue }
+                s.history.record(rewrite, sourceSSRC: header.ssrc, sourceSequenceNumber: header.sequenceNumber)
+                s.sendStatistics.record(timestamp: rewrite.timestamp, payloadOctets: header.payloadLength, sentAt: now)
+                counters.forwarded &+= 1
+            }
         }
     }
 
-    /// The track and spatial layer `header`'s packet belongs to, learning
-    /// SSRCs from the mid/rid extensions (RFC 9143 section 15, RFC 8852
-    /// section 3); nil (counted) when it is not one to forward.
+    /// A route for `header`'s packet, learning SSRCs from the mid/rid
+    /// extensions (RFC 9143 section 15, RFC 8852 section 3); nil (counted)
+    /// when it is not one to forward.
     private func resolveTrack(
         _ header: RTPHeader, packet: UnsafeRawBufferPointer, routes: PublisherRoutes
-    )
-        -> (IncomingTrack, Int)?
-    {
+    ) -> PublisherRoutes.Route? {
         if let route = routes.bySSRC[header.ssrc] {
-            switch route {
-            case .media(let t, let layer):
-                if t.retransmissionPayloadTypes.contains(header.payloadType) { break }
-                return (t, layer)
-            case .retransmission:
-                break
+            if case .media(let t, _) = route, t.retransmissionPayloadTypes.contains(header.payloadType) {
+                // An RTX payload type on a media SSRC: not RFC 4588.
+                counters.dropped.retransmission &+= 1
+                return nil
             }
-            counters.dropped.retransmission &+= 1
-            return nil
+            return route
         }
         let bytes = RawSpan(_unsafeBytes: packet)
         guard let midID = routes.midExtensionID, let mid = header.mid(id: midID, in: bytes),
@@ -132,9 +199,9 @@ extension RoomMediaEngine {
         // section 3.2) naming the layer they repair.
         if track.retransmissionPayloadTypes.contains(header.payloadType) {
             let layer = routes.repairedRIDExtensionID.flatMap { header.rid(id: $0, in: bytes) }.flatMap(track.layerIndex(rid:))
-            routes.bySSRC[header.ssrc] = .retransmission(track, layer: layer ?? (track.layers.count == 1 ? 0 : nil))
-            counters.dropped.retransmission &+= 1
-            return nil
+            let route = PublisherRoutes.Route.retransmission(track, layer: layer ?? (track.layers.count == 1 ? 0 : nil))
+            routes.bySSRC[header.ssrc] = route
+            return route
         }
         let layer: Int
         if track.layers.first?.rid != nil {
@@ -156,33 +223,24 @@ extension RoomMediaEngine {
         } else {
             layer = 0
         }
-        routes.bySSRC[header.ssrc] = .media(track, layer: layer)
-        return (track, layer)
+        let route = PublisherRoutes.Route.media(track, layer: layer)
+        routes.bySSRC[header.ssrc] = route
+        return route
     }
 
-    /// Rewrites a copy of `packet` for subscription `s` in a transmit slot,
-    /// protects it there and queues it.
-    private func forward(
-        _ packet: UnsafeRawBufferPointer, header: RTPHeader, source: SourcePacket, vp8: VP8PayloadDescriptor?,
-        to s: Subscription, now: Instant, transmit: TransmitQueue
-    ) {
-        guard !s.isPaused else { return counters.dropped.paused &+= 1 }
+    /// Rewrites a copy of `packet` for subscription `s` in a transmit slot
+    /// (header values, payload type, our header extensions; on the RTX
+    /// stream when `retransmission` and RTX was negotiated), protects it
+    /// there and queues it. Returns whether it went out.
+    func send(
+        _ packet: UnsafeRawBufferPointer, header: RTPHeader, vp8: VP8PayloadDescriptor?, rewrite: RTPRewrite,
+        to s: Subscription, retransmission: Bool = false, now: Instant, transmit: TransmitQueue
+    ) -> Bool {
         guard let id = s.transportID, let transport = transports.transport(id), transport.state == .connected,
             let destination = transport.selectedAddress
-        else { return counters.dropped.subscriberNotConnected &+= 1 }
-        let rewrite: RTPRewrite
-        switch s.rewriter.rewrite(source, arrival: now) {
-        case .drop(.notCurrentSource) where s.rewriter.currentSource != source.ssrc:
-            // The subscription cannot start (or follow a new source) before
-            // a keyframe: a new subscriber, or one whose transport connected
-            // after the publisher's last keyframe, would otherwise wait for
-            // the next periodic one, or forever. Ask the publisher (throttled
-            // per track).
-            counters.dropped.count(.notCurrentSource)
-            requestKeyframe(.pli, subscriber: s.key.subscriber, outgoingSSRC: s.outgoingSSRC, now: now, transmit: transmit)
-            return
-        case .drop(let reason): return counters.dropped.count(reason)
-        case .forward(let r): rewrite = r
+        else {
+            counters.dropped.subscriberNotConnected &+= 1
+            return false
         }
         let length = packet.count
         let payloadType = s.payloadType
@@ -201,25 +259,42 @@ extension RoomMediaEngine {
         if let ext = egressExtensionIDs.absoluteSendTime {
             egress.absoluteSendTime = (ext, AbsoluteSendTime(nanoseconds: UInt64(max(now.nanoseconds, 0))).rawValue)
         }
+        let rtx: (ssrc: SSRC, sequenceNumber: UInt16, payloadType: PayloadType)? =
+            retransmission
+            ? s.rtxSSRC.flatMap { ssrc in s.rtxPayloadType.map { (ssrc, s.rtxSequenceNumber, $0) } } : nil
         var sent = 0
         transmit.send(to: destination) { slot in
-            guard length + SRTPSession.rtpTrailerRoom + egress.blockLength <= slot.count else { return 0 }
+            let room = SRTPSession.rtpTrailerRoom + egress.blockLength + RTXPacket.originalSequenceNumberLength
+            guard length + room <= slot.count else { return 0 }
             slot.copyMemory(from: packet)
             let bytes = MutableBytes(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length]))
             guard rewrite.apply(to: bytes, header: header, vp8: vp8),
                 RTPHeaderRewriter.setPayloadType(payloadType, in: bytes),
-                let outLength = egress.write(into: slot, length: length, header: header)
+                var outLength = egress.write(into: slot, length: length, header: header)
             else { return 0 }
+            if let rtx {
+                guard
+                    let wrapped = RTXPacket.wrap(
+                        in: slot, length: outLength, rtxSSRC: rtx.ssrc, rtxSequenceNumber: rtx.sequenceNumber,
+                        rtxPayloadType: rtx.payloadType)
+                else { return 0 }
+                outLength = wrapped
+            }
             guard let result = transport.protectRTP(slot, length: outLength), result.to == destination
             else { return 0 }
             sent = result.length
             return result.length
         }
-        guard sent > 0 else { return counters.dropped.sendFailed &+= 1 }
-        if let link, let number = transportSequence { link.sent(number, size: sent, at: now, kind: .media) }
-        s.sendStatistics.record(timestamp: rewrite.timestamp, payloadOctets: header.payloadLength, sentAt: now)
-        counters.forwarded &+= 1
+        guard sent > 0 else {
+            counters.dropped.sendFailed &+= 1
+            return false
+        }
+        if rtx != nil { s.rtxSequenceNumber &+= 1 }
+        if let link, let number = transportSequence {
+            link.sent(number, size: sent, at: now, kind: retransmission ? .retransmission : .media)
+        }
         counters.rtpPacketsOut &+= 1
         counters.rtpBytesOut &+= UInt64(sent)
+        return true
     }
 }

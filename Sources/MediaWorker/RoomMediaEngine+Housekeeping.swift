@@ -22,7 +22,10 @@ extension RoomMediaEngine {
         nextHousekeeping = now + Self.housekeepingInterval
         for track in tracks.values { track.bitrates.poll(now: now) }
         sendTransportFeedback(now: now, transmit: transmit)
+        sendPublisherNACKs(now: now, transmit: transmit)
+        tickForwarders(now: now, transmit: transmit)
         allocateBandwidth(now: now, transmit: transmit)
+        sendProbes(now: now, transmit: transmit)
         if now >= nextSpeakerRound {
             nextSpeakerRound = now + Self.speakerInterval
             updateActiveSpeakers(now: now)
@@ -37,6 +40,26 @@ extension RoomMediaEngine {
             let feedback = routes.feedback.makeFeedback(mediaSSRC: media, now: now)
             for f in feedback where sendRTCP(RTCPCompoundPacket.serialize([.transportLayerCC(f)]), to: id, transmit: transmit) {
                 counters.transportFeedbackSent &+= 1
+            }
+        }
+    }
+
+    /// Lets every video subscription notice a silent layer even when no
+    /// other layer's packet arrives (`SimulcastForwarder.tick`).
+    private func tickForwarders(now: Instant, transmit: TransmitQueue) {
+        for track in tracks.values where track.isVideo {
+            for s in track.subscriptions {
+                let layers = track.layers
+                if let k = s.simulcast?.tick(
+                    now: now, lastArrival: { i in layers.indices.contains(i) ? layers[i].lastArrival : nil })
+                {
+                    requestKeyframe(.pli, of: track, layer: k, now: now, transmit: transmit)
+                }
+                if let f = s.simulcast, f.switchesCompleted > s.switchesCounted {
+                    counters.layerSwitches &+= UInt64(f.switchesCompleted - s.switchesCounted)
+                    s.switchesCounted = f.switchesCompleted
+                    if let latency = f.lastSwitchLatency { counters.layerSwitchLatency.record(latency) }
+                }
             }
         }
     }

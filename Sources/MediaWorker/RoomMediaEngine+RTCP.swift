@@ -1,7 +1,10 @@
+import Codecs
 import Forwarding
+import LossRecovery
 import NetIO
 import PeerSession
 import RTCP
+import RTP
 import RTPStreams
 import Rooms
 import Wire
@@ -34,6 +37,11 @@ extension RoomMediaEngine {
                 else { continue }
                 track.layers[layer].reception?.recordSenderReport(sr.senderInfo, arrival: now)
                 track.layers[layer].senderReport = (sr.senderInfo.ntpTimestamp, sr.senderInfo.rtpTimestamp)
+                for s in track.subscriptions {
+                    s.simulcast?.senderReport(
+                        spatialLayer: layer, ssrc: sr.ssrc, ntp: sr.senderInfo.ntpTimestamp,
+                        rtpTimestamp: sr.senderInfo.rtpTimestamp)
+                }
             case .transportLayerCC(let feedback) where key.role == .subscriber:
                 links[id]?.transportFeedback(feedback, now: now)
             case .receiverEstimatedMaximumBitrate(let remb) where key.role == .subscriber:
@@ -44,6 +52,9 @@ extension RoomMediaEngine {
                 for block in rr.reports where outgoing[OutgoingKey(subscriber: key.participant, ssrc: block.ssrc)] != nil {
                     links[id]?.receiverReportLoss(fractionLost: block.fractionLost, now: now)
                 }
+            case .transportLayerNACK(let nack) where key.role == .subscriber:
+                counters.nacksReceived &+= 1
+                retransmit(nack, subscriber: key.participant, transport: id, now: now, transmit: transmit)
             case .pictureLossIndication(let pli) where key.role == .subscriber:
                 requestKeyframe(.pli, subscriber: key.participant, outgoingSSRC: pli.mediaSSRC, now: now, transmit: transmit)
             case .fullIntraRequest(let fir) where key.role == .subscriber:
@@ -68,7 +79,9 @@ extension RoomMediaEngine {
         guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: outgoingSSRC)], let track = tracks[s.key.track]
         else { return }
         // The layer the subscriber decodes now, else the one it waits for.
-        let layer = s.rewriter.currentSource.flatMap(track.layerIndex(ssrc:)) ?? s.selectedLayer(of: track, now: now) ?? 0
+        let layer =
+            s.currentSource.flatMap(track.layerIndex(ssrc:)) ?? s.simulcast?.pendingSpatialLayer ?? s.simulcast?.target?.spatial
+            ?? 0
         requestKeyframe(kind, of: track, layer: layer, now: now, transmit: transmit)
     }
 
@@ -100,6 +113,83 @@ extension RoomMediaEngine {
         // Browsers negotiate a=rtcp-rsize; the one-packet compound is also
         // what they send themselves.
         sendRTCP(RTCPCompoundPacket.serialize([packet]), to: publisherTransport, transmit: transmit)
+    }
+
+    // MARK: Loss recovery
+
+    /// Answers a subscriber's NACK (RFC 4585 section 6.2.1) from the
+    /// track's retransmission buffer, through the subscription's history of
+    /// what each outgoing sequence number was: the same rewrite again, on
+    /// the RTX stream where negotiated (RFC 4588). A rate limit per
+    /// subscriber transport and a once-per-RTT rule per packet keep a NACK
+    /// storm from multiplying traffic.
+    private func retransmit(
+        _ nack: TransportLayerNACK, subscriber: ParticipantID, transport id: TransportID, now: Instant,
+        transmit: TransmitQueue
+    ) {
+        guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: nack.mediaSSRC)], let track = tracks[s.key.track],
+            let link = links[id]
+        else { return }
+        let video = track.isVideo
+        for pair in nack.pairs {
+            for n in pair.lostSequenceNumbers {
+                guard let entry = s.history.lookup(outgoingSequenceNumber: n) else {
+                    counters.retransmissionsUnavailable &+= 1
+                    continue
+                }
+                let sent: Bool? = track.retransmissions.withPacket(
+                    ssrc: entry.sourceSSRC, sequenceNumber: entry.sourceSequenceNumber, now: now
+                ) { packet in
+                    guard
+                        link.limiter.shouldRetransmit(
+                            ssrc: s.outgoingSSRC, sequenceNumber: n, bytes: packet.count, now: now,
+                            roundTripTime: link.estimator.roundTripTime)
+                    else {
+                        counters.retransmissionsLimited &+= 1
+                        return false
+                    }
+                    guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: packet)) else { return false }
+                    var vp8: VP8PayloadDescriptor?
+                    if video, header.payloadLength > 0 {
+                        vp8 = try? VP8PayloadDescriptor(
+                            parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: packet[header.payloadRange])))
+                    }
+                    return send(
+                        packet, header: header, vp8: track.formats[header.payloadType]?.codec == .video(.vp8) ? vp8 : nil,
+                        rewrite: entry.rewrite, to: s, retransmission: true, now: now, transmit: transmit)
+                }
+                switch sent {
+                case true?: counters.retransmissionsSent &+= 1
+                case false?: break
+                case nil: counters.retransmissionsUnavailable &+= 1
+                }
+            }
+        }
+    }
+
+    /// NACKs to publishers for what their layers lost (retries bounded by
+    /// `NACKGenerator`), and a keyframe request where a gap is beyond
+    /// repair.
+    func sendPublisherNACKs(now: Instant, transmit: TransmitQueue) {
+        for track in tracks.values where track.isVideo {
+            guard let publisherTransport = transportID(of: track.publisher, role: .publisher) else { continue }
+            for layer in track.layers.indices {
+                guard let ssrc = track.layers[layer].ssrc, let due = track.layers[layer].nack.nextDeadline, due <= now
+                else { continue }
+                let request = track.layers[layer].nack.poll(now: now, roundTripTime: nil)
+                if !request.sequenceNumbers.isEmpty {
+                    let nack = TransportLayerNACK(
+                        senderSSRC: configuration.reporterSSRC, mediaSSRC: ssrc,
+                        lostSequenceNumbers: request.sequenceNumbers)
+                    if sendRTCP(
+                        RTCPCompoundPacket.serialize([.transportLayerNACK(nack)]), to: publisherTransport, transmit: transmit)
+                    {
+                        counters.nacksSent &+= 1
+                    }
+                }
+                if request.keyframeNeeded { requestKeyframe(.pli, of: track, layer: layer, now: now, transmit: transmit) }
+            }
+        }
     }
 
     // MARK: Reports

@@ -1,4 +1,5 @@
 import BandwidthEstimation
+import LossRecovery
 import RTCP
 import Wire
 
@@ -12,6 +13,9 @@ final class SubscriberLink {
     var history = SentPacketHistory(firstSequenceNumber: 1)
     var estimator = SendSideBandwidthEstimator()
     var probes = ProbeController()
+    /// Bounds retransmissions to this subscriber (a NACK storm cannot
+    /// multiply traffic).
+    var limiter = RetransmissionRateLimiter.video()
     let allocator = BandwidthAllocator()
     /// When the allocation last ran; it runs every `allocationInterval` and
     /// at once when the subscriber's tracks or preferences change.
