@@ -102,7 +102,12 @@ let package = Package(
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
         protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX"]),
-        .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX", "BotMedia"],
+        .executableTarget(
+            name: "RoomBot",
+            dependencies: [
+                "Wire", "CShim", "COpus", "CVPX", "BotMedia", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
+                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP",
+            ],
                           swiftSettings: swiftSettings),
 
         // Benchmarks (Scripts/bench-*), never part of a test run.
@@ -120,7 +125,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot"]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
         testTarget(
             "MediaWorkerTests",

@@ -1,0 +1,262 @@
+import DTLS
+import Foundation
+import ICE
+import Negotiation
+import NetIO
+import PeerSession
+import RTCP
+import RTP
+import SDP
+import Signaling
+import Wire
+
+/// One simulated participant: its room WebSocket, a publisher transport
+/// (publishers) or a subscriber transport (subscribers), and its record.
+///
+/// Room protocol (docs/PROTOCOL.md): `join` with a locally minted token;
+/// publishers send `publish` with a `ClientOfferBuilder` offer and apply
+/// the `publish-answer`; subscribers answer each `subscriber-offer` with a
+/// `ClientAnswerBuilder` answer, echoing `version`.
+final class Bot {
+    let record: BotRecord
+    let context: BotContext
+    var signaling: SignalingClient?
+    var publisher: BotTransport?
+    var subscriber: BotTransport?
+    private var offerBuilder: ClientOfferBuilder?
+    private var pendingOffer: SessionDescription?
+    private var publication: ClientPublication?
+    private var answerBuilder: ClientAnswerBuilder?
+    private var mediaSource: BotMediaSource?
+    private var sinks: [SSRC: BotMediaSink] = [:]
+    private var announced: [SSRC: AnnouncedTrack] = [:]
+    private var random = SystemRandomNumberGenerator()
+    private(set) var leaving = false
+
+    init(record: BotRecord, context: BotContext) {
+        self.record = record
+        self.context = context
+    }
+
+    func start(now: Instant) {
+        record.startedAt = now
+        do {
+            signaling = try SignalingClient(
+                to: context.server, host: context.hostHeader, path: context.options.path, random: &random)
+        } catch {
+            record.error("connect")
+        }
+    }
+
+    // MARK: Signalling
+
+    func handle(_ events: [SignalingClient.Event], now: Instant) {
+        for e in events {
+            switch e {
+            case .opened: sendJoin()
+            case .text(let t): handleMessage(t, now: now)
+            case .closed(let reason):
+                if !leaving { record.error(reason.hasPrefix("connect") ? "connect" : "signaling_closed") }
+            }
+        }
+    }
+
+    private func sendJoin() {
+        let grants =
+            record.role == .publisher
+            ? AccessTokenGrants(publish: true) : AccessTokenGrants(subscribe: true)
+        let nowSeconds = Int64(Date().timeIntervalSince1970)
+        let claims = AccessTokenClaims(
+            issuer: context.options.key, subject: record.identity, notBefore: nowSeconds - 5,
+            expiresAt: nowSeconds + 24 * 3600, room: record.room, grants: grants)
+        send(["type": "join", "token": AccessToken.mint(claims: claims, secret: context.options.secret)])
+    }
+
+    private func send(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else { return }
+        signaling?.send(text: String(decoding: data, as: UTF8.self))
+    }
+
+    private func handleMessage(_ text: String, now: Instant) {
+        guard let data = text.data(using: .utf8),
+            let message = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let type = message["type"] as? String
+        else {
+            record.error("bad_server_message")
+            return
+        }
+        switch type {
+        case "joined":
+            record.joinedAt = now
+            if record.role == .publisher { startPublishing(now: now) }
+        case "publish-answer":
+            guard let sdp = message["sdp"] as? String else { return record.error("bad_server_message") }
+            applyPublishAnswer(sdp, now: now)
+        case "subscriber-offer":
+            guard let sdp = message["sdp"] as? String, let version = message["version"] as? Int else {
+                return record.error("bad_server_message")
+            }
+            answerSubscriberOffer(sdp, version: version, now: now)
+        case "error":
+            record.error("server_" + ((message["code"] as? String) ?? "unknown"))
+        default:
+            break
+        }
+    }
+
+    // MARK: Publishing
+
+    private func startPublishing(now: Instant) {
+        let transport: BotTransport
+        do {
+            transport = try BotTransport(
+                bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+        } catch {
+            return record.error("socket")
+        }
+        publisher = transport
+        context.register(transport, for: self)
+        let local = LocalTransportParameters(
+            credentials: transport.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
+            candidates: [ICECandidate.host(transport.local)], isICELite: false)
+        var builder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+        func ssrc() -> SSRC { SSRC(UInt32.random(in: 1...UInt32.max, using: &random)) }
+        var layers: [ClientPublication.VideoLayer] = []
+        if !context.options.audioOnly {
+            let rids: [RID?] = context.options.simulcast ? ["q", "h", "f"] : [nil]
+            layers = rids.map { ClientPublication.VideoLayer(rid: $0, ssrc: ssrc(), rtxSSRC: ssrc()) }
+        }
+        let p = ClientPublication(
+            audioSSRC: ssrc(), videoLayers: layers, streamID: record.identity, cname: record.identity)
+        let offer = builder.publishOffer(p)
+        offerBuilder = builder
+        publication = p
+        pendingOffer = offer
+        send(["type": "publish", "sdp": offer.text])
+    }
+
+    private func applyPublishAnswer(_ sdp: String, now: Instant) {
+        guard let builder = offerBuilder, let offer = pendingOffer, let publication, let publisher else { return }
+        do {
+            let answer = try builder.applyAnswer(try SessionDescription.parse(sdp), to: offer)
+            record.publishAnsweredAt = now
+            record.tracksPublished = answer.sections.filter(\.accepted).count
+            let t = answer.transport
+            publisher.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
+            let audio = answer.sections.first { $0.kind == .audio && $0.accepted }
+            let video = answer.sections.first { $0.kind == .video && $0.accepted }
+            let plan = BotMediaPlan(
+                publication: publication, audioPayloadType: ClientOfferBuilder.audioPayloadType,
+                videoPayloadType: ClientOfferBuilder.videoPayloadType,
+                videoRTXPayloadType: ClientOfferBuilder.videoRTXPayloadType, audioExtensions: audio?.extensions,
+                videoExtensions: video?.extensions, videoRIDs: video?.receivedRIDs ?? [], audioMID: audio?.mid,
+                videoMID: video?.mid)
+            mediaSource = context.media.makeSource(for: plan)
+        } catch {
+            record.error("publish_answer_refused")
+        }
+    }
+
+    // MARK: Subscribing
+
+    private func answerSubscriberOffer(_ sdp: String, version: Int, now: Instant) {
+        if subscriber == nil {
+            do {
+                let t = try BotTransport(
+                    bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+                subscriber = t
+                context.register(t, for: self)
+                let local = LocalTransportParameters(
+                    credentials: t.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
+                    candidates: [ICECandidate.host(t.local)], isICELite: false)
+                answerBuilder = ClientAnswerBuilder(
+                    sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+            } catch {
+                return record.error("socket")
+            }
+        }
+        guard var builder = answerBuilder, let subscriber else { return }
+        do {
+            let answer = try builder.makeAnswer(to: try SessionDescription.parse(sdp))
+            answerBuilder = builder
+            send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
+            record.subscriberOffersAnswered += 1
+            record.tracksAnnounced = answer.tracks.count
+            announced = [:]
+            for track in answer.tracks {
+                guard let ssrc = track.ssrc else { continue }
+                announced[ssrc] = track
+                if sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { sinks[ssrc] = sink }
+            }
+            let t = answer.transport
+            subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
+        } catch {
+            record.error("subscriber_offer_refused")
+        }
+    }
+
+    // MARK: Media
+
+    /// A decrypted datagram from one of our transports.
+    func received(_ kind: ReceivedDatagram, _ bytes: UnsafeMutableRawBufferPointer, at arrival: Instant) {
+        guard case .rtp = kind else { return }
+        let raw = UnsafeRawBufferPointer(bytes)
+        guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
+            return record.error("bad_rtp")
+        }
+        guard let track = announced[header.ssrc] else { return }  // RTX or not yet announced
+        var stats = record.tracks[header.ssrc] ?? TrackStats(track: track, ssrc: header.ssrc)
+        _ = stats.reception.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
+        stats.bytes &+= UInt64(raw.count)
+        if stats.firstPacketAt == nil { stats.firstPacketAt = arrival }
+        stats.lastPacketAt = arrival
+        record.tracks[header.ssrc] = stats
+        if record.firstMediaAt == nil { record.firstMediaAt = arrival }
+        sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival)
+    }
+
+    /// Timers of both transports, then whatever media is due.
+    func tick(now: Instant) {
+        if let p = publisher {
+            p.tick(now: now)
+            if record.publisherConnectedAt == nil, let at = p.connectedAt { record.publisherConnectedAt = at }
+            if let f = p.failure, !leaving, !publisherFailureCounted {
+                publisherFailureCounted = true
+                record.error("publisher_transport: \(f)")
+            }
+            if p.isConnected, let source = mediaSource {
+                context.sendBuffer.withUnsafeMutableBytes { buffer in
+                    // Room for the SRTP trailer after the packet.
+                    let room = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(buffer.count - 32)])
+                    while let n = source.nextPacket(into: room, now: now) {
+                        p.sendMedia(buffer, length: n)
+                    }
+                }
+            }
+        }
+        if let s = subscriber {
+            s.tick(now: now)
+            if record.subscriberConnectedAt == nil, let at = s.connectedAt { record.subscriberConnectedAt = at }
+            if let f = s.failure, !leaving, !subscriberFailureCounted {
+                subscriberFailureCounted = true
+                record.error("subscriber_transport: \(f)")
+            }
+        }
+    }
+
+    private var publisherFailureCounted = false
+    private var subscriberFailureCounted = false
+
+    var nextDeadline: Instant? {
+        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline()].compactMap { $0 }.min()
+    }
+
+    func leave(now: Instant) {
+        guard !leaving else { return }
+        leaving = true
+        send(["type": "leave"])
+        signaling?.close()
+        publisher?.close(now: now)
+        subscriber?.close(now: now)
+    }
+}
