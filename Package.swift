@@ -107,7 +107,7 @@ let package = Package(
             dependencies: [
                 "Wire", "CShim", "COpus", "CVPX", "BotMedia", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
                 "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP",
-            ],
+            ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),
 
         // Benchmarks (Scripts/bench-*), never part of a test run.
@@ -125,7 +125,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire"]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
         testTarget(
             "MediaWorkerTests",
