@@ -6,6 +6,7 @@ import NetIO
 import PeerSession
 import RTCP
 import RTP
+import RTPStreams
 import SDP
 import Signaling
 import Wire
@@ -32,6 +33,12 @@ final class Bot {
     private var announced: [SSRC: AnnouncedTrack] = [:]
     private var random = SystemRandomNumberGenerator()
     private(set) var leaving = false
+    private var roundTrip = RoundTripEstimator()
+    private var sendStats: [SSRC: SendStatistics] = [:]
+    private var nextReport: Instant?
+    /// Our SSRC as a receiver, in RRs (RFC 3550 section 6.4.2).
+    private lazy var reportSSRC = SSRC(UInt32.random(in: 1...UInt32.max, using: &random))
+    static let reportInterval = Duration.seconds(1)
 
     init(record: BotRecord, context: BotContext) {
         self.record = record
@@ -198,9 +205,11 @@ final class Bot {
     // MARK: Media
 
     /// A decrypted datagram from one of our transports.
-    func received(_ kind: ReceivedDatagram, _ bytes: UnsafeMutableRawBufferPointer, at arrival: Instant) {
-        guard case .rtp = kind else { return }
+    func received(
+        _ kind: ReceivedDatagram, _ bytes: UnsafeMutableRawBufferPointer, at arrival: Instant, from transport: BotTransport
+    ) {
         let raw = UnsafeRawBufferPointer(bytes)
+        if case .rtcp = kind { return receivedRTCP(raw, at: arrival, onPublisher: transport === publisher) }
         guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
             return record.error("bad_rtp")
         }
@@ -229,11 +238,13 @@ final class Bot {
                     // Room for the SRTP trailer after the packet.
                     let room = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(buffer.count - 32)])
                     while let n = source.nextPacket(into: room, now: now) {
+                        recordSent(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), now: now)
                         p.sendMedia(buffer, length: n)
                     }
                 }
             }
         }
+        if !leaving { sendReports(now: now) }
         if let s = subscriber {
             s.tick(now: now)
             if record.subscriberConnectedAt == nil, let at = s.connectedAt { record.subscriberConnectedAt = at }
@@ -246,6 +257,79 @@ final class Bot {
 
     private var publisherFailureCounted = false
     private var subscriberFailureCounted = false
+
+    // MARK: RTCP
+
+    /// SRs from the server feed the LSR/DLSR of our RRs (subscriber); report
+    /// blocks about our SSRCs give the round-trip time (publisher).
+    private func receivedRTCP(_ raw: UnsafeRawBufferPointer, at arrival: Instant, onPublisher: Bool) {
+        guard let compound = try? RTCPCompoundPacket.parse(RawSpan(_unsafeBytes: raw)) else {
+            return record.error("bad_rtcp")
+        }
+        for packet in compound.packets {
+            var blocks: [ReceptionReport] = []
+            switch packet {
+            case .senderReport(let sr):
+                blocks = sr.reports
+                if !onPublisher, var stats = record.tracks[sr.ssrc] {
+                    stats.reception.recordSenderReport(sr.senderInfo, arrival: arrival)
+                    record.tracks[sr.ssrc] = stats
+                }
+            case .receiverReport(let rr): blocks = rr.reports
+            default: break
+            }
+            guard onPublisher else { continue }
+            for block in blocks where sendStats[block.ssrc] != nil {
+                if let rtt = roundTrip.roundTrip(block, arrival: arrival) {
+                    record.rttMilliseconds.append(Double(rtt.nanoseconds) / 1e6)
+                }
+            }
+        }
+    }
+
+    private func recordSent(_ packet: UnsafeRawBufferPointer, now: Instant) {
+        guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: packet)) else { return }
+        let clockRate: UInt32 = header.ssrc == publication?.audioSSRC ? 48000 : 90000
+        var stats = sendStats[header.ssrc] ?? SendStatistics(ssrc: header.ssrc, clockRate: clockRate)
+        stats.record(header: header, sentAt: now)
+        sendStats[header.ssrc] = stats
+    }
+
+    /// Once a second: an SR per SSRC we sent on (publisher), an RR with a
+    /// block per received track (subscriber); RFC 3550 section 6.4.
+    private func sendReports(now: Instant) {
+        if let next = nextReport, now < next { return }
+        nextReport = now + Self.reportInterval
+        if let p = publisher, p.isConnected {
+            let ntp = RoundTripEstimator.ntp(now)
+            for (ssrc, stats) in sendStats {
+                guard let info = stats.makeSenderInfo(now: now, wallClock: ntp) else { continue }
+                roundTrip.senderReportSent(compactNTP: info.compactNTP, at: now)
+                sendRTCP(SenderReport(ssrc: ssrc, senderInfo: info).serialized(), on: p)
+            }
+        }
+        if let s = subscriber, s.isConnected, !record.tracks.isEmpty {
+            var blocks: [ReceptionReport] = []
+            for ssrc in record.tracks.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                if let block = record.tracks[ssrc]?.reception.makeReportBlock(now: now) { blocks.append(block) }
+            }
+            // At most 31 blocks per RR (the 5-bit count).
+            var start = 0
+            while start < blocks.count {
+                let chunk = Array(blocks[start..<min(start + 31, blocks.count)])
+                sendRTCP(ReceiverReport(ssrc: reportSSRC, reports: chunk).serialized(), on: s)
+                start += 31
+            }
+        }
+    }
+
+    private func sendRTCP(_ packet: [UInt8], on transport: BotTransport) {
+        guard packet.count + 32 <= context.sendBuffer.count else { return }
+        context.sendBuffer.withUnsafeMutableBytes { buffer in
+            buffer.copyBytes(from: packet)
+            transport.sendMedia(buffer, length: packet.count, rtcp: true)
+        }
+    }
 
     var nextDeadline: Instant? {
         [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline()].compactMap { $0 }.min()

@@ -120,7 +120,7 @@ final class BotLoop {
                     bot.handle(events, now: now)
                     updateInterest(tag: tags[i], client: s)
                 case .media(let bot, let transport)?:
-                    transport.pump(now: now) { kind, bytes, at in bot.received(kind, bytes, at: at) }
+                    transport.pump(now: now) { kind, bytes, at in bot.received(kind, bytes, at: at, from: transport) }
                 case nil:
                     break
                 }
