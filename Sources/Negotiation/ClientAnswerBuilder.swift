@@ -14,6 +14,19 @@ public struct AnnouncedTrack: Equatable, Sendable {
     /// The media SSRC and its RTX SSRC (`a=ssrc-group:FID`), from `a=ssrc`.
     public var ssrc: SSRC?
     public var rtxSSRC: SSRC?
+
+    public init(
+        mid: MID, kind: MediaKind, streamID: String?, trackID: String?, codec: CodecDescription, ssrc: SSRC?,
+        rtxSSRC: SSRC?
+    ) {
+        self.mid = mid
+        self.kind = kind
+        self.streamID = streamID
+        self.trackID = trackID
+        self.codec = codec
+        self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC
+    }
 }
 
 /// Answers the server's offers on a subscriber transport as a client

@@ -45,8 +45,22 @@ final class Bot {
         self.context = context
     }
 
+    /// The WHIP/WHEP request in flight, and the session's Location.
+    var http: HTTPExchange?
+    private var httpPurpose = HTTPPurpose.none
+    private var sessionLocation: String?
+    private var retryAt: Instant?
+    private var playbackBuilder: ClientOfferBuilder?
+
+    enum HTTPPurpose { case none, whip, whep, delete }
+
+    var usesWHIP: Bool { record.role == .publisher && context.options.whip }
+    var usesWHEP: Bool { record.role == .subscriber && context.options.whep }
+
     func start(now: Instant) {
         record.startedAt = now
+        if usesWHIP { return startPublishing(now: now) }
+        if usesWHEP { return startPlayback(now: now) }
         do {
             signaling = try SignalingClient(
                 to: context.server, host: context.hostHeader, path: context.options.path, random: &random)
@@ -68,7 +82,9 @@ final class Bot {
         }
     }
 
-    private func sendJoin() {
+    /// A token for this bot's room and identity: publishers may publish,
+    /// subscribers subscribe (docs/TOKENS.md), valid for a day.
+    private var token: String {
         let grants =
             record.role == .publisher
             ? AccessTokenGrants(publish: true) : AccessTokenGrants(subscribe: true)
@@ -76,7 +92,11 @@ final class Bot {
         let claims = AccessTokenClaims(
             issuer: context.options.key, subject: record.identity, notBefore: nowSeconds - 5,
             expiresAt: nowSeconds + 24 * 3600, room: record.room, grants: grants)
-        send(["type": "join", "token": AccessToken.mint(claims: claims, secret: context.options.secret)])
+        return AccessToken.mint(claims: claims, secret: context.options.secret)
+    }
+
+    private func sendJoin() {
+        send(["type": "join", "token": token])
     }
 
     private func send(_ object: [String: Any]) {
@@ -139,7 +159,11 @@ final class Bot {
         offerBuilder = builder
         publication = p
         pendingOffer = offer
-        send(["type": "publish", "sdp": offer.text])
+        if usesWHIP {
+            post(path: "/whip/\(record.room)", sdp: offer.text, purpose: .whip)
+        } else {
+            send(["type": "publish", "sdp": offer.text])
+        }
     }
 
     private func applyPublishAnswer(_ sdp: String, now: Instant) {
@@ -161,6 +185,103 @@ final class Bot {
             mediaSource = context.media.makeSource(for: plan)
         } catch {
             record.error("publish_answer_refused")
+        }
+    }
+
+    // MARK: WHIP and WHEP
+
+    private func post(path: String, sdp: String, purpose: HTTPPurpose) {
+        do {
+            http = try HTTPExchange(
+                to: context.server, method: "POST", path: path,
+                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/sdp")], body: Array(sdp.utf8))
+            httpPurpose = purpose
+            context.registerHTTP(self)
+        } catch {
+            record.error("connect")
+        }
+    }
+
+    /// WHEP: a subscriber transport and a recvonly offer for the room's
+    /// first publisher.
+    private func startPlayback(now: Instant) {
+        if subscriber == nil {
+            do {
+                let t = try BotTransport(
+                    bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+                subscriber = t
+                context.register(t, for: self)
+                let local = LocalTransportParameters(
+                    credentials: t.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
+                    candidates: [ICECandidate.host(t.local)], isICELite: false)
+                playbackBuilder = ClientOfferBuilder(
+                    sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+            } catch {
+                return record.error("socket")
+            }
+        }
+        guard var builder = playbackBuilder else { return }
+        let offer = builder.playbackOffer(audio: true, video: !context.options.audioOnly)
+        playbackBuilder = builder
+        pendingOffer = offer
+        post(path: "/whep/\(record.room)", sdp: offer.text, purpose: .whep)
+    }
+
+    /// The outcome of the request in flight.
+    func handleHTTP(_ outcome: HTTPExchange.Outcome, now: Instant) {
+        let purpose = httpPurpose
+        httpPurpose = .none
+        guard case .response(let head, let body) = outcome else {
+            if purpose != .delete { record.error("http_failed") }
+            return
+        }
+        switch (purpose, head.status) {
+        case (.delete, _), (.none, _):
+            break
+        case (.whep, 409):
+            // Nothing published yet: post again after Retry-After.
+            record.retries += 1
+            let seconds = head.headers["Retry-After"].flatMap { Int64($0) } ?? 2
+            retryAt = now + .seconds(min(max(seconds, 1), 10))
+        case (.whip, 201), (.whep, 201):
+            record.joinedAt = now
+            sessionLocation = head.headers["Location"]
+            let sdp = String(decoding: body, as: UTF8.self)
+            if purpose == .whip { applyPublishAnswer(sdp, now: now) } else { applyPlaybackAnswer(sdp, now: now) }
+        case (_, let status):
+            record.error("\(purpose == .whip ? "whip" : "whep")_\(status)")
+        }
+    }
+
+    private func applyPlaybackAnswer(_ sdp: String, now: Instant) {
+        guard let builder = playbackBuilder, let offer = pendingOffer, let subscriber else { return }
+        do {
+            let description = try SessionDescription.parse(sdp)
+            let answer = try builder.applyAnswer(description, to: offer)
+            var tracks: [AnnouncedTrack] = []
+            for m in description.media where m.port != 0 && m.direction == .sendonly {
+                guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
+                tracks.append(
+                    AnnouncedTrack(
+                        mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID,
+                        codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
+                        ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
+            }
+            announce(tracks)
+            let t = answer.transport
+            subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
+        } catch {
+            record.error("whep_answer_refused")
+        }
+    }
+
+    private func announce(_ tracks: [AnnouncedTrack]) {
+        record.tracksAnnounced = tracks.count
+        announced = [:]
+        for track in tracks {
+            guard let ssrc = track.ssrc else { continue }
+            announced[ssrc] = track
+            if sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { sinks[ssrc] = sink }
         }
     }
 
@@ -188,13 +309,7 @@ final class Bot {
             answerBuilder = builder
             send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
             record.subscriberOffersAnswered += 1
-            record.tracksAnnounced = answer.tracks.count
-            announced = [:]
-            for track in answer.tracks {
-                guard let ssrc = track.ssrc else { continue }
-                announced[ssrc] = track
-                if sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { sinks[ssrc] = sink }
-            }
+            announce(answer.tracks)
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -245,6 +360,10 @@ final class Bot {
             }
         }
         if !leaving { sendReports(now: now) }
+        if let at = retryAt, now >= at, !leaving {
+            retryAt = nil
+            startPlayback(now: now)
+        }
         if let s = subscriber {
             s.tick(now: now)
             if record.subscriberConnectedAt == nil, let at = s.connectedAt { record.subscriberConnectedAt = at }
@@ -340,6 +459,12 @@ final class Bot {
         leaving = true
         send(["type": "leave"])
         signaling?.close()
+        if let location = sessionLocation {
+            // DELETE needs no token: the Location is the capability.
+            http = try? HTTPExchange(to: context.server, method: "DELETE", path: location, headers: [], body: [])
+            httpPurpose = .delete
+            if http != nil { context.registerHTTP(self) }
+        }
         publisher?.close(now: now)
         subscriber?.close(now: now)
     }

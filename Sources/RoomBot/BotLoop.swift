@@ -24,6 +24,8 @@ final class BotContext {
     var sendBuffer = [UInt8](repeating: 0, count: 1500)
     /// Set by the loop: registers a transport's socket with epoll.
     var register: (BotTransport, Bot) -> Void = { _, _ in }
+    /// Set by the loop: registers a bot's `http` exchange with epoll.
+    var httpRegistrar: (Bot) -> Void = { _ in }
 
     init(options: BotOptions, server: SocketAddress, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
         self.options = options
@@ -35,6 +37,7 @@ final class BotContext {
     }
 
     func register(_ transport: BotTransport, for bot: Bot) { register(transport, bot) }
+    func registerHTTP(_ bot: Bot) { httpRegistrar(bot) }
 }
 
 /// The single-threaded loop that drives every bot: one epoll set with each
@@ -47,6 +50,7 @@ final class BotLoop {
     enum Endpoint {
         case signaling(Bot)
         case media(Bot, BotTransport)
+        case http(Bot, HTTPExchange)
     }
 
     let context: BotContext
@@ -67,6 +71,13 @@ final class BotLoop {
             self.nextTag += 1
             self.endpoints[tag] = .media(bot, transport)
             _ = swiftlet_epoll_add_readable(self.epoll, transport.descriptor, tag)
+        }
+        context.httpRegistrar = { [unowned self] bot in
+            guard let exchange = bot.http else { return }
+            let tag = self.nextTag
+            self.nextTag += 1
+            self.endpoints[tag] = .http(bot, exchange)
+            _ = swiftlet_epoll_add_interest(self.epoll, exchange.descriptor, tag, 1, 1)
         }
     }
 
@@ -119,6 +130,8 @@ final class BotLoop {
                         hangup: bits & SWIFTLET_READY_HANGUP != 0)
                     bot.handle(events, now: now)
                     updateInterest(tag: tags[i], client: s)
+                case .http(let bot, let exchange)?:
+                    dispatchHTTP(bot, exchange, tag: tags[i], bits: bits, now: now)
                 case .media(let bot, let transport)?:
                     transport.pump(now: now) { kind, bytes, at in bot.received(kind, bytes, at: at, from: transport) }
                 case nil:
@@ -153,10 +166,28 @@ final class BotLoop {
                 }
             }
             for i in 0..<Int(max(n, 0)) {
-                if case .signaling(let bot)? = endpoints[tags[i]], let s = bot.signaling {
-                    _ = s.handleReady(readable: true, writable: true, hangup: false)
+                switch endpoints[tags[i]] {
+                case .signaling(let bot)?:
+                    if let s = bot.signaling { _ = s.handleReady(readable: true, writable: true, hangup: false) }
+                case .http(let bot, let exchange)?:
+                    dispatchHTTP(bot, exchange, tag: tags[i], bits: ready[i], now: MonotonicClock.now())
+                default: break
                 }
             }
+        }
+    }
+
+    private func dispatchHTTP(_ bot: Bot, _ exchange: HTTPExchange, tag: UInt64, bits: UInt32, now: Instant) {
+        let outcome = exchange.handleReady(
+            readable: bits & SWIFTLET_READY_READABLE != 0, writable: bits & SWIFTLET_READY_WRITABLE != 0,
+            hangup: bits & SWIFTLET_READY_HANGUP != 0)
+        if let outcome {
+            _ = swiftlet_epoll_remove(epoll, exchange.descriptor)
+            endpoints[tag] = nil
+            if bot.http === exchange { bot.http = nil }
+            bot.handleHTTP(outcome, now: now)
+        } else if !exchange.wantsWritable {
+            _ = swiftlet_epoll_modify_interest(epoll, exchange.descriptor, tag, 1, 0)
         }
     }
 

@@ -1,12 +1,13 @@
 /// roombot's command line, parsed and validated before anything connects.
 struct BotOptions: Equatable {
-    enum Mode: Equatable { case room, whip, whep }
-
     var url = ""
     var host = ""
     var port: UInt16 = 0
     var path = "/rtc"
-    var mode = Mode.room
+    /// Publishers publish through WHIP, subscribers play through WHEP
+    /// (`POST /whip/<room>`, `/whep/<room>`), instead of the room WebSocket.
+    var whip = false
+    var whep = false
     var rooms: [String] = []
     var publishers = 1
     var subscribers = 1
@@ -40,7 +41,8 @@ struct BotOptions: Equatable {
           roombot --help
 
         OPTIONS:
-          --url URL            ws://HOST:PORT/rtc (the room WebSocket; HOST an IP or localhost)
+          --url URL            ws://HOST:PORT/rtc (the room WebSocket; HOST an IP or localhost);
+                               with --whip/--whep, http://HOST:PORT is the base of /whip and /whep
           --room NAME          join one room
           --rooms N            spread the bots over N rooms (NAME-1 ... NAME-N; NAME defaults to roombot)
           --publishers N       publishing bots per room (default 1)
@@ -54,7 +56,8 @@ struct BotOptions: Equatable {
           --key K --secret S   sign tokens with this API key and secret
           --json FILE          write the summary as JSON
           --bind IP            local IP for the media sockets (default: the route to the server)
-          --whip / --whep      publish / play through WHIP / WHEP (not built yet)
+          --whip               publishers publish through WHIP (POST /whip/ROOM)
+          --whep               subscribers play through WHEP (POST /whep/ROOM: the room's first publisher)
 
         THRESHOLDS (any one missed makes the exit status 1):
           --max-loss PERCENT   highest acceptable receive loss
@@ -67,7 +70,6 @@ struct BotOptions: Equatable {
           1  a threshold was missed
           2  a bot failed to join, publish or connect, or tracks were missing
           64 bad command line
-          69 a requested mode is not available yet
           70 internal error (sockets, certificates)
         """
 
@@ -116,8 +118,8 @@ struct BotOptions: Equatable {
             case "--secret": o.secret = try value(a)
             case "--json": o.jsonPath = try value(a)
             case "--bind": o.bind = try value(a)
-            case "--whip": o.mode = .whip
-            case "--whep": o.mode = .whep
+            case "--whip": o.whip = true
+            case "--whep": o.whep = true
             case "--max-loss": o.maxLossPercent = try number(a)
             case "--max-join-ms": o.maxJoinMilliseconds = try number(a)
             case "--max-delay-ms": o.maxDelayMilliseconds = try number(a)
@@ -182,6 +184,15 @@ struct BotOptions: Equatable {
         } else {
             port = defaultPort
         }
+    }
+
+    /// The tracks one bot of `role` should be offered: a room-protocol
+    /// subscriber every publisher's audio (and video), a WHEP one those of
+    /// the room's first publisher; publishers receive nothing.
+    func tracksExpected(for role: BotRole) -> Int {
+        guard role == .subscriber else { return 0 }
+        let perPublisher = audioOnly ? 1 : 2
+        return whep ? min(publishers, 1) * perPublisher : publishers * perPublisher
     }
 
     /// The bots of one run, in start order: per room, publishers first (so

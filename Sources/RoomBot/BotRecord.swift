@@ -39,6 +39,11 @@ final class BotRecord {
     var tracksAnnounced = 0
     var tracksPublished = 0
     var subscriberOffersAnswered = 0
+    /// WHEP offers refused with 409 (nothing published yet) and posted again.
+    var retries = 0
+    /// Tracks this bot should be offered: every publisher's (room protocol)
+    /// or one publisher's (WHEP plays the room's first publisher).
+    var tracksExpected = 0
     var tracks: [SSRC: TrackStats] = [:]
     var rttMilliseconds: [Double] = []
     var errors: [String: Int] = [:]

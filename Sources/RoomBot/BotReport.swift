@@ -51,7 +51,7 @@ struct GroupSummary {
         return expected > 0 ? Double(max(lost, 0)) / expected * 100 : 0
     }
 
-    init(name: String, records: [BotRecord], expectedTracksPerSubscriber: [String: Int]) {
+    init(name: String, records: [BotRecord]) {
         self.name = name
         bots = records.count
         joined = records.filter { $0.joinedAt != nil }.count
@@ -63,7 +63,7 @@ struct GroupSummary {
         var jitters: [Double] = []
         var kbps: [Double] = []
         for r in records {
-            if r.role == .subscriber { tracksExpected += expectedTracksPerSubscriber[r.room] ?? 0 }
+            tracksExpected += r.tracksExpected
             tracksAnnounced += r.tracksAnnounced
             tracksFlowing += r.tracksFlowing
             tracksPublished += r.tracksPublished
@@ -100,13 +100,10 @@ struct BotReport {
     var interrupted: Bool
 
     init(records: [BotRecord], options: BotOptions, durationSeconds: Double, interrupted: Bool) {
-        let tracksPerPublisher = options.audioOnly ? 1 : 2
-        var expected: [String: Int] = [:]
-        for room in options.rooms { expected[room] = options.publishers * tracksPerPublisher }
         groups = BotRole.allCases.map { role in
-            GroupSummary(name: role.rawValue, records: records.filter { $0.role == role }, expectedTracksPerSubscriber: expected)
+            GroupSummary(name: role.rawValue, records: records.filter { $0.role == role })
         }
-        groups.append(GroupSummary(name: "overall", records: records, expectedTracksPerSubscriber: expected))
+        groups.append(GroupSummary(name: "overall", records: records))
         self.durationSeconds = durationSeconds
         self.interrupted = interrupted
     }
@@ -184,7 +181,8 @@ struct BotReport {
         for g in groups { byRole[g.name] = g.json }
         return [
             "url": o.url, "rooms": o.rooms, "publishersPerRoom": o.publishers, "subscribersPerRoom": o.subscribers,
-            "audioOnly": o.audioOnly, "simulcast": o.simulcast, "durationSeconds": durationSeconds,
+            "audioOnly": o.audioOnly, "simulcast": o.simulcast, "whip": o.whip, "whep": o.whep,
+            "durationSeconds": durationSeconds,
             "interrupted": interrupted, "exitStatus": Int(status), "failures": reasons, "groups": byRole,
         ]
     }

@@ -47,10 +47,6 @@ do {
     writeError("roombot: \(error)\n")
     exit(64)
 }
-guard options.mode == .room else {
-    writeError("roombot: --whip and --whep are not built yet; use the room protocol (ws://.../rtc)\n")
-    exit(69)
-}
 guard let server = SocketAddress(ip: options.host, port: options.port) else {
     writeError("roombot: --url host must be an IP address or localhost, got '\(options.host)'\n")
     exit(64)
@@ -74,9 +70,9 @@ signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
 let context = BotContext(options: options, server: server, bindIP: bindIP, certificate: certificate, media: NoMedia())
 let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 let bots = options.plan.enumerated().map { index, entry in
-    Bot(
-        record: BotRecord(role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)"),
-        context: context)
+    let record = BotRecord(role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)")
+    record.tracksExpected = options.tracksExpected(for: entry.role)
+    return Bot(record: record, context: context)
 }
 let start = MonotonicClock.now()
 let isTerminal = isatty(1) == 1

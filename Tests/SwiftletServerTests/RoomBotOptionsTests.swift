@@ -44,6 +44,10 @@ import Wire
         #expect(o.plan.count == 21)
         #expect(o.plan.prefix(3).map(\.role) == [.publisher, .publisher, .subscriber])
         #expect(o.plan[7].room == "roombot-2")
+        #expect(o.tracksExpected(for: .subscriber) == 2 && o.tracksExpected(for: .publisher) == 0)
+        let whep = try parse("--url http://127.0.0.1:80 --room r --dev --publishers 3 --whip --whep")
+        #expect(whep.whip && whep.whep && whep.port == 80)
+        #expect(whep.tracksExpected(for: .subscriber) == 2)
     }
 
     @Test func refusesBadCommandLines() {
@@ -71,6 +75,7 @@ import Wire
 
     @Test func thresholdsSetTheExitStatus() throws {
         var o = try parse("--url ws://127.0.0.1:1 --room r --dev --publishers 1 --subscribers 0 --max-join-ms 100")
+        #expect(o.tracksExpected(for: .subscriber) == 2)
         let record = BotRecord(role: .publisher, room: "r", identity: "p")
         record.startedAt = .zero
         record.joinedAt = Instant.zero + .milliseconds(250)

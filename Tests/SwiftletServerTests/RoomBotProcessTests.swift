@@ -82,12 +82,37 @@ import Testing
         #expect(object?["exitStatus"] as? Int == 0)
     }
 
+    @Test func whipPublisherAndWHEPSubscribersConnect() throws {
+        let (server, _, url) = try startServer()
+        defer {
+            if server.isRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
+        let base = "http" + url.dropFirst(2).dropLast(4)  // ws://H:P/rtc -> http://H:P
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let run = try runBot([
+            "--url", base, "--room", "w", "--publishers", "1", "--subscribers", "2", "--whip", "--whep", "--duration", "4",
+            "--dev", "--json", json.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
+        #expect(object?["whip"] as? Bool == true && object?["whep"] as? Bool == true)
+        let overall = try #require((object?["groups"] as? [String: Any])?["overall"] as? [String: Any])
+        #expect(overall["joined"] as? Int == 3)
+        #expect(overall["transportsConnected"] as? Int == 3)
+        // WHEP plays the room's first publisher: audio and video per subscriber.
+        #expect(overall["tracksExpected"] as? Int == 4)
+        #expect(overall["tracksAnnounced"] as? Int == 4)
+    }
+
     @Test func badCommandLinesExit64AndHelpExits0() throws {
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--dev"]).status == 64)  // no room
         #expect(try runBot(["--url", "wss://h/rtc", "--room", "r", "--dev"]).status == 64)
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r"]).status == 64)  // no key
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r", "--dev", "--ramp", "0"]).status == 64)
-        #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r", "--dev", "--whip"]).status == 69)
         let help = try runBot(["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("--max-join-ms"))
