@@ -103,7 +103,12 @@ let package = Package(
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
         protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX"]),
-        .executableTarget(name: "RoomBot", dependencies: ["Wire", "CShim", "COpus", "CVPX", "BotMedia"],
+        .executableTarget(
+            name: "RoomBot",
+            dependencies: [
+                "Wire", "CShim", "COpus", "CVPX", "BotMedia", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
+                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP",
+            ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),
 
         // Benchmarks (Scripts/bench-*), never part of a test run.
@@ -121,7 +126,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP"]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
         testTarget(
             "MediaWorkerTests",

@@ -42,6 +42,28 @@ public struct RemoteTransportParameters: Equatable, Sendable {
     /// m-section, unique; a BUNDLE group naming only known mids;
     /// `a=rtcp-mux` on every RTP m-section that is not rejected.
     public init(from description: SessionDescription, as role: DescriptionRole) throws(NegotiationError) {
+        try self.init(from: description) { setup in
+            switch (role, setup) {
+            case (.offer, .actpass), (.offer, .active), (.answer, .active): true
+            default: false
+            }
+        }
+    }
+
+    /// Reads the server's description as a client (roombot) sees it: we
+    /// are then the DTLS client, so the server's offer must say `actpass`
+    /// or `passive` and its answer `passive` (RFC 8842 sections 5.2, 5.3).
+    /// The other checks are those of `init(from:as:)`.
+    public init(fromServer description: SessionDescription, as role: DescriptionRole) throws(NegotiationError) {
+        try self.init(from: description) { setup in
+            switch (role, setup) {
+            case (.offer, .actpass), (.offer, .passive), (.answer, .passive): true
+            default: false
+            }
+        }
+    }
+
+    init(from description: SessionDescription, setupAllowed: (SetupRole) -> Bool) throws(NegotiationError) {
         var seen: Set<MID> = []
         for (index, m) in description.media.enumerated() {
             guard let mid = m.mid else { throw .missingMID(index: index) }
@@ -61,10 +83,7 @@ public struct RemoteTransportParameters: Equatable, Sendable {
         }
         guard !fingerprints.isEmpty else { throw .missingFingerprint(mid: mid) }
         guard let setup = transport.setup else { throw .missingSetup(mid: mid) }
-        switch (role, setup) {
-        case (.offer, .actpass), (.offer, .active), (.answer, .active): break
-        default: throw .setupRoleConflict(mid: mid, setup)
-        }
+        guard setupAllowed(setup) else { throw .setupRoleConflict(mid: mid, setup) }
         self.credentials = ICECredentials(ufrag: ufrag, password: pwd)
         self.fingerprints = fingerprints
         self.setup = setup

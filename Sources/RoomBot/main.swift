@@ -1,26 +1,127 @@
+import DTLS
+import Foundation
+import NetIO
+import Wire
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-let usage = """
-    roombot: a headless WebRTC client that joins Swiftlet rooms in numbers
+/// roombot: parse, start the bots on one loop, print progress, then the
+/// summary; the exit status says whether the run met its thresholds
+/// (see `BotOptions.usage`).
+func writeError(_ text: String) {
+    var message = text
+    message.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
+}
 
-    USAGE:
-      roombot --url URL (--room NAME | --rooms N) [--publishers N] [--subscribers N]
-              [--audio-only] [--simulcast | --no-simulcast] [--duration SECONDS] [--ramp PER_SECOND]
-              [--dev | --key K --secret S] [--json FILE]
-              [--max-loss PERCENT] [--max-join-ms MS] [--max-delay-ms MS] [--min-bitrate KBPS]
-      roombot --help
-
-    OPTIONS:
-      -h, --help     show this help
-    """
+/// The local IP the kernel would use towards `server`: connect a UDP
+/// socket (no packet is sent) and read its name.
+func routeAddress(to server: SocketAddress) -> String? {
+    let fd = socket(server.family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var storage = server.storage
+    let rc = withUnsafePointer(to: &storage) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.length) }
+    }
+    guard rc == 0 else { return nil }
+    var local = sockaddr_storage()
+    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    let ok = withUnsafeMutablePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard ok == 0 else { return nil }
+    return SocketAddress(storage: local)?.ip
+}
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
-    print(usage)
+    print(BotOptions.usage)
     exit(arguments.isEmpty ? 64 : 0)
 }
-var message = "roombot: the client is not built yet (see docs/ROADMAP.md)\n"
-message.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
-exit(69)
+let options: BotOptions
+do {
+    options = try BotOptions.parse(arguments)
+} catch {
+    writeError("roombot: \(error)\n")
+    exit(64)
+}
+guard let server = SocketAddress(ip: options.host, port: options.port) else {
+    writeError("roombot: --url host must be an IP address or localhost, got '\(options.host)'\n")
+    exit(64)
+}
+guard let bindIP = options.bind ?? routeAddress(to: server) else {
+    writeError("roombot: no route to \(server); give --bind IP\n")
+    exit(70)
+}
+let certificate: DTLSCertificate
+do {
+    certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
+} catch {
+    writeError("roombot: certificate: \(error)\n")
+    exit(70)
+}
+
+signal(SIGPIPE, SIG_IGN)
+signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
+signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
+
+let context = BotContext(options: options, server: server, bindIP: bindIP, certificate: certificate, media: NoMedia())
+let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+let bots = options.plan.enumerated().map { index, entry in
+    let record = BotRecord(role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)")
+    record.tracksExpected = options.tracksExpected(for: entry.role)
+    return Bot(record: record, context: context)
+}
+let start = MonotonicClock.now()
+let isTerminal = isatty(1) == 1
+let loop = BotLoop(context: context, bots: bots) { now in
+    let records = bots.map(\.record)
+    let joined = records.filter { $0.joinedAt != nil }.count
+    let connected = records.filter(\.isConnected).count
+    let announced = records.reduce(0) { $0 + $1.tracksAnnounced }
+    let flowing = records.reduce(0) { $0 + $1.tracksFlowing }
+    var packets: UInt64 = 0
+    var lost: Int64 = 0
+    var mbps = 0.0
+    for r in records {
+        for t in r.tracks.values {
+            packets += t.reception.packetsReceived
+            lost += max(t.reception.cumulativeLost, 0)
+            mbps += t.bitsPerSecond / 1e6
+        }
+    }
+    let errors = records.reduce(0) { $0 + $1.errors.values.reduce(0, +) }
+    let loss = packets + UInt64(lost) > 0 ? Double(lost) / Double(packets + UInt64(lost)) * 100 : 0
+    let line = String(
+        format: "[%5.1fs] bots %d/%d joined, %d connected, tracks %d announced %d flowing, %.2f Mbps, loss %.2f%%, errors %d",
+        Double((now - start).nanoseconds) / 1e9, joined, records.count, connected, announced, flowing, mbps, loss, errors)
+    if isTerminal {
+        print("\r\u{1B}[2K" + line, terminator: "")
+        fflush(nil)
+    } else {
+        print(line)
+    }
+}
+loop.run(start: start)
+let interrupted = stopRequested.load(ordering: .relaxed)
+let elapsed = Double((MonotonicClock.now() - start).nanoseconds) / 1e9
+loop.shutdown()
+if isTerminal { print("") }
+
+let report = BotReport(records: bots.map(\.record), options: options, durationSeconds: elapsed, interrupted: interrupted)
+print(report.table)
+let (status, reasons) = report.exitStatus(options)
+for r in reasons { print("roombot: \(r)") }
+if let path = options.jsonPath {
+    do {
+        let data = try JSONSerialization.data(
+            withJSONObject: report.json(options), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        try data.write(to: URL(fileURLWithPath: path))
+    } catch {
+        writeError("roombot: cannot write \(path): \(error)\n")
+        exit(70)
+    }
+}
+exit(status)

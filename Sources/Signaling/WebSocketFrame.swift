@@ -23,6 +23,9 @@ public enum WebSocketProtocolError: Error, Equatable, Sendable {
     case reservedOpcode(UInt8)
     /// A client frame without a mask (section 5.1).
     case unmaskedFrame
+    /// A server frame with a mask (section 5.1): a client must close the
+    /// connection when it sees one.
+    case maskedFrame
     /// A 64-bit length with its most significant bit set (section 5.2).
     case invalidPayloadLength
     /// A control frame over 125 bytes or without FIN (section 5.5).
@@ -52,6 +55,7 @@ public enum WebSocketProtocolError: Error, Equatable, Sendable {
         case .reservedBitsSet: return "reserved bits set"
         case .reservedOpcode(let op): return "reserved opcode \(op)"
         case .unmaskedFrame: return "client frames must be masked"
+        case .maskedFrame: return "server frames must not be masked"
         case .invalidPayloadLength: return "invalid payload length"
         case .invalidControlFrame: return "control frames must be short and unfragmented"
         case .unexpectedFragment: return "unexpected fragment"
@@ -60,6 +64,11 @@ public enum WebSocketProtocolError: Error, Equatable, Sendable {
         case .invalidClosePayload: return "invalid close frame"
         }
     }
+}
+
+/// Which end of a WebSocket connection sent (or will send) a frame.
+public enum WebSocketRole: Equatable, Sendable {
+    case client, server
 }
 
 /// One WebSocket frame with its payload unmasked (RFC 6455 section 5.2).
@@ -117,15 +126,28 @@ public struct WebSocketFrameHeader: Equatable, Sendable {
     /// frame a client sent: reserved bits and opcodes, the mask, the length
     /// encoding, and the control-frame rules.
     public static func parse(_ bytes: RawSpan) throws(WebSocketProtocolError) -> WebSocketFrameHeader? {
+        try parse(bytes, from: .client)
+    }
+
+    /// The header of a frame sent by `sender`: a client's frames must be
+    /// masked, a server's must not be (RFC 6455 section 5.1); the other
+    /// checks are the same for both.
+    public static func parse(
+        _ bytes: RawSpan, from sender: WebSocketRole
+    ) throws(WebSocketProtocolError) -> WebSocketFrameHeader? {
         var r = ByteReader(bytes)
         guard let b0 = r.peekUInt8(at: 0), let b1 = r.peekUInt8(at: 1) else { return nil }
         guard b0 & 0x70 == 0 else { throw .reservedBitsSet }
         guard let opcode = WebSocketOpcode(rawValue: b0 & 0x0F) else { throw .reservedOpcode(b0 & 0x0F) }
-        guard b1 & 0x80 != 0 else { throw .unmaskedFrame }
+        let masked = b1 & 0x80 != 0
+        switch sender {
+        case .client: guard masked else { throw .unmaskedFrame }
+        case .server: guard !masked else { throw .maskedFrame }
+        }
         let fin = b0 & 0x80 != 0
         let length7 = b1 & 0x7F
         let extended = length7 == 126 ? 2 : length7 == 127 ? 8 : 0
-        let headerLength = 2 + extended + 4
+        let headerLength = 2 + extended + (masked ? 4 : 0)
         if opcode.isControl {
             guard fin, length7 <= 125 else { throw .invalidControlFrame }
         }
@@ -138,7 +160,7 @@ public struct WebSocketFrameHeader: Equatable, Sendable {
         default: length = UInt64(length7)
         }
         guard length >> 63 == 0, let payloadLength = Int(exactly: length) else { throw .invalidPayloadLength }
-        let key = try r.uint32(or: WebSocketProtocolError.invalidPayloadLength)
+        let key = masked ? try r.uint32(or: WebSocketProtocolError.invalidPayloadLength) : nil
         return WebSocketFrameHeader(
             fin: fin, opcode: opcode, maskingKey: key, payloadLength: payloadLength, headerLength: headerLength)
     }

@@ -10,7 +10,8 @@ public enum WebSocketMessage: Equatable, Sendable {
     case close(code: WebSocketCloseCode?, reason: String)
 }
 
-/// An incremental decoder of the frames a client sends, reassembling
+/// An incremental decoder of the frames a client sends (or, with
+/// `init(maxMessageBytes:decodingFramesFrom: .server)`, a server sends), reassembling
 /// fragmented messages (RFC 6455 sections 5 and 6.2).
 ///
 /// Feed bytes in any chunks, then call `nextMessage()` until it returns
@@ -24,6 +25,9 @@ public enum WebSocketMessage: Equatable, Sendable {
 /// failed with the error's close code (section 7.1.7).
 public struct WebSocketFrameDecoder: Sendable {
     public let maxMessageBytes: Int
+    /// Whose frames this decoder reads: a server decodes the client's
+    /// (masked), a client the server's (unmasked).
+    public let sender: WebSocketRole
     private var buffer: [UInt8] = []
     private var start = 0
     /// The opcode and payload so far of a fragmented message.
@@ -32,7 +36,12 @@ public struct WebSocketFrameDecoder: Sendable {
     public private(set) var consumedByteCount = 0
 
     public init(maxMessageBytes: Int = 1024 * 1024) {
+        self.init(maxMessageBytes: maxMessageBytes, decodingFramesFrom: .client)
+    }
+
+    public init(maxMessageBytes: Int, decodingFramesFrom sender: WebSocketRole) {
         self.maxMessageBytes = max(maxMessageBytes, 125)
+        self.sender = sender
     }
 
     public mutating func feed(_ bytes: RawSpan) {
@@ -64,7 +73,7 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// The next whole frame, unmasked, with the size rules applied.
     mutating func nextFrame() throws(WebSocketProtocolError) -> WebSocketFrame? {
-        guard let header = try WebSocketFrameHeader.parse(buffer.span.bytes.extracting(start..<buffer.count)) else {
+        guard let header = try WebSocketFrameHeader.parse(buffer.span.bytes.extracting(start..<buffer.count), from: sender) else {
             return nil
         }
         // Refuse an oversized message from its header, before buffering.

@@ -1,0 +1,220 @@
+import RTP
+import SDP
+import Wire
+
+/// What a publishing client sends: audio, video as one stream or as rid
+/// simulcast layers, with the SSRCs it will use.
+public struct ClientPublication: Equatable, Sendable {
+    public struct VideoLayer: Equatable, Sendable {
+        /// nil for a single (non-simulcast) stream.
+        public var rid: RID?
+        public var ssrc: SSRC
+        public var rtxSSRC: SSRC
+        public init(rid: RID?, ssrc: SSRC, rtxSSRC: SSRC) {
+            self.rid = rid
+            self.ssrc = ssrc
+            self.rtxSSRC = rtxSSRC
+        }
+    }
+
+    public var audioSSRC: SSRC?
+    /// Empty: no video. One layer without rid: a single stream. Several
+    /// with rids, lowest first (`q`, `h`, `f`): rid simulcast.
+    public var videoLayers: [VideoLayer]
+    /// `a=msid` stream id and the track ids of the two sections.
+    public var streamID: String
+    public var audioTrackID: String
+    public var videoTrackID: String
+    /// RTCP CNAME (RFC 3550 section 6.5.1).
+    public var cname: String
+
+    public init(
+        audioSSRC: SSRC?, videoLayers: [VideoLayer], streamID: String, audioTrackID: String = "audio",
+        videoTrackID: String = "video", cname: String
+    ) {
+        self.audioSSRC = audioSSRC
+        self.videoLayers = videoLayers
+        self.streamID = streamID
+        self.audioTrackID = audioTrackID
+        self.videoTrackID = videoTrackID
+        self.cname = cname
+    }
+
+    public var isSimulcast: Bool { videoLayers.count > 1 }
+}
+
+/// The offers of a client (roombot) on its own transports, the mirror of
+/// `PublishAnswerer`: a publishing offer (RFC 8829 section 5.2) with Opus
+/// and VP8 (with RTX), rid simulcast (RFC 8853) or one stream, and a
+/// receive-only offer for WHEP playback. We are a full ICE agent and offer
+/// `a=setup:actpass` (RFC 8842 section 5.2); the server answers `passive`
+/// and we become the DTLS client.
+public struct ClientOfferBuilder: Sendable {
+    public static let audioPayloadType = PayloadType(masking: 111)
+    public static let videoPayloadType = PayloadType(masking: 96)
+    public static let videoRTXPayloadType = PayloadType(masking: 97)
+    /// Not in RTP's list because the SFU does not read it; browsers send it.
+    public static let absoluteCaptureTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"
+
+    /// The `a=extmap` ids we offer, one id per URI across the BUNDLE
+    /// (RFC 8285 section 6), in the range of the one-byte form (1...14).
+    public static let audioExtensions: [ExtensionMap] = [
+        ExtensionMap(id: 1, uri: HeaderExtensionURI.mid),
+        ExtensionMap(id: 4, uri: HeaderExtensionURI.absoluteSendTime),
+        ExtensionMap(id: 5, uri: HeaderExtensionURI.transportWideSequenceNumber),
+        ExtensionMap(id: 6, uri: HeaderExtensionURI.audioLevel),
+        ExtensionMap(id: 7, uri: absoluteCaptureTimeURI),
+    ]
+    public static let videoExtensions: [ExtensionMap] = [
+        ExtensionMap(id: 1, uri: HeaderExtensionURI.mid),
+        ExtensionMap(id: 2, uri: HeaderExtensionURI.rtpStreamID),
+        ExtensionMap(id: 3, uri: HeaderExtensionURI.repairedRTPStreamID),
+        ExtensionMap(id: 4, uri: HeaderExtensionURI.absoluteSendTime),
+        ExtensionMap(id: 5, uri: HeaderExtensionURI.transportWideSequenceNumber),
+        ExtensionMap(id: 7, uri: absoluteCaptureTimeURI),
+    ]
+
+    public static var opus: CodecDescription { .opus(payloadType: audioPayloadType) }
+    public static var vp8: CodecDescription { .vp8(payloadType: videoPayloadType, rtxPayloadType: videoRTXPayloadType) }
+
+    public let sessionID: UInt64
+    public private(set) var sessionVersion: UInt64 = 0
+    /// Our transport: full ICE (`isICELite` false), host candidates.
+    public var local: LocalTransportParameters
+
+    /// `sessionID` from the caller (random), cut to 63 bits (RFC 8829
+    /// section 5.2.1).
+    public init(sessionID: UInt64, local: LocalTransportParameters) {
+        self.sessionID = sessionID & 0x7FFF_FFFF_FFFF_FFFF
+        self.local = local
+    }
+
+    /// The publish offer: an audio section (mid 0) when there is an audio
+    /// SSRC, then a video section (mid 1, or 0 without audio) when there
+    /// are video layers, both `sendonly`, bundled.
+    public mutating func publishOffer(_ p: ClientPublication) -> SessionDescription {
+        sessionVersion &+= 1
+        var media: [MediaDescription] = []
+        if let ssrc = p.audioSSRC {
+            var a = sectionHead(mid: media.count, extensions: Self.audioExtensions, direction: .sendonly)
+            a.append(.msid(MediaStreamID(streamID: p.streamID, trackID: p.audioTrackID)))
+            a += Self.opus.attributes
+            a += sourceLines([ssrc], p)
+            media.append(section(.audio, Self.opus, a))
+        }
+        if !p.videoLayers.isEmpty {
+            var a = sectionHead(mid: media.count, extensions: Self.videoExtensions, direction: .sendonly)
+            a.append(.msid(MediaStreamID(streamID: p.streamID, trackID: p.videoTrackID)))
+            a += Self.vp8.attributes
+            if p.isSimulcast {
+                // RFC 8853: the layers are told apart by rid; libwebrtc
+                // sends no a=ssrc lines for rid simulcast.
+                let rids = p.videoLayers.compactMap(\.rid)
+                for rid in rids { a.append(.rid(RIDDescription(id: rid, direction: .send))) }
+                a.append(.simulcast(Simulcast(send: rids.map { [Simulcast.Stream(rid: $0)] })))
+            } else if let layer = p.videoLayers.first {
+                a.append(
+                    .ssrcGroup(SourceGroup(semantics: SourceGroup.flowIdentification, ssrcs: [layer.ssrc, layer.rtxSSRC])))
+                a += sourceLines([layer.ssrc, layer.rtxSSRC], p)
+            }
+            media.append(section(.video, Self.vp8, a))
+        }
+        return session(media)
+    }
+
+    /// A receive-only offer (WHEP playback): `audio` and `video` sections
+    /// `recvonly`, Opus and VP8 (with RTX), the same extensions.
+    public mutating func playbackOffer(audio: Bool = true, video: Bool = true) -> SessionDescription {
+        sessionVersion &+= 1
+        var media: [MediaDescription] = []
+        if audio {
+            var a = sectionHead(mid: media.count, extensions: Self.audioExtensions, direction: .recvonly)
+            a += Self.opus.attributes
+            media.append(section(.audio, Self.opus, a))
+        }
+        if video {
+            var a = sectionHead(mid: media.count, extensions: Self.videoExtensions, direction: .recvonly)
+            a += Self.vp8.attributes
+            media.append(section(.video, Self.vp8, a))
+        }
+        return session(media)
+    }
+
+    /// Checks the server's answer to `offer` and returns its transport:
+    /// same m-sections and mids, `a=setup:passive`, and the rids it
+    /// accepted per section (`a=rid ... recv`). A rejected section is
+    /// reported, not thrown: the server may refuse a kind it does not take.
+    public func applyAnswer(
+        _ answer: SessionDescription, to offer: SessionDescription
+    ) throws(NegotiationError) -> ServerAnswer {
+        guard answer.media.count == offer.media.count else {
+            throw .answerMediaCount(expected: offer.media.count, got: answer.media.count)
+        }
+        var sections: [ServerAnswer.Section] = []
+        for (index, (o, m)) in zip(offer.media, answer.media).enumerated() {
+            guard let mid = o.mid, m.mid == mid else {
+                throw .answerMIDMismatch(index: index, expected: o.mid ?? MID("0"), got: m.mid)
+            }
+            guard m.media == o.media else { throw .answerMediaKindMismatch(mid: mid) }
+            for f in m.formats where !o.formats.contains(f) { throw .answerFormatNotOffered(mid: mid, format: f) }
+            let accepted = m.port != 0
+            sections.append(
+                ServerAnswer.Section(
+                    mid: mid, kind: MediaKind(rawValue: m.media), accepted: accepted, direction: m.direction,
+                    receivedRIDs: m.rids.filter { $0.direction == .recv }.map(\.id),
+                    extensions: HeaderExtensionIDs(maps: m.extensionMaps)))
+        }
+        let transport = try RemoteTransportParameters(fromServer: answer, as: .answer)
+        return ServerAnswer(transport: transport, sections: sections)
+    }
+
+    // MARK: - Pieces
+
+    func sectionHead(mid: Int, extensions: [ExtensionMap], direction: Direction) -> [Attribute] {
+        var a = local.attributes(setup: .actpass, withCandidates: mid == 0)
+        a.append(.mid(MID(String(mid)) ?? MID("0")))
+        a += extensions.map { .extmap($0) }
+        a.append(.direction(direction))
+        a.append(.rtcpMux)
+        a.append(.rtcpReducedSize)
+        return a
+    }
+
+    func sourceLines(_ ssrcs: [SSRC], _ p: ClientPublication) -> [Attribute] {
+        ssrcs.map { .ssrc(SourceAttribute(ssrc: $0, name: "cname", value: p.cname)) }
+    }
+
+    func section(_ kind: MediaKind, _ codec: CodecDescription, _ a: [Attribute]) -> MediaDescription {
+        MediaDescription(
+            media: kind.rawValue, port: local.defaultPort, formats: codec.payloadTypes.map { String($0.rawValue) },
+            connection: local.connection, attributes: a)
+    }
+
+    func session(_ media: [MediaDescription]) -> SessionDescription {
+        let mids = media.compactMap(\.mid)
+        return SessionDescription(
+            origin: Origin(sessionID: sessionID, sessionVersion: sessionVersion),
+            attributes: [
+                .group(Group(semantics: Group.bundle, mids: mids)), .extmapAllowMixed,
+                .msidSemantic(MSIDSemantic(streamIDs: ["*"])),
+            ], media: media)
+    }
+}
+
+/// What the server's answer to one of our offers agreed.
+public struct ServerAnswer: Equatable, Sendable {
+    public struct Section: Equatable, Sendable {
+        public var mid: MID
+        public var kind: MediaKind?
+        /// False when the server answered port 0.
+        public var accepted: Bool
+        public var direction: Direction
+        /// `a=rid:<id> recv` lines: the simulcast layers it takes.
+        public var receivedRIDs: [RID]
+        /// The extensions the server kept, with our ids.
+        public var extensions: HeaderExtensionIDs
+    }
+
+    public var transport: RemoteTransportParameters
+    public var sections: [Section]
+}

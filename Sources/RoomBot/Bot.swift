@@ -1,0 +1,471 @@
+import DTLS
+import Foundation
+import ICE
+import Negotiation
+import NetIO
+import PeerSession
+import RTCP
+import RTP
+import RTPStreams
+import SDP
+import Signaling
+import Wire
+
+/// One simulated participant: its room WebSocket, a publisher transport
+/// (publishers) or a subscriber transport (subscribers), and its record.
+///
+/// Room protocol (docs/PROTOCOL.md): `join` with a locally minted token;
+/// publishers send `publish` with a `ClientOfferBuilder` offer and apply
+/// the `publish-answer`; subscribers answer each `subscriber-offer` with a
+/// `ClientAnswerBuilder` answer, echoing `version`.
+final class Bot {
+    let record: BotRecord
+    let context: BotContext
+    var signaling: SignalingClient?
+    var publisher: BotTransport?
+    var subscriber: BotTransport?
+    private var offerBuilder: ClientOfferBuilder?
+    private var pendingOffer: SessionDescription?
+    private var publication: ClientPublication?
+    private var answerBuilder: ClientAnswerBuilder?
+    private var mediaSource: BotMediaSource?
+    private var sinks: [SSRC: BotMediaSink] = [:]
+    private var announced: [SSRC: AnnouncedTrack] = [:]
+    private var random = SystemRandomNumberGenerator()
+    private(set) var leaving = false
+    private var roundTrip = RoundTripEstimator()
+    private var sendStats: [SSRC: SendStatistics] = [:]
+    private var nextReport: Instant?
+    /// Our SSRC as a receiver, in RRs (RFC 3550 section 6.4.2).
+    private lazy var reportSSRC = SSRC(UInt32.random(in: 1...UInt32.max, using: &random))
+    static let reportInterval = Duration.seconds(1)
+
+    init(record: BotRecord, context: BotContext) {
+        self.record = record
+        self.context = context
+    }
+
+    /// The WHIP/WHEP request in flight, and the session's Location.
+    var http: HTTPExchange?
+    private var httpPurpose = HTTPPurpose.none
+    private var sessionLocation: String?
+    private var retryAt: Instant?
+    private var playbackBuilder: ClientOfferBuilder?
+
+    enum HTTPPurpose { case none, whip, whep, delete }
+
+    var usesWHIP: Bool { record.role == .publisher && context.options.whip }
+    var usesWHEP: Bool { record.role == .subscriber && context.options.whep }
+
+    func start(now: Instant) {
+        record.startedAt = now
+        if usesWHIP { return startPublishing(now: now) }
+        if usesWHEP { return startPlayback(now: now) }
+        do {
+            signaling = try SignalingClient(
+                to: context.server, host: context.hostHeader, path: context.options.path, random: &random)
+        } catch {
+            record.error("connect")
+        }
+    }
+
+    // MARK: Signalling
+
+    func handle(_ events: [SignalingClient.Event], now: Instant) {
+        for e in events {
+            switch e {
+            case .opened: sendJoin()
+            case .text(let t): handleMessage(t, now: now)
+            case .closed(let reason):
+                if !leaving { record.error(reason.hasPrefix("connect") ? "connect" : "signaling_closed") }
+            }
+        }
+    }
+
+    /// A token for this bot's room and identity: publishers may publish,
+    /// subscribers subscribe (docs/TOKENS.md), valid for a day.
+    private var token: String {
+        let grants =
+            record.role == .publisher
+            ? AccessTokenGrants(publish: true) : AccessTokenGrants(subscribe: true)
+        let nowSeconds = Int64(Date().timeIntervalSince1970)
+        let claims = AccessTokenClaims(
+            issuer: context.options.key, subject: record.identity, notBefore: nowSeconds - 5,
+            expiresAt: nowSeconds + 24 * 3600, room: record.room, grants: grants)
+        return AccessToken.mint(claims: claims, secret: context.options.secret)
+    }
+
+    private func sendJoin() {
+        send(["type": "join", "token": token])
+    }
+
+    private func send(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else { return }
+        signaling?.send(text: String(decoding: data, as: UTF8.self))
+    }
+
+    private func handleMessage(_ text: String, now: Instant) {
+        guard let data = text.data(using: .utf8),
+            let message = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let type = message["type"] as? String
+        else {
+            record.error("bad_server_message")
+            return
+        }
+        switch type {
+        case "joined":
+            record.joinedAt = now
+            if record.role == .publisher { startPublishing(now: now) }
+        case "publish-answer":
+            guard let sdp = message["sdp"] as? String else { return record.error("bad_server_message") }
+            applyPublishAnswer(sdp, now: now)
+        case "subscriber-offer":
+            guard let sdp = message["sdp"] as? String, let version = message["version"] as? Int else {
+                return record.error("bad_server_message")
+            }
+            answerSubscriberOffer(sdp, version: version, now: now)
+        case "error":
+            record.error("server_" + ((message["code"] as? String) ?? "unknown"))
+        default:
+            break
+        }
+    }
+
+    // MARK: Publishing
+
+    private func startPublishing(now: Instant) {
+        let transport: BotTransport
+        do {
+            transport = try BotTransport(
+                bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+        } catch {
+            return record.error("socket")
+        }
+        publisher = transport
+        context.register(transport, for: self)
+        let local = LocalTransportParameters(
+            credentials: transport.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
+            candidates: [ICECandidate.host(transport.local)], isICELite: false)
+        var builder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+        func ssrc() -> SSRC { SSRC(UInt32.random(in: 1...UInt32.max, using: &random)) }
+        var layers: [ClientPublication.VideoLayer] = []
+        if !context.options.audioOnly {
+            let rids: [RID?] = context.options.simulcast ? ["q", "h", "f"] : [nil]
+            layers = rids.map { ClientPublication.VideoLayer(rid: $0, ssrc: ssrc(), rtxSSRC: ssrc()) }
+        }
+        let p = ClientPublication(
+            audioSSRC: ssrc(), videoLayers: layers, streamID: record.identity, cname: record.identity)
+        let offer = builder.publishOffer(p)
+        offerBuilder = builder
+        publication = p
+        pendingOffer = offer
+        if usesWHIP {
+            post(path: "/whip/\(record.room)", sdp: offer.text, purpose: .whip)
+        } else {
+            send(["type": "publish", "sdp": offer.text])
+        }
+    }
+
+    private func applyPublishAnswer(_ sdp: String, now: Instant) {
+        guard let builder = offerBuilder, let offer = pendingOffer, let publication, let publisher else { return }
+        do {
+            let answer = try builder.applyAnswer(try SessionDescription.parse(sdp), to: offer)
+            record.publishAnsweredAt = now
+            record.tracksPublished = answer.sections.filter(\.accepted).count
+            let t = answer.transport
+            publisher.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
+            let audio = answer.sections.first { $0.kind == .audio && $0.accepted }
+            let video = answer.sections.first { $0.kind == .video && $0.accepted }
+            let plan = BotMediaPlan(
+                publication: publication, audioPayloadType: ClientOfferBuilder.audioPayloadType,
+                videoPayloadType: ClientOfferBuilder.videoPayloadType,
+                videoRTXPayloadType: ClientOfferBuilder.videoRTXPayloadType, audioExtensions: audio?.extensions,
+                videoExtensions: video?.extensions, videoRIDs: video?.receivedRIDs ?? [], audioMID: audio?.mid,
+                videoMID: video?.mid)
+            mediaSource = context.media.makeSource(for: plan)
+        } catch {
+            record.error("publish_answer_refused")
+        }
+    }
+
+    // MARK: WHIP and WHEP
+
+    private func post(path: String, sdp: String, purpose: HTTPPurpose) {
+        do {
+            http = try HTTPExchange(
+                to: context.server, method: "POST", path: path,
+                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/sdp")], body: Array(sdp.utf8))
+            httpPurpose = purpose
+            context.registerHTTP(self)
+        } catch {
+            record.error("connect")
+        }
+    }
+
+    /// WHEP: a subscriber transport and a recvonly offer for the room's
+    /// first publisher.
+    private func startPlayback(now: Instant) {
+        if subscriber == nil {
+            do {
+                let t = try BotTransport(
+                    bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+                subscriber = t
+                context.register(t, for: self)
+                let local = LocalTransportParameters(
+                    credentials: t.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
+                    candidates: [ICECandidate.host(t.local)], isICELite: false)
+                playbackBuilder = ClientOfferBuilder(
+                    sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+            } catch {
+                return record.error("socket")
+            }
+        }
+        guard var builder = playbackBuilder else { return }
+        let offer = builder.playbackOffer(audio: true, video: !context.options.audioOnly)
+        playbackBuilder = builder
+        pendingOffer = offer
+        post(path: "/whep/\(record.room)", sdp: offer.text, purpose: .whep)
+    }
+
+    /// The outcome of the request in flight.
+    func handleHTTP(_ outcome: HTTPExchange.Outcome, now: Instant) {
+        let purpose = httpPurpose
+        httpPurpose = .none
+        guard case .response(let head, let body) = outcome else {
+            if purpose != .delete { record.error("http_failed") }
+            return
+        }
+        switch (purpose, head.status) {
+        case (.delete, _), (.none, _):
+            break
+        case (.whep, 409):
+            // Nothing published yet: post again after Retry-After.
+            record.retries += 1
+            let seconds = head.headers["Retry-After"].flatMap { Int64($0) } ?? 2
+            retryAt = now + .seconds(min(max(seconds, 1), 10))
+        case (.whip, 201), (.whep, 201):
+            record.joinedAt = now
+            sessionLocation = head.headers["Location"]
+            let sdp = String(decoding: body, as: UTF8.self)
+            if purpose == .whip { applyPublishAnswer(sdp, now: now) } else { applyPlaybackAnswer(sdp, now: now) }
+        case (_, let status):
+            record.error("\(purpose == .whip ? "whip" : "whep")_\(status)")
+        }
+    }
+
+    private func applyPlaybackAnswer(_ sdp: String, now: Instant) {
+        guard let builder = playbackBuilder, let offer = pendingOffer, let subscriber else { return }
+        do {
+            let description = try SessionDescription.parse(sdp)
+            let answer = try builder.applyAnswer(description, to: offer)
+            var tracks: [AnnouncedTrack] = []
+            for m in description.media where m.port != 0 && m.direction == .sendonly {
+                guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
+                tracks.append(
+                    AnnouncedTrack(
+                        mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID,
+                        codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
+                        ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
+            }
+            announce(tracks)
+            let t = answer.transport
+            subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
+        } catch {
+            record.error("whep_answer_refused")
+        }
+    }
+
+    private func announce(_ tracks: [AnnouncedTrack]) {
+        record.tracksAnnounced = tracks.count
+        announced = [:]
+        for track in tracks {
+            guard let ssrc = track.ssrc else { continue }
+            announced[ssrc] = track
+            if sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { sinks[ssrc] = sink }
+        }
+    }
+
+    // MARK: Subscribing
+
+    private func answerSubscriberOffer(_ sdp: String, version: Int, now: Instant) {
+        if subscriber == nil {
+            do {
+                let t = try BotTransport(
+                    bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+                subscriber = t
+                context.register(t, for: self)
+                let local = LocalTransportParameters(
+                    credentials: t.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
+                    candidates: [ICECandidate.host(t.local)], isICELite: false)
+                answerBuilder = ClientAnswerBuilder(
+                    sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+            } catch {
+                return record.error("socket")
+            }
+        }
+        guard var builder = answerBuilder, let subscriber else { return }
+        do {
+            let answer = try builder.makeAnswer(to: try SessionDescription.parse(sdp))
+            answerBuilder = builder
+            send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
+            record.subscriberOffersAnswered += 1
+            announce(answer.tracks)
+            let t = answer.transport
+            subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
+        } catch {
+            record.error("subscriber_offer_refused")
+        }
+    }
+
+    // MARK: Media
+
+    /// A decrypted datagram from one of our transports.
+    func received(
+        _ kind: ReceivedDatagram, _ bytes: UnsafeMutableRawBufferPointer, at arrival: Instant, from transport: BotTransport
+    ) {
+        let raw = UnsafeRawBufferPointer(bytes)
+        if case .rtcp = kind { return receivedRTCP(raw, at: arrival, onPublisher: transport === publisher) }
+        guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
+            return record.error("bad_rtp")
+        }
+        guard let track = announced[header.ssrc] else { return }  // RTX or not yet announced
+        var stats = record.tracks[header.ssrc] ?? TrackStats(track: track, ssrc: header.ssrc)
+        _ = stats.reception.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
+        stats.bytes &+= UInt64(raw.count)
+        if stats.firstPacketAt == nil { stats.firstPacketAt = arrival }
+        stats.lastPacketAt = arrival
+        record.tracks[header.ssrc] = stats
+        if record.firstMediaAt == nil { record.firstMediaAt = arrival }
+        sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival)
+    }
+
+    /// Timers of both transports, then whatever media is due.
+    func tick(now: Instant) {
+        if let p = publisher {
+            p.tick(now: now)
+            if record.publisherConnectedAt == nil, let at = p.connectedAt { record.publisherConnectedAt = at }
+            if let f = p.failure, !leaving, !publisherFailureCounted {
+                publisherFailureCounted = true
+                record.error("publisher_transport: \(f)")
+            }
+            if p.isConnected, let source = mediaSource {
+                context.sendBuffer.withUnsafeMutableBytes { buffer in
+                    // Room for the SRTP trailer after the packet.
+                    let room = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(buffer.count - 32)])
+                    while let n = source.nextPacket(into: room, now: now) {
+                        recordSent(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), now: now)
+                        p.sendMedia(buffer, length: n)
+                    }
+                }
+            }
+        }
+        if !leaving { sendReports(now: now) }
+        if let at = retryAt, now >= at, !leaving {
+            retryAt = nil
+            startPlayback(now: now)
+        }
+        if let s = subscriber {
+            s.tick(now: now)
+            if record.subscriberConnectedAt == nil, let at = s.connectedAt { record.subscriberConnectedAt = at }
+            if let f = s.failure, !leaving, !subscriberFailureCounted {
+                subscriberFailureCounted = true
+                record.error("subscriber_transport: \(f)")
+            }
+        }
+    }
+
+    private var publisherFailureCounted = false
+    private var subscriberFailureCounted = false
+
+    // MARK: RTCP
+
+    /// SRs from the server feed the LSR/DLSR of our RRs (subscriber); report
+    /// blocks about our SSRCs give the round-trip time (publisher).
+    private func receivedRTCP(_ raw: UnsafeRawBufferPointer, at arrival: Instant, onPublisher: Bool) {
+        guard let compound = try? RTCPCompoundPacket.parse(RawSpan(_unsafeBytes: raw)) else {
+            return record.error("bad_rtcp")
+        }
+        for packet in compound.packets {
+            var blocks: [ReceptionReport] = []
+            switch packet {
+            case .senderReport(let sr):
+                blocks = sr.reports
+                if !onPublisher, var stats = record.tracks[sr.ssrc] {
+                    stats.reception.recordSenderReport(sr.senderInfo, arrival: arrival)
+                    record.tracks[sr.ssrc] = stats
+                }
+            case .receiverReport(let rr): blocks = rr.reports
+            default: break
+            }
+            guard onPublisher else { continue }
+            for block in blocks where sendStats[block.ssrc] != nil {
+                if let rtt = roundTrip.roundTrip(block, arrival: arrival) {
+                    record.rttMilliseconds.append(Double(rtt.nanoseconds) / 1e6)
+                }
+            }
+        }
+    }
+
+    private func recordSent(_ packet: UnsafeRawBufferPointer, now: Instant) {
+        guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: packet)) else { return }
+        let clockRate: UInt32 = header.ssrc == publication?.audioSSRC ? 48000 : 90000
+        var stats = sendStats[header.ssrc] ?? SendStatistics(ssrc: header.ssrc, clockRate: clockRate)
+        stats.record(header: header, sentAt: now)
+        sendStats[header.ssrc] = stats
+    }
+
+    /// Once a second: an SR per SSRC we sent on (publisher), an RR with a
+    /// block per received track (subscriber); RFC 3550 section 6.4.
+    private func sendReports(now: Instant) {
+        if let next = nextReport, now < next { return }
+        nextReport = now + Self.reportInterval
+        if let p = publisher, p.isConnected {
+            let ntp = RoundTripEstimator.ntp(now)
+            for (ssrc, stats) in sendStats {
+                guard let info = stats.makeSenderInfo(now: now, wallClock: ntp) else { continue }
+                roundTrip.senderReportSent(compactNTP: info.compactNTP, at: now)
+                sendRTCP(SenderReport(ssrc: ssrc, senderInfo: info).serialized(), on: p)
+            }
+        }
+        if let s = subscriber, s.isConnected, !record.tracks.isEmpty {
+            var blocks: [ReceptionReport] = []
+            for ssrc in record.tracks.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                if let block = record.tracks[ssrc]?.reception.makeReportBlock(now: now) { blocks.append(block) }
+            }
+            // At most 31 blocks per RR (the 5-bit count).
+            var start = 0
+            while start < blocks.count {
+                let chunk = Array(blocks[start..<min(start + 31, blocks.count)])
+                sendRTCP(ReceiverReport(ssrc: reportSSRC, reports: chunk).serialized(), on: s)
+                start += 31
+            }
+        }
+    }
+
+    private func sendRTCP(_ packet: [UInt8], on transport: BotTransport) {
+        guard packet.count + 32 <= context.sendBuffer.count else { return }
+        context.sendBuffer.withUnsafeMutableBytes { buffer in
+            buffer.copyBytes(from: packet)
+            transport.sendMedia(buffer, length: packet.count, rtcp: true)
+        }
+    }
+
+    var nextDeadline: Instant? {
+        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline()].compactMap { $0 }.min()
+    }
+
+    func leave(now: Instant) {
+        guard !leaving else { return }
+        leaving = true
+        send(["type": "leave"])
+        signaling?.close()
+        if let location = sessionLocation {
+            // DELETE needs no token: the Location is the capability.
+            http = try? HTTPExchange(to: context.server, method: "DELETE", path: location, headers: [], body: [])
+            httpPurpose = .delete
+            if http != nil { context.registerHTTP(self) }
+        }
+        publisher?.close(now: now)
+        subscriber?.close(now: now)
+    }
+}

@@ -1,0 +1,205 @@
+import CShim
+import DTLS
+import NetIO
+import Synchronization
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Set by SIGINT/SIGTERM; the loop stops at its next round.
+let stopRequested = Atomic<Bool>(false)
+
+/// What every bot shares: the server, the certificate, the media factory,
+/// the loop's registration and its buffers (one thread, so one of each).
+final class BotContext {
+    let options: BotOptions
+    let server: SocketAddress
+    let hostHeader: String
+    let bindIP: String
+    let certificate: DTLSCertificate
+    let media: BotMediaFactory
+    let receiveBatch = DatagramBatch(capacity: 32)
+    var sendBuffer = [UInt8](repeating: 0, count: 1500)
+    /// Set by the loop: registers a transport's socket with epoll.
+    var register: (BotTransport, Bot) -> Void = { _, _ in }
+    /// Set by the loop: registers a bot's `http` exchange with epoll.
+    var httpRegistrar: (Bot) -> Void = { _ in }
+
+    init(options: BotOptions, server: SocketAddress, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
+        self.options = options
+        self.server = server
+        self.hostHeader = server.description
+        self.bindIP = bindIP
+        self.certificate = certificate
+        self.media = media
+    }
+
+    func register(_ transport: BotTransport, for bot: Bot) { register(transport, bot) }
+    func registerHTTP(_ bot: Bot) { httpRegistrar(bot) }
+}
+
+/// The single-threaded loop that drives every bot: one epoll set with each
+/// bot's TCP socket and UDP sockets, bots started at the ramp rate, timers
+/// from the transports, a progress line every second, and the stop after
+/// `--duration` or a signal. One thread serves hundreds of bots: the
+/// control path is light, and media (when BotMedia lands) is a few hundred
+/// packets per second per bot, each one syscall.
+final class BotLoop {
+    enum Endpoint {
+        case signaling(Bot)
+        case media(Bot, BotTransport)
+        case http(Bot, HTTPExchange)
+    }
+
+    let context: BotContext
+    let bots: [Bot]
+    private let epoll: Int32
+    private var endpoints: [UInt64: Endpoint] = [:]
+    private var watchingWritable: [UInt64: Bool] = [:]
+    private var nextTag: UInt64 = 1
+    private let progress: (Instant) -> Void
+
+    init(context: BotContext, bots: [Bot], progress: @escaping (Instant) -> Void) {
+        self.context = context
+        self.bots = bots
+        self.progress = progress
+        epoll = swiftlet_epoll_create()
+        context.register = { [unowned self] transport, bot in
+            let tag = self.nextTag
+            self.nextTag += 1
+            self.endpoints[tag] = .media(bot, transport)
+            _ = swiftlet_epoll_add_readable(self.epoll, transport.descriptor, tag)
+        }
+        context.httpRegistrar = { [unowned self] bot in
+            guard let exchange = bot.http else { return }
+            let tag = self.nextTag
+            self.nextTag += 1
+            self.endpoints[tag] = .http(bot, exchange)
+            _ = swiftlet_epoll_add_interest(self.epoll, exchange.descriptor, tag, 1, 1)
+        }
+    }
+
+    deinit { close(epoll) }
+
+    /// Runs until the duration has passed (after every bot started) or a
+    /// signal; returns the instant the run started.
+    func run(start: Instant) {
+        let interval = Duration.nanoseconds(Int64(1e9 / context.options.ramp))
+        let end = context.options.duration > 0 ? start + .nanoseconds(Int64(context.options.duration * 1e9)) : nil
+        var started = 0
+        var nextStart = start
+        var nextProgress = start + .seconds(1)
+        var tags = [UInt64](repeating: 0, count: 256)
+        var ready = [UInt32](repeating: 0, count: 256)
+        while !stopRequested.load(ordering: .relaxed) {
+            var now = MonotonicClock.now()
+            while started < bots.count, nextStart <= now {
+                let bot = bots[started]
+                bot.start(now: now)
+                if let s = bot.signaling {
+                    let tag = nextTag
+                    nextTag += 1
+                    endpoints[tag] = .signaling(bot)
+                    watchingWritable[tag] = true
+                    _ = swiftlet_epoll_add_interest(epoll, s.descriptor, tag, 1, 1)
+                }
+                started += 1
+                nextStart = nextStart + interval
+            }
+            if started == bots.count, let end, now >= end { break }
+            var wake = nextProgress
+            if started < bots.count { wake = min(wake, nextStart) }
+            for bot in bots { if let d = bot.nextDeadline { wake = min(wake, d) } }
+            let waitNs = max(0, (wake - now).nanoseconds)
+            let waitMs = Int32(min((waitNs + 999_999) / 1_000_000, 100))
+            let n = tags.withUnsafeMutableBufferPointer { t in
+                ready.withUnsafeMutableBufferPointer { r in
+                    swiftlet_epoll_wait_ready(epoll, t.baseAddress, r.baseAddress, Int32(t.count), waitMs)
+                }
+            }
+            now = MonotonicClock.now()
+            for i in 0..<Int(max(n, 0)) {
+                let bits = ready[i]
+                switch endpoints[tags[i]] {
+                case .signaling(let bot)?:
+                    guard let s = bot.signaling else { continue }
+                    let events = s.handleReady(
+                        readable: bits & SWIFTLET_READY_READABLE != 0, writable: bits & SWIFTLET_READY_WRITABLE != 0,
+                        hangup: bits & SWIFTLET_READY_HANGUP != 0)
+                    bot.handle(events, now: now)
+                    updateInterest(tag: tags[i], client: s)
+                case .http(let bot, let exchange)?:
+                    dispatchHTTP(bot, exchange, tag: tags[i], bits: bits, now: now)
+                case .media(let bot, let transport)?:
+                    transport.pump(now: now) { kind, bytes, at in bot.received(kind, bytes, at: at, from: transport) }
+                case nil:
+                    break
+                }
+            }
+            now = MonotonicClock.now()
+            for bot in bots { bot.tick(now: now) }
+            // Writes queued by messages handled above.
+            for (tag, endpoint) in endpoints {
+                if case .signaling(let bot) = endpoint, let s = bot.signaling { updateInterest(tag: tag, client: s) }
+            }
+            if now >= nextProgress {
+                progress(now)
+                nextProgress = nextProgress + .seconds(1)
+            }
+        }
+    }
+
+    /// Leaves cleanly: `leave`, WebSocket close, DTLS close_notify; then
+    /// a short grace for the bytes to go out.
+    func shutdown() {
+        let now = MonotonicClock.now()
+        for bot in bots { bot.leave(now: now) }
+        let end = now + .milliseconds(300)
+        var tags = [UInt64](repeating: 0, count: 256)
+        var ready = [UInt32](repeating: 0, count: 256)
+        while MonotonicClock.now() < end {
+            let n = tags.withUnsafeMutableBufferPointer { t in
+                ready.withUnsafeMutableBufferPointer { r in
+                    swiftlet_epoll_wait_ready(epoll, t.baseAddress, r.baseAddress, Int32(t.count), 20)
+                }
+            }
+            for i in 0..<Int(max(n, 0)) {
+                switch endpoints[tags[i]] {
+                case .signaling(let bot)?:
+                    if let s = bot.signaling { _ = s.handleReady(readable: true, writable: true, hangup: false) }
+                case .http(let bot, let exchange)?:
+                    dispatchHTTP(bot, exchange, tag: tags[i], bits: ready[i], now: MonotonicClock.now())
+                default: break
+                }
+            }
+        }
+    }
+
+    private func dispatchHTTP(_ bot: Bot, _ exchange: HTTPExchange, tag: UInt64, bits: UInt32, now: Instant) {
+        let outcome = exchange.handleReady(
+            readable: bits & SWIFTLET_READY_READABLE != 0, writable: bits & SWIFTLET_READY_WRITABLE != 0,
+            hangup: bits & SWIFTLET_READY_HANGUP != 0)
+        if let outcome {
+            _ = swiftlet_epoll_remove(epoll, exchange.descriptor)
+            endpoints[tag] = nil
+            if bot.http === exchange { bot.http = nil }
+            bot.handleHTTP(outcome, now: now)
+        } else if !exchange.wantsWritable {
+            _ = swiftlet_epoll_modify_interest(epoll, exchange.descriptor, tag, 1, 0)
+        }
+    }
+
+    private func updateInterest(tag: UInt64, client: SignalingClient) {
+        if client.phase == .closed {
+            _ = swiftlet_epoll_remove(epoll, client.descriptor)
+            endpoints[tag] = nil
+            return
+        }
+        let want = client.wantsWritable
+        guard watchingWritable[tag] != want else { return }
+        watchingWritable[tag] = want
+        _ = swiftlet_epoll_modify_interest(epoll, client.descriptor, tag, 1, want ? 1 : 0)
+    }
+}

@@ -1,0 +1,210 @@
+/// roombot's command line, parsed and validated before anything connects.
+struct BotOptions: Equatable {
+    var url = ""
+    var host = ""
+    var port: UInt16 = 0
+    var path = "/rtc"
+    /// Publishers publish through WHIP, subscribers play through WHEP
+    /// (`POST /whip/<room>`, `/whep/<room>`), instead of the room WebSocket.
+    var whip = false
+    var whep = false
+    var rooms: [String] = []
+    var publishers = 1
+    var subscribers = 1
+    var audioOnly = false
+    var simulcast = true
+    /// Seconds; 0 runs until Ctrl-C.
+    var duration: Double = 30
+    /// Bots started per second.
+    var ramp: Double = 10
+    var key = ""
+    var secret = ""
+    var jsonPath: String?
+    /// Local address to bind UDP sockets to; nil picks the route's.
+    var bind: String?
+    var maxLossPercent: Double?
+    var maxJoinMilliseconds: Double?
+    var maxDelayMilliseconds: Double?
+    var minBitrateKbps: Double?
+
+    static let devKey = "devkey"
+    static let devSecret = "devsecret"
+
+    struct Invalid: Error, CustomStringConvertible, Equatable { let description: String }
+
+    static let usage = """
+        roombot: a headless WebRTC client that joins Swiftlet rooms in numbers and
+        measures what users feel (join time, transports, tracks, loss, jitter, RTT).
+
+        USAGE:
+          roombot --url URL (--room NAME | --rooms N) [options]
+          roombot --help
+
+        OPTIONS:
+          --url URL            ws://HOST:PORT/rtc (the room WebSocket; HOST an IP or localhost);
+                               with --whip/--whep, http://HOST:PORT is the base of /whip and /whep
+          --room NAME          join one room
+          --rooms N            spread the bots over N rooms (NAME-1 ... NAME-N; NAME defaults to roombot)
+          --publishers N       publishing bots per room (default 1)
+          --subscribers N      subscribing bots per room (default 1)
+          --audio-only         publish audio only
+          --simulcast          publish VP8 as three rid layers q/h/f (default)
+          --no-simulcast       publish one VP8 stream
+          --duration SECONDS   how long to run; 0 runs until Ctrl-C (default 30)
+          --ramp PER_SECOND    bots started per second (default 10)
+          --dev                sign tokens with the development key (swiftlet serve --dev)
+          --key K --secret S   sign tokens with this API key and secret
+          --json FILE          write the summary as JSON
+          --bind IP            local IP for the media sockets (default: the route to the server)
+          --whip               publishers publish through WHIP (POST /whip/ROOM)
+          --whep               subscribers play through WHEP (POST /whep/ROOM: the room's first publisher)
+
+        THRESHOLDS (any one missed makes the exit status 1):
+          --max-loss PERCENT   highest acceptable receive loss
+          --max-join-ms MS     highest acceptable p95 join time
+          --max-delay-ms MS    highest acceptable p95 end-to-end delay
+          --min-bitrate KBPS   lowest acceptable mean receive bitrate per track
+
+        EXIT STATUS:
+          0  every bot joined and connected, every threshold met
+          1  a threshold was missed
+          2  a bot failed to join, publish or connect, or tracks were missing
+          64 bad command line
+          70 internal error (sockets, certificates)
+        """
+
+    static func parse(_ arguments: [String]) throws(Invalid) -> BotOptions {
+        var o = BotOptions()
+        var room: String?
+        var roomCount: Int?
+        var dev = false
+        var i = 0
+        func value(_ name: String) throws(Invalid) -> String {
+            i += 1
+            guard i < arguments.count else { throw Invalid(description: "\(name) needs a value") }
+            return arguments[i]
+        }
+        func count(_ name: String, min: Int = 0) throws(Invalid) -> Int {
+            let v = try value(name)
+            guard let n = Int(v), n >= min, n <= 100_000 else {
+                throw Invalid(description: "\(name) wants a whole number from \(min), got '\(v)'")
+            }
+            return n
+        }
+        func number(_ name: String, min: Double = 0) throws(Invalid) -> Double {
+            let v = try value(name)
+            guard let n = Double(v), n.isFinite, n >= min else {
+                throw Invalid(description: "\(name) wants a number from \(min), got '\(v)'")
+            }
+            return n
+        }
+        while i < arguments.count {
+            let a = arguments[i]
+            switch a {
+            case "--url": o.url = try value(a)
+            case "--room": room = try value(a)
+            case "--rooms": roomCount = try count(a, min: 1)
+            case "--publishers": o.publishers = try count(a)
+            case "--subscribers": o.subscribers = try count(a)
+            case "--audio-only": o.audioOnly = true
+            case "--simulcast": o.simulcast = true
+            case "--no-simulcast": o.simulcast = false
+            case "--duration": o.duration = try number(a)
+            case "--ramp":
+                o.ramp = try number(a)
+                guard o.ramp > 0 else { throw Invalid(description: "--ramp must be above 0") }
+            case "--dev": dev = true
+            case "--key": o.key = try value(a)
+            case "--secret": o.secret = try value(a)
+            case "--json": o.jsonPath = try value(a)
+            case "--bind": o.bind = try value(a)
+            case "--whip": o.whip = true
+            case "--whep": o.whep = true
+            case "--max-loss": o.maxLossPercent = try number(a)
+            case "--max-join-ms": o.maxJoinMilliseconds = try number(a)
+            case "--max-delay-ms": o.maxDelayMilliseconds = try number(a)
+            case "--min-bitrate": o.minBitrateKbps = try number(a)
+            default: throw Invalid(description: "unknown option '\(a)'; see roombot --help")
+            }
+            i += 1
+        }
+        guard !o.url.isEmpty else { throw Invalid(description: "--url is required") }
+        try o.parseURL()
+        switch (room, roomCount) {
+        case (let name?, nil): o.rooms = [name]
+        case (let name, let n?): o.rooms = (1...n).map { "\(name ?? "roombot")-\($0)" }
+        case (nil, nil): throw Invalid(description: "give --room NAME or --rooms N")
+        }
+        guard o.publishers + o.subscribers > 0 else { throw Invalid(description: "no bots: give --publishers or --subscribers") }
+        if dev {
+            guard o.key.isEmpty, o.secret.isEmpty else {
+                throw Invalid(description: "--dev and --key/--secret exclude each other")
+            }
+            o.key = Self.devKey
+            o.secret = Self.devSecret
+        } else if o.key.isEmpty || o.secret.isEmpty {
+            throw Invalid(description: "give --dev, or --key and --secret")
+        }
+        return o
+    }
+
+    /// `ws://HOST:PORT/PATH`; HOST an IPv4 literal, `[IPv6]` or
+    /// `localhost`. No DNS: roombot runs next to the server or is given
+    /// its address.
+    mutating func parseURL() throws(Invalid) {
+        var rest = Substring(url)
+        let defaultPort: UInt16
+        if rest.hasPrefix("ws://") {
+            rest = rest.dropFirst(5)
+            defaultPort = 80
+        } else if rest.hasPrefix("http://") {
+            rest = rest.dropFirst(7)
+            defaultPort = 80
+        } else {
+            throw Invalid(description: "--url must start with ws:// (wss:// is not supported), got '\(url)'")
+        }
+        let authority = rest.prefix { $0 != "/" }
+        let pathPart = rest.dropFirst(authority.count)
+        if !pathPart.isEmpty { path = String(pathPart) }
+        var hostPart = authority
+        var portPart: Substring?
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { portPart = after.dropFirst() }
+        } else if let colon = authority.lastIndex(of: ":") {
+            hostPart = authority[..<colon]
+            portPart = authority[authority.index(after: colon)...]
+        }
+        host = hostPart == "localhost" ? "127.0.0.1" : String(hostPart)
+        guard !host.isEmpty else { throw Invalid(description: "--url has no host") }
+        if let portPart {
+            guard let p = UInt16(portPart), p > 0 else { throw Invalid(description: "--url has a bad port '\(portPart)'") }
+            port = p
+        } else {
+            port = defaultPort
+        }
+    }
+
+    /// The tracks one bot of `role` should be offered: a room-protocol
+    /// subscriber every publisher's audio (and video), a WHEP one those of
+    /// the room's first publisher; publishers receive nothing.
+    func tracksExpected(for role: BotRole) -> Int {
+        guard role == .subscriber else { return 0 }
+        let perPublisher = audioOnly ? 1 : 2
+        return whep ? min(publishers, 1) * perPublisher : publishers * perPublisher
+    }
+
+    /// The bots of one run, in start order: per room, publishers first (so
+    /// subscribers find tracks when they join), then subscribers.
+    var plan: [(room: String, role: BotRole)] {
+        rooms.flatMap { room in
+            Array(repeating: (room, BotRole.publisher), count: publishers)
+                + Array(repeating: (room, BotRole.subscriber), count: subscribers)
+        }
+    }
+}
+
+enum BotRole: String, CaseIterable {
+    case publisher, subscriber
+}

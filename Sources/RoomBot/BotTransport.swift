@@ -1,0 +1,126 @@
+import DTLS
+import ICE
+import NetIO
+import PeerSession
+import RTCP
+import RTP
+import SRTP
+import Wire
+
+/// One client-role PeerTransport (full ICE controlling agent, DTLS client)
+/// on its own non-blocking UDP socket: the server tells peers apart by
+/// address, so every transport needs its own port. The bot loop watches
+/// the socket with epoll and calls `pump` on readiness and deadlines.
+final class BotTransport {
+    let socket: UDPSocket
+    let transport: PeerTransport
+    let local: TransportAddress
+    private let batch: DatagramBatch
+    private let out = DatagramBatch(capacity: 1)
+    private var remoteCredentials: ICECredentials?
+    private var remoteCandidates: Set<TransportAddress> = []
+    private(set) var connectedAt: Instant?
+    private(set) var failure: String?
+
+    init(bindIP: String, certificate: DTLSCertificate, now: Instant, batch: DatagramBatch) throws {
+        guard let address = SocketAddress(ip: bindIP, port: 0) else { throw BotError.badAddress(bindIP) }
+        socket = try UDPSocket(bindingTo: address)
+        socket.setNonBlocking()
+        local = try socket.localAddress().transportAddress
+        self.batch = batch
+        transport = try PeerTransport(role: .client, certificate: certificate, now: now)
+        transport.addLocalCandidate(ICECandidate.host(local), now: now)
+    }
+
+    var descriptor: Int32 { socket.descriptor }
+    var isConnected: Bool { transport.state == .connected }
+
+    /// The server's credentials, fingerprints and candidates from its SDP;
+    /// on renegotiation only what changed is given again.
+    func setRemote(credentials: ICECredentials, fingerprints: [CertificateFingerprint], candidates: [ICECandidate], now: Instant)
+    {
+        if credentials != remoteCredentials {
+            remoteCredentials = credentials
+            transport.setRemoteParameters(credentials: credentials, fingerprints: fingerprints, now: now)
+        }
+        for c in candidates where remoteCandidates.insert(c.address).inserted {
+            transport.addRemoteCandidate(c, now: now)
+        }
+        flushControl()
+    }
+
+    /// Reads what the socket holds, hands each datagram to the transport
+    /// and media to `media`; then timers and queued control datagrams.
+    func pump(now: Instant, media: (ReceivedDatagram, UnsafeMutableRawBufferPointer, Instant) -> Void) {
+        while true {
+            let n: Int
+            do { n = try socket.receive(into: batch) } catch { break }
+            if n == 0 { break }
+            let arrival = MonotonicClock.now()
+            for i in 0..<n {
+                let length = batch.length(i)
+                guard length <= batch.slotSize, let source = batch.address(i)?.transportAddress else { continue }
+                let buffer = UnsafeMutableRawBufferPointer(rebasing: batch.slot(i)[0..<length])
+                let result = transport.receive(buffer, from: source, to: local, now: arrival)
+                switch result {
+                case .handled: break
+                case .rtp(let k), .rtcp(let k): media(result, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<k]), arrival)
+                }
+            }
+            if n < batch.capacity { break }
+        }
+        tick(now: MonotonicClock.now())
+    }
+
+    func tick(now: Instant) {
+        if let d = transport.nextDeadline, d <= now { transport.handleTimeout(now: now) }
+        flushControl()
+        while let e = transport.pollEvent() {
+            switch e {
+            case .connected: if connectedAt == nil { connectedAt = now }
+            case .failed(let f): failure = "\(f)"
+            case .closed: failure = failure ?? "closed by server"
+            case .selectedAddressChanged: break
+            }
+        }
+    }
+
+    var nextDeadline: Instant? { transport.nextDeadline }
+
+    /// Protects the RTP (or RTCP) packet at the start of `buffer` in place
+    /// and sends it to the selected address.
+    @discardableResult
+    func sendMedia(_ buffer: UnsafeMutableRawBufferPointer, length: Int, rtcp: Bool = false) -> Bool {
+        let r = rtcp ? transport.protectRTCP(buffer, length: length) : transport.protectRTP(buffer, length: length)
+        guard let r else { return false }
+        send(UnsafeRawBufferPointer(rebasing: buffer[0..<r.length]), to: r.to)
+        return true
+    }
+
+    func close(now: Instant) {
+        transport.close(now: now)
+        flushControl()
+    }
+
+    private func flushControl() {
+        while let d = transport.pollTransmit() { d.bytes.withUnsafeBytes { send($0, to: d.to) } }
+    }
+
+    private func send(_ bytes: UnsafeRawBufferPointer, to: TransportAddress) {
+        guard bytes.count <= out.slotSize else { return }
+        out.slot(0).copyMemory(from: bytes)
+        out.setLength(bytes.count, at: 0)
+        out.setAddress(to, at: 0)
+        out.count = 1
+        _ = socket.send(out)
+    }
+}
+
+enum BotError: Error, CustomStringConvertible {
+    case badAddress(String)
+    var description: String {
+        switch self {
+        case .badAddress(let a): "not an IP address: \(a)"
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// The real roombot binary against the real server: bots join over the
+/// room WebSocket, connect ICE+DTLS on both transports, answer subscriber
+/// offers, and report it all in the JSON summary.
+@Suite struct RoomBotProcessTests {
+    private func binary(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Starts `swiftlet serve --dev` on free ports; returns it and its room URL.
+    private func startServer() throws -> (Process, Pipe, String) {
+        let process = Process()
+        process.executableURL = binary("swiftlet")
+        process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("stop with Ctrl-C"), Date() < deadline, process.isRunning {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
+        let url = line.split(separator: " ").last.map(String.init) ?? ""
+        return (process, output, url)
+    }
+
+    private func runBot(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let bot = Process()
+        bot.executableURL = binary("roombot")
+        bot.arguments = arguments
+        let output = Pipe()
+        bot.standardOutput = output
+        bot.standardError = output
+        try bot.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        bot.waitUntilExit()
+        return (bot.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func botsJoinConnectAndReportInJSON() throws {
+        let (server, _, url) = try startServer()
+        defer {
+            if server.isRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
+        #expect(url.hasPrefix("ws://127.0.0.1:"))
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+
+        let run = try runBot([
+            "--url", url, "--room", "t", "--publishers", "1", "--subscribers", "2", "--duration", "5", "--dev",
+            "--json", json.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("roombot summary"))
+        #expect(run.output.contains("bots 3/3 joined"))
+
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
+        let groups = try #require(object?["groups"] as? [String: Any])
+        let overall = try #require(groups["overall"] as? [String: Any])
+        #expect(overall["bots"] as? Int == 3)
+        #expect(overall["joined"] as? Int == 3)
+        #expect(overall["transportsConnected"] as? Int == 3)
+        // One publisher with audio and video: each subscriber is offered both.
+        #expect(overall["tracksExpected"] as? Int == 4)
+        #expect(overall["tracksAnnounced"] as? Int == 4)
+        #expect((overall["errors"] as? [String: Int])?.isEmpty == true)
+        let join = try #require(overall["joinMs"] as? [String: Any])
+        #expect(join["count"] as? Int == 3)
+        let p50 = try #require(join["p50"] as? Double)
+        #expect(p50 > 0 && p50 < 5000)
+        let publisher = try #require(groups["publisher"] as? [String: Any])
+        #expect(publisher["tracksPublished"] as? Int == 2)
+        #expect(object?["exitStatus"] as? Int == 0)
+    }
+
+    @Test func whipPublisherAndWHEPSubscribersConnect() throws {
+        let (server, _, url) = try startServer()
+        defer {
+            if server.isRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
+        let base = "http" + url.dropFirst(2).dropLast(4)  // ws://H:P/rtc -> http://H:P
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let run = try runBot([
+            "--url", base, "--room", "w", "--publishers", "1", "--subscribers", "2", "--whip", "--whep", "--duration", "4",
+            "--dev", "--json", json.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
+        #expect(object?["whip"] as? Bool == true && object?["whep"] as? Bool == true)
+        let overall = try #require((object?["groups"] as? [String: Any])?["overall"] as? [String: Any])
+        #expect(overall["joined"] as? Int == 3)
+        #expect(overall["transportsConnected"] as? Int == 3)
+        // WHEP plays the room's first publisher: audio and video per subscriber.
+        #expect(overall["tracksExpected"] as? Int == 4)
+        #expect(overall["tracksAnnounced"] as? Int == 4)
+    }
+
+    @Test func badCommandLinesExit64AndHelpExits0() throws {
+        #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--dev"]).status == 64)  // no room
+        #expect(try runBot(["--url", "wss://h/rtc", "--room", "r", "--dev"]).status == 64)
+        #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r"]).status == 64)  // no key
+        #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r", "--dev", "--ramp", "0"]).status == 64)
+        let help = try runBot(["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("--max-join-ms"))
+    }
+
+    @Test func unreachableServerExits2WithConnectErrors() throws {
+        // Port 9 (discard) has no listener on loopback.
+        let run = try runBot([
+            "--url", "ws://127.0.0.1:9/rtc", "--room", "r", "--publishers", "1", "--subscribers", "0", "--duration",
+            "1", "--dev",
+        ])
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.output.contains("connect=1"))
+    }
+}
