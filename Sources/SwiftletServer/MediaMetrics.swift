@@ -22,6 +22,26 @@ enum MediaMetrics {
                 "swiftlet_keyframe_requests_suppressed_total", "Keyframe requests absorbed by the per-track throttle.",
                 sum(\.keyframeRequestsSuppressed)
             ),
+            ("swiftlet_nacks_received_total", "NACK packets received from subscribers.", sum(\.nacksReceived)),
+            ("swiftlet_nacks_sent_total", "NACK packets sent to publishers.", sum(\.nacksSent)),
+            (
+                "swiftlet_retransmissions_sent_total", "Packets resent to subscribers from the retransmission buffer.",
+                sum(\.retransmissionsSent)
+            ),
+            (
+                "swiftlet_retransmissions_unavailable_total", "NACKed packets no longer in the buffer or history.",
+                sum(\.retransmissionsUnavailable)
+            ),
+            (
+                "swiftlet_retransmissions_limited_total", "NACKed packets not resent: rate limit or resent within an RTT.",
+                sum(\.retransmissionsLimited)
+            ),
+            (
+                "swiftlet_retransmissions_received_total", "RTX packets from publishers restored and forwarded.",
+                sum(\.retransmissionsReceived)
+            ),
+            ("swiftlet_probe_bytes_sent_total", "Padding bytes sent to probe subscribers' bandwidth.", sum(\.probeBytesSent)),
+            ("swiftlet_layer_switches_total", "Simulcast spatial layer switches completed.", sum(\.layerSwitches)),
         ]
         var out = ""
         for (name, help, value) in rows {
@@ -34,6 +54,8 @@ enum MediaMetrics {
             ("not_current_source", \.notCurrentSource),
             ("before_source_switch", \.beforeSourceSwitch), ("duplicate", \.duplicate), ("outside_history", \.outsideHistory),
             ("padding_only", \.paddingOnly), ("not_forwarded", \.notForwarded), ("send_failed", \.sendFailed),
+            ("waiting_for_keyframe", \.waitingForKeyframe), ("temporal_layer_above", \.temporalLayerAbove),
+            ("spatial_layer_out_of_range", \.spatialLayerOutOfRange),
         ]
         out += "# HELP swiftlet_dropped_packets_total RTP packets not forwarded, by reason.\n"
         out += "# TYPE swiftlet_dropped_packets_total counter\n"
@@ -41,6 +63,20 @@ enum MediaMetrics {
             out +=
                 "swiftlet_dropped_packets_total{reason=\"\(reason)\"} \(workers.reduce(0) { $0 + $1.dropped[keyPath: path] })\n"
         }
+        // Switch latency: request (target change) to first packet of the new
+        // layer, a Prometheus histogram over fixed buckets.
+        var latency = LatencyHistogram()
+        for w in workers { latency.merge(w.layerSwitchLatency) }
+        out += "# HELP swiftlet_layer_switch_seconds Simulcast switch latency: target change to first packet of the layer.\n"
+        out += "# TYPE swiftlet_layer_switch_seconds histogram\n"
+        var cumulative: UInt64 = 0
+        for (i, bound) in LatencyHistogram.bucketBounds.enumerated() {
+            cumulative += latency.counts[i]
+            out += "swiftlet_layer_switch_seconds_bucket{le=\"\(Double(bound) / 1000)\"} \(cumulative)\n"
+        }
+        out += "swiftlet_layer_switch_seconds_bucket{le=\"+Inf\"} \(latency.total)\n"
+        out += "swiftlet_layer_switch_seconds_sum \(Double(latency.sumMilliseconds) / 1000)\n"
+        out += "swiftlet_layer_switch_seconds_count \(latency.total)\n"
         let gauges: [(String, String, Int)] = [
             (
                 "swiftlet_media_transports", "Peer transports (publisher and subscriber) open now.",

@@ -9,6 +9,8 @@ import Testing
         a.rtpPacketsIn = 10
         a.forwarded = 20
         a.dropped.paused = 3
+        a.layerSwitchLatency.record(.milliseconds(180))
+        a.layerSwitchLatency.record(.milliseconds(420))
         var b = RoomMediaCounters()
         b.rtpPacketsIn = 5
         b.dropped.paused = 1
@@ -27,9 +29,20 @@ import Testing
         #expect(lines.contains("swiftlet_tracks_subscribed 3"))
         #expect(lines.contains("swiftlet_media_workers 2"))
         #expect(lines.contains("# TYPE swiftlet_tracks_published gauge"))
-        // Every sample line has a HELP and TYPE for its metric name.
+        // Histogram buckets are cumulative (180 ms in le=0.2, 420 ms in 0.5).
+        #expect(lines.contains("swiftlet_layer_switch_seconds_bucket{le=\"0.1\"} 0"))
+        #expect(lines.contains("swiftlet_layer_switch_seconds_bucket{le=\"0.2\"} 1"))
+        #expect(lines.contains("swiftlet_layer_switch_seconds_bucket{le=\"0.5\"} 2"))
+        #expect(lines.contains("swiftlet_layer_switch_seconds_bucket{le=\"+Inf\"} 2"))
+        #expect(lines.contains("swiftlet_layer_switch_seconds_count 2"))
+        #expect(lines.contains("swiftlet_layer_switch_seconds_sum 0.6"))
+        // Every sample line has a HELP and TYPE for its metric name (a
+        // histogram's samples carry suffixes).
         for line in lines where !line.hasPrefix("#") {
-            let name = String(line.prefix { $0 != " " && $0 != "{" })
+            var name = String(line.prefix { $0 != " " && $0 != "{" })
+            for suffix in ["_bucket", "_sum", "_count"] where name.hasPrefix("swiftlet_layer_switch_seconds") {
+                if name.hasSuffix(suffix) { name = String(name.dropLast(suffix.count)) }
+            }
             #expect(lines.contains { $0.hasPrefix("# TYPE \(name) ") }, "\(name) has no TYPE")
         }
     }
