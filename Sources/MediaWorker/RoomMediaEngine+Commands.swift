@@ -118,7 +118,7 @@ extension RoomMediaEngine {
             key: subscriptionKey, outgoing: outgoingTrack, transportID: transportID(of: subscriber, role: .subscriber))
         // Until the first allocation round (within 50 ms) and before any
         // layer is measured, the best layer the publisher sends.
-        s.simulcast?.setTarget(LayerTarget(spatial: SimulcastForwarder.maximumSpatialLayers - 1), now: now)
+        s.simulcast?.setTarget(LayerTarget(spatial: track.layers.count - 1), now: now)
         if let id = s.transportID { links[id]?.allocationNeeded = true }
         subscriptions[subscriptionKey] = s
         outgoing[OutgoingKey(subscriber: subscriber, ssrc: s.outgoingSSRC)] = s
