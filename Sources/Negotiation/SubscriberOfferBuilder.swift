@@ -76,6 +76,10 @@ public struct SubscriberOfferBuilder: Sendable {
         self.headerExtensions = headerExtensions
     }
 
+    /// The offer waiting for its answer, as it was sent (same version), to
+    /// send again to a client that reconnected before answering.
+    public var outstandingOffer: SessionDescription? { offered.map { description(of: $0) } }
+
     /// The mids of sections that currently carry a track, in order.
     public var activeMIDs: [MID] { slots.compactMap { $0.track == nil ? nil : $0.mid } }
 

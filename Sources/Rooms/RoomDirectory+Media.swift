@@ -15,7 +15,10 @@ extension RoomDirectory {
             guard let applied = applyPublish(p, offer: offer) else {
                 return send(p.id, .error(code: .negotiationFailed, message: "this server has no media workers"))
             }
-            return applied.transport + send(p.id, .publishAnswer(sdp: applied.answer)) + applied.tracks
+            let own = (participants[p.id]?.publisher?.tracks ?? [:]).sorted { $0.key < $1.key }.map { id, d in
+                OwnTrack(id: id, kind: d.kind == .audio ? .audio : .video, mid: d.mid.description)
+            }
+            return applied.transport + send(p.id, .publishAnswer(sdp: applied.answer, tracks: own)) + applied.tracks
         }
     }
 

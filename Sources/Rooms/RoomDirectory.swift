@@ -149,6 +149,11 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         participants[id]?.graceDeadline = nil
         byConnection[connection] = id
         effects.append(.send(connection, joinedMessage(for: id, resumed: true)))
+        // An offer sent while the connection was down (or just before it
+        // dropped) may never have arrived: send it again, same version.
+        if let builder = p.subscriber?.builder, builder.state == .haveLocalOffer, let offer = builder.outstandingOffer {
+            effects.append(.send(connection, .subscriberOffer(sdp: offer.text, version: Int(builder.sessionVersion))))
+        }
         return effects
     }
 
@@ -274,7 +279,10 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         calls[id] = Call(id: id, caller: caller.id, callee: callee)
         participants[caller.id]?.call = id
         participants[callee]?.call = id
-        return send(callee, .incomingCall(callID: id, from: caller.id, identity: caller.identity))
+        // The caller learns the call id at once, so it can cancel (hang up)
+        // before the answer.
+        return send(caller.id, .callRinging(callID: id, to: callee))
+            + send(callee, .incomingCall(callID: id, from: caller.id, identity: caller.identity))
     }
 
     private mutating func answerCall(_ id: CallID, by p: Participant) -> [RoomEffect] {

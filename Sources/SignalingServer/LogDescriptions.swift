@@ -37,6 +37,7 @@ extension ServerMessage {
         case .publishAnswer: "publish-answer"
         case .subscriberOffer: "subscriber-offer"
         case .incomingCall: "incoming-call"
+        case .callRinging: "call-ringing"
         case .callStarted: "call-started"
         case .callDeclined: "call-declined"
         case .callEnded: "call-ended"

@@ -99,10 +99,12 @@ import Testing
             .participantLeft(ParticipantID("PA_3")),
             .trackPublished(participantID: ParticipantID("PA_3"), track: TrackInfo(id: "TR_2", kind: .audio)),
             .trackUnpublished(participantID: ParticipantID("PA_3"), trackID: "TR_2"),
-            .trackMuted(participantID: ParticipantID("PA_3"), trackID: "TR_2", muted: true), .publishAnswer(sdp: "v=0"),
+            .trackMuted(participantID: ParticipantID("PA_3"), trackID: "TR_2", muted: true),
+            .publishAnswer(sdp: "v=0", tracks: [OwnTrack(id: "TR_1", kind: .video, mid: "1")]),
             .subscriberOffer(sdp: "v=0", version: 2), .callDeclined(callID: CallID("CA_9")),
             .callEnded(callID: CallID("CA_9"), reason: "hangup"), .meshSignal(from: ParticipantID("PA_3"), payload: .string("x")),
-            .pong, .activeSpeakers([]), .publisherLayers(trackID: "TR_2", layers: [LayerActivity(rid: "h", active: true)]),
+            .pong, .callRinging(callID: CallID("CA_9"), to: ParticipantID("PA_4")), .activeSpeakers([]),
+            .publisherLayers(trackID: "TR_2", layers: [LayerActivity(rid: "h", active: true)]),
             .streamState(trackID: "TR_2", state: .paused, layer: nil, reason: .bandwidth),
         ]
         for m in all {

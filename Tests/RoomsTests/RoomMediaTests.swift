@@ -109,6 +109,8 @@ private func subscriberOffers(_ effects: [RoomEffect], to connection: Connection
         let ringing = directory.handle(.call(to: benID), from: ann, now: now)
         let callID = try #require(
             ringing.lazy.compactMap { if case .send(ben, .incomingCall(let id, _, _)) = $0 { id } else { nil } }.first)
+        // The caller knows the call id before the answer (to cancel it).
+        #expect(ringing.contains(.send(ann, .callRinging(callID: callID, to: benID))))
         let started = directory.handle(.answerCall(callID), from: ben, now: now)
         #expect(subscriberOffers(started, to: ben).isEmpty, "\(started)")
         #expect(started.contains(.media(.releaseParticipant(room: "lobby", participant: benID))))
@@ -139,6 +141,9 @@ private func subscriberOffers(_ effects: [RoomEffect], to connection: Connection
         let published = directory.handle(.publish(sdp: audioOffer), from: ann, now: now)
         let trackID = try #require(
             published.lazy.compactMap { if case .send(ben, .trackPublished(_, let t)) = $0 { t.id } else { nil } }.first)
+        // The publisher learns its own track id for the offer's mid.
+        let own = published.lazy.compactMap { if case .send(ann, .publishAnswer(_, let t)) = $0 { t } else { nil } }.first
+        #expect(own == [OwnTrack(id: trackID, kind: .audio, mid: "0")])
         let offer = try #require(subscriberOffers(published, to: ben).first)
         _ = directory.handle(
             .subscriberAnswer(sdp: subscriberAnswer(to: offer.sdp), version: offer.version), from: ben, now: now)
@@ -169,5 +174,39 @@ private func subscriberOffers(_ effects: [RoomEffect], to connection: Connection
             directory.handle(
                 .streamState(room: "lobby", subscriber: benID, trackID: trackID, state: .active, layer: 0, reason: .bandwidth)
             ).isEmpty)
+    }
+}
+
+@Suite struct SubscriberOfferResumeTests {
+    /// An offer that went out just before the subscriber's connection
+    /// dropped is sent again, same version and SDP, when it resumes within
+    /// the grace period; answering it then works.
+    @Test func anUnansweredOfferIsSentAgainOnResume() throws {
+        var directory = RoomDirectory(configuration: .init(media: endpoint), ids: SequentialIdentifiers())
+        let now = Instant(nanoseconds: 1_000_000_000)
+        let (ann, ben, benAgain) = (ConnectionID(1), ConnectionID(2), ConnectionID(3))
+        let grants = Grants(publish: true, subscribe: true)
+        _ = directory.join(JoinRequest(identity: "ann", room: "lobby", grants: grants, mode: nil), connection: ann, now: now)
+        _ = directory.join(JoinRequest(identity: "ben", room: "lobby", grants: grants, mode: nil), connection: ben, now: now)
+        let offer = try #require(
+            subscriberOffers(directory.handle(.publish(sdp: audioOffer), from: ann, now: now), to: ben).first)
+        _ = directory.disconnected(ben, now: now)
+        let resumed = directory.join(
+            JoinRequest(identity: "ben", room: "lobby", grants: grants, mode: nil), connection: benAgain,
+            now: now + .seconds(5))
+        let again = subscriberOffers(resumed, to: benAgain)
+        #expect(again.count == 1)
+        #expect(again.first?.sdp == offer.sdp)
+        #expect(again.first?.version == offer.version)
+        let answered = directory.handle(
+            .subscriberAnswer(sdp: subscriberAnswer(to: offer.sdp), version: offer.version), from: benAgain,
+            now: now + .seconds(5))
+        #expect(!answered.contains { if case .send(_, .error) = $0 { true } else { false } }, "\(answered)")
+        // Once answered, a later resume sends no offer.
+        _ = directory.disconnected(benAgain, now: now + .seconds(6))
+        let later = directory.join(
+            JoinRequest(identity: "ben", room: "lobby", grants: grants, mode: nil), connection: ConnectionID(4),
+            now: now + .seconds(7))
+        #expect(subscriberOffers(later, to: ConnectionID(4)).isEmpty)
     }
 }

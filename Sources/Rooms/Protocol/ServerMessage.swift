@@ -14,6 +14,19 @@ public struct TrackInfo: Equatable, Sendable, Codable {
     }
 }
 
+/// One of the publisher's own tracks, in `publish-answer`: the server's
+/// id for the m-section `mid` of its offer.
+public struct OwnTrack: Equatable, Sendable, Codable {
+    public var id: String
+    public var kind: TrackInfo.Kind
+    public var mid: String
+    public init(id: String, kind: TrackInfo.Kind, mid: String) {
+        self.id = id
+        self.kind = kind
+        self.mid = mid
+    }
+}
+
 /// A participant as other participants see it.
 public struct ParticipantInfo: Equatable, Sendable, Codable {
     public var id: ParticipantID
@@ -34,9 +47,13 @@ public enum ServerMessage: Equatable, Sendable {
     case trackPublished(participantID: ParticipantID, track: TrackInfo)
     case trackUnpublished(participantID: ParticipantID, trackID: String)
     case trackMuted(participantID: ParticipantID, trackID: String, muted: Bool)
-    case publishAnswer(sdp: String)
+    /// The answer, and every track the publisher has now with its mid, so
+    /// the client knows its own track ids (for `mute` and `unpublish`).
+    case publishAnswer(sdp: String, tracks: [OwnTrack])
     case subscriberOffer(sdp: String, version: Int)
     case incomingCall(callID: CallID, from: ParticipantID, identity: String)
+    /// To the caller: the call is placed and rings at `to`.
+    case callRinging(callID: CallID, to: ParticipantID)
     /// Both sides: the call is on; they are now in the private room `room`.
     case callStarted(callID: CallID, room: String, peer: ParticipantID)
     case callDeclined(callID: CallID)
@@ -58,7 +75,7 @@ public enum ServerMessage: Equatable, Sendable {
 extension ServerMessage: Codable {
     private enum Keys: String, CodingKey {
         case type, participantId, room, mode, participants, resumed, participant, track, trackId, muted, sdp, version
-        case callId, from, identity, peer, reason, payload, code, message, speakers, layers, state, layer
+        case callId, from, identity, peer, reason, payload, code, message, speakers, layers, state, layer, tracks, to
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -90,9 +107,10 @@ extension ServerMessage: Codable {
             try c.encode(id, forKey: .participantId)
             try c.encode(trackID, forKey: .trackId)
             try c.encode(muted, forKey: .muted)
-        case .publishAnswer(let sdp):
+        case .publishAnswer(let sdp, let tracks):
             try c.encode("publish-answer", forKey: .type)
             try c.encode(sdp, forKey: .sdp)
+            try c.encode(tracks, forKey: .tracks)
         case .subscriberOffer(let sdp, let version):
             try c.encode("subscriber-offer", forKey: .type)
             try c.encode(sdp, forKey: .sdp)
@@ -102,6 +120,10 @@ extension ServerMessage: Codable {
             try c.encode(id, forKey: .callId)
             try c.encode(from, forKey: .from)
             try c.encode(identity, forKey: .identity)
+        case .callRinging(let id, let to):
+            try c.encode("call-ringing", forKey: .type)
+            try c.encode(id, forKey: .callId)
+            try c.encode(to, forKey: .to)
         case .callStarted(let id, let room, let peer):
             try c.encode("call-started", forKey: .type)
             try c.encode(id, forKey: .callId)
@@ -165,7 +187,10 @@ extension ServerMessage: Codable {
                 participantID: try c.decode(ParticipantID.self, forKey: .participantId),
                 trackID: try c.decode(String.self, forKey: .trackId),
                 muted: try c.decode(Bool.self, forKey: .muted))
-        case "publish-answer": self = .publishAnswer(sdp: try c.decode(String.self, forKey: .sdp))
+        case "publish-answer":
+            self = .publishAnswer(
+                sdp: try c.decode(String.self, forKey: .sdp),
+                tracks: try c.decodeIfPresent([OwnTrack].self, forKey: .tracks) ?? [])
         case "subscriber-offer":
             self = .subscriberOffer(
                 sdp: try c.decode(String.self, forKey: .sdp), version: try c.decode(Int.self, forKey: .version))
@@ -173,6 +198,9 @@ extension ServerMessage: Codable {
             self = .incomingCall(
                 callID: try c.decode(CallID.self, forKey: .callId), from: try c.decode(ParticipantID.self, forKey: .from),
                 identity: try c.decode(String.self, forKey: .identity))
+        case "call-ringing":
+            self = .callRinging(
+                callID: try c.decode(CallID.self, forKey: .callId), to: try c.decode(ParticipantID.self, forKey: .to))
         case "call-started":
             self = .callStarted(
                 callID: try c.decode(CallID.self, forKey: .callId), room: try c.decode(String.self, forKey: .room),
