@@ -92,6 +92,16 @@ struct ServeOptions: Equatable {
             throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
         }
         if o.dev {
+            // Dev mode hands a signed token to anyone who asks (the page's
+            // /dev/token): it must not be reachable beyond this machine.
+            let ip = o.httpAddress.ipBytes
+            let loopback = (ip.count == 4 && ip[0] == 127) || (ip.count == 16 && ip == Array(repeating: 0, count: 15) + [1])
+            guard loopback else {
+                throw Invalid(
+                    description:
+                        "--dev mints tokens for anyone who can reach --http, so it listens on loopback only "
+                        + "(127.0.0.1 or [::1]), not \(o.httpAddress.ip); use API keys to serve other machines")
+            }
             o.keys[Self.devKey] = Self.devSecret
         } else {
             if let key = environment["SWIFTLET_API_KEY"], !key.isEmpty, let secret = environment["SWIFTLET_API_SECRET"],

@@ -13,6 +13,15 @@ import Testing
         #expect(o.keys == ["devkey": "devsecret"])
     }
 
+    /// Dev mode mints tokens for anyone who asks: only on loopback.
+    @Test func devModeRefusesANonLoopbackHTTPAddress() throws {
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--http", "0.0.0.0:8080"]) }
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--http", "[::]:8080"]) }
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--http", "192.168.1.5:8080"]) }
+        #expect(try ServeOptions.parse(["--dev", "--http", "127.0.0.2:8080"]).httpAddress.port == 8080)
+        #expect(try ServeOptions.parse(["--dev", "--http", "[::1]:8080"]).httpAddress.port == 8080)
+    }
+
     @Test func productionModeRefusesToStartWithoutKeys() {
         #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse([]) }
         #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse([], environment: ["SWIFTLET_API_KEY": "k"]) }
