@@ -81,6 +81,12 @@ extension RoomMediaEngine {
         let allocation = link.allocator.allocate(estimate: link.estimator.estimate, tracks: candidates)
         for decision in allocation.decisions {
             guard let (s, track) = byID[decision.id] else { continue }
+            // Audio is allocated first and never paused for bandwidth: a
+            // few dozen kbit/s, and what a call cannot do without.
+            if !track.isVideo {
+                s.setAllocation(AllocatedLayer(spatial: 0, temporal: 0), reason: .bandwidth, now: now)
+                continue
+            }
             switch decision.allocation {
             case .forward(let layer, _):
                 s.setAllocation(layer, reason: .bandwidth, now: now)
