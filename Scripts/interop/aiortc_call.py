@@ -105,7 +105,10 @@ async def call(caller, callee, seconds, result):
     steps["unknownCall"] = await caller.expect("error")
 
     await caller.send({"type": "call", "to": callee.id})
+    ringing = await caller.expect("call-ringing")
     incoming = await callee.expect("incoming-call")
+    if ringing.get("callId") != incoming.get("callId") or ringing.get("to") != callee.id:
+        raise RuntimeError(f"call-ringing {ringing} does not match incoming-call {incoming}")
     steps["incoming"] = incoming
     await callee.send({"type": "answer-call", "callId": incoming["callId"]})
     steps["started"] = [await caller.expect("call-started"), await callee.expect("call-started")]
