@@ -36,7 +36,9 @@ extension SimulcastForwarder {
         guard target != nil else { return nil }
         var deadline: Instant?
         if let current, let heard = lastArrival[current] ?? startedAt {
-            deadline = heard + configuration.silenceTimeout
+            let quiet = heard + configuration.suspectTimeout
+            deadline = quiet > (startedAt ?? quiet) ? min(quiet, heard + configuration.silenceTimeout) : nil
+            if let d = deadline, d <= heard { deadline = heard + configuration.silenceTimeout }
         }
         if let pending = pendingSpatialLayer {
             let due = lastKeyframeRequest[pending].map { $0 + configuration.keyframeRequestInterval } ?? startedAt
@@ -48,6 +50,7 @@ extension SimulcastForwarder {
     /// Whether `layer` sent media within `silenceTimeout` before `now`.
     func isLive(_ layer: Int, now: Instant) -> Bool {
         guard let heard = lastArrival[layer] ?? startedAt else { return true }
+        if let a = abandoned, a.layer == layer, heard <= a.at { return false }
         return now - heard < configuration.silenceTimeout
     }
 
@@ -80,10 +83,30 @@ extension SimulcastForwarder {
         wantedSince = choice == current ? nil : now
     }
 
-    /// The layer to request a keyframe of now: the pending switch's, once
-    /// per `keyframeRequestInterval` per layer.
+    /// While the current layer is quiet for `suspectTimeout` (but not yet
+    /// silent): the live layer it would fall back to, else nil.
+    func fallbackCandidate(now: Instant) -> Int? {
+        guard let target, let current, current == wanted, let heard = lastArrival[current] ?? startedAt,
+            now - heard >= configuration.suspectTimeout
+        else { return nil }
+        var below = min(target.spatial, current) - 1
+        while below >= 0 {
+            if isLive(below, now: now) { return below }
+            below -= 1
+        }
+        var above = current + 1
+        while above <= target.spatial {
+            if isLive(above, now: now) { return above }
+            above += 1
+        }
+        return nil
+    }
+
+    /// The layer to request a keyframe of now: the pending switch's, or a
+    /// fallback candidate's while the current layer is quiet; once per
+    /// `keyframeRequestInterval` per layer.
     mutating func keyframeRequestIfDue(now: Instant) -> Int? {
-        guard let layer = pendingSpatialLayer else { return nil }
+        guard let layer = pendingSpatialLayer ?? fallbackCandidate(now: now) else { return nil }
         if let last = lastKeyframeRequest[layer], now - last < configuration.keyframeRequestInterval { return nil }
         lastKeyframeRequest[layer] = now
         keyframeRequestsSent += 1

@@ -52,12 +52,20 @@ public struct SimulcastForwarder: Sendable {
         public var silenceTimeout: Duration
         /// The least time between two keyframe requests for one layer.
         public var keyframeRequestInterval: Duration
+        /// How long the current layer may be quiet before the forwarder
+        /// prepares a fallback: it asks for a keyframe of the layer it
+        /// would fall back to, and takes that keyframe as soon as it comes
+        /// (without waiting for `silenceTimeout`). Half the silence timeout:
+        /// four or five frames at 30 fps.
+        public var suspectTimeout: Duration
 
         public init(
-            silenceTimeout: Duration = .milliseconds(300), keyframeRequestInterval: Duration = .milliseconds(500)
+            silenceTimeout: Duration = .milliseconds(300), keyframeRequestInterval: Duration = .milliseconds(500),
+            suspectTimeout: Duration? = nil
         ) {
             self.silenceTimeout = silenceTimeout
             self.keyframeRequestInterval = keyframeRequestInterval
+            self.suspectTimeout = suspectTimeout ?? silenceTimeout / 2
         }
     }
 
@@ -91,6 +99,9 @@ public struct SimulcastForwarder: Sendable {
     /// as last heard.
     var startedAt: Instant?
     var lastArrival: InlineArray<3, Instant?> = .init(repeating: nil)
+    /// A layer left early for being quiet, and when: not live until it
+    /// sends again.
+    var abandoned: (layer: Int, at: Instant)?
     var lastKeyframeRequest: InlineArray<3, Instant?> = .init(repeating: nil)
     var senderReports: InlineArray<3, SenderReportClock?> = .init(repeating: nil)
     /// The newest picture of the current layer and whether it is forwarded.
@@ -166,6 +177,18 @@ public struct SimulcastForwarder: Sendable {
             return SimulcastOutcome(decision: rewriter.rewrite(packet.source, arrival: arrival, forward: false))
         }
         if layer == wanted, layer != current, packet.isKeyframe {
+            return switchLayer(to: packet, layer: layer, target: target, arrival: arrival)
+        }
+        // The current layer has gone quiet (not yet silent) and a keyframe
+        // of the layer it would fall back to arrives: take it now. Waiting
+        // out the silence timeout would cost another keyframe round trip.
+        if packet.isKeyframe, let current, layer != current, layer == fallbackCandidate(now: arrival) {
+            // The quiet layer counts as gone until it sends again, so the
+            // next reselection does not flip straight back to it.
+            abandoned = (current, arrival)
+            wanted = layer
+            fallbacks += 1
+            wantedSince = wantedSince ?? arrival
             return switchLayer(to: packet, layer: layer, target: target, arrival: arrival)
         }
         guard layer == current else {

@@ -219,17 +219,19 @@ import Wire
         #expect(h.forwarder.currentLayer?.spatial == 2)
         h.silent = [2]
         let lastHigh = try #require(h.sent.last)
-        // 300 ms = 9 frames: the first packet after that (of layer 0)
-        // notices, asks for layer 1 and the publisher answers next frame.
+        // 150 ms (the suspect timeout, under 5 frames) of quiet: the first
+        // packet after that asks for layer 1, the publisher answers next
+        // frame, and that keyframe is taken at once, long before the layer
+        // would count as silent (300 ms).
         let sent = try h.run(frames: 12)
         let fallbackRequest = try #require(h.requests.last)
         #expect(fallbackRequest.layer == 1)
-        #expect(fallbackRequest.at - lastHigh.arrival >= .milliseconds(300))
-        #expect(fallbackRequest.at - lastHigh.arrival < .milliseconds(300) + .nanoseconds(33_333_334))
+        #expect(fallbackRequest.at - lastHigh.arrival >= .milliseconds(150))
+        #expect(fallbackRequest.at - lastHigh.arrival < .milliseconds(150) + .nanoseconds(33_333_334))
         let first = try #require(sent.first)
         #expect(first.packet.spatialLayer == 1)
         #expect(first.packet.isKeyframeStart)
-        #expect(first.arrival - lastHigh.arrival < .milliseconds(400))
+        #expect(first.arrival - lastHigh.arrival < .milliseconds(250))
         #expect(h.forwarder.fallbacks == 1)
         #expect(h.forwarder.target == LayerTarget(spatial: 2))
         #expect(h.forwarder.currentLayer?.spatial == 1)
@@ -248,16 +250,22 @@ import Wire
         #expect(h.forwarder.currentLayer?.spatial == 1)
         let last = h.now
         let heard = try #require(h.sent.last?.arrival)
-        #expect(h.forwarder.nextDeadline == heard + .milliseconds(300))
-        // Nothing reaches the forwarder; the worker still sees layer 0.
-        #expect(h.forwarder.tick(now: last + .milliseconds(200)) { $0 == 0 ? last + .milliseconds(190) : nil } == nil)
+        // First the suspect timeout (150 ms of quiet), then silence (300 ms).
+        #expect(h.forwarder.nextDeadline == heard + .milliseconds(150))
+        // Nothing reaches the forwarder; the worker still sees layer 0. At
+        // 200 ms layer 1 is quiet: ask for the fallback's keyframe early.
+        let early = h.forwarder.tick(now: last + .milliseconds(200)) { $0 == 0 ? last + .milliseconds(190) : nil }
+        #expect(early == 0)
+        #expect(h.forwarder.pendingSpatialLayer == nil)
         #expect(h.forwarder.nextDeadline != nil)
+        // At 320 ms layer 1 is silent: the switch to 0 is pending; its
+        // keyframe was asked for 120 ms ago (throttled per layer).
         let request = h.forwarder.tick(now: last + .milliseconds(320)) { $0 == 0 ? last + .milliseconds(310) : nil }
-        #expect(request == 0)
+        #expect(request == nil)
         #expect(h.forwarder.pendingSpatialLayer == 0)
         #expect(h.forwarder.fallbacks == 1)
-        // Throttled per layer: no second request for layer 0 within 500 ms.
-        #expect(h.forwarder.tick(now: last + .milliseconds(700)) { _ in last + .milliseconds(690) } == nil)
+        #expect(h.forwarder.tick(now: last + .milliseconds(650)) { $0 == 0 ? last + .milliseconds(640) : nil } == nil)
+        #expect(h.forwarder.tick(now: last + .milliseconds(710)) { $0 == 0 ? last + .milliseconds(700) : nil } == 0)
     }
 
     @Test func missingLayerIsGivenUpAfterOneTimeout() throws {
