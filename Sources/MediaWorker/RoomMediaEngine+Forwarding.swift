@@ -87,6 +87,11 @@ extension RoomMediaEngine {
             sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: now)
         track.layers[layer].nack.received(
             sequenceNumber: header.sequenceNumber, arrival: now, isRetransmission: isRetransmission)
+        // A gap is NACKed when its reorder wait ends, not at the next
+        // 50 ms round: every millisecond counts twice (there and back).
+        if let due = track.layers[layer].nack.nextDeadline, nextNACKRound.map({ due < $0 }) ?? true {
+            nextNACKRound = due
+        }
         if !isRetransmission, header.payloadLength > 0 { track.layers[layer].lastArrival = now }
 
         // What a decoder needs to know of the payload: the keyframe start

@@ -22,7 +22,6 @@ extension RoomMediaEngine {
         nextHousekeeping = now + Self.housekeepingInterval
         for track in tracks.values { track.bitrates.poll(now: now) }
         sendTransportFeedback(now: now, transmit: transmit)
-        sendPublisherNACKs(now: now, transmit: transmit)
         tickForwarders(now: now, transmit: transmit)
         allocateBandwidth(now: now, transmit: transmit)
         sendProbes(now: now, transmit: transmit)

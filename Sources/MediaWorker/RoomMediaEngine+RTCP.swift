@@ -171,6 +171,15 @@ extension RoomMediaEngine {
     /// `NACKGenerator`), and a keyframe request where a gap is beyond
     /// repair.
     func sendPublisherNACKs(now: Instant, transmit: TransmitQueue) {
+        nextNACKRound = nil
+        defer {
+            // The next round: the earliest deadline left.
+            for track in tracks.values where track.isVideo {
+                for layer in track.layers where layer.nack.nextDeadline != nil {
+                    if let due = layer.nack.nextDeadline, nextNACKRound.map({ due < $0 }) ?? true { nextNACKRound = due }
+                }
+            }
+        }
         for track in tracks.values where track.isVideo {
             guard let publisherTransport = transportID(of: track.publisher, role: .publisher) else { continue }
             for layer in track.layers.indices {

@@ -80,6 +80,8 @@ public final class RoomMediaEngine: WorkerEngine {
     let egressExtensionIDs = HeaderExtensionIDs(maps: SubscriberOfferBuilder.defaultHeaderExtensions)
     var reportScheduler: ReportScheduler<ReportJitter>?
     var nextHousekeeping: Instant?
+    /// The earliest NACK generator deadline of any layer (nil: none).
+    var nextNACKRound: Instant?
     var nextSpeakerRound = Instant.zero
     var speakerSelectors: [String: ActiveSpeakerSelector<ParticipantID>] = [:]
 
@@ -129,6 +131,7 @@ public final class RoomMediaEngine: WorkerEngine {
         transports.timeout(now: now, transmit: transmit)
         if case .sendReport = reportScheduler?.poll(now: now) { sendReports(now: now, transmit: transmit) }
         if let next = nextHousekeeping, now >= next { housekeeping(now: now, transmit: transmit) }
+        if let next = nextNACKRound, now >= next { sendPublisherNACKs(now: now, transmit: transmit) }
     }
 
     public func nextDeadline() -> Instant? {
@@ -138,7 +141,8 @@ public final class RoomMediaEngine: WorkerEngine {
             guard let b else { return a }
             return min(a, b)
         }
-        return earlier(earlier(transports.nextDeadline(), reportScheduler?.nextDeadline), nextHousekeeping)
+        return earlier(
+            earlier(earlier(transports.nextDeadline(), reportScheduler?.nextDeadline), nextHousekeeping), nextNACKRound)
     }
 
     // MARK: Transport events

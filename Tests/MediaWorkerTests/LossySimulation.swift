@@ -36,6 +36,8 @@ final class LossySimulation {
     let publisher: SimulatedPublisher
     let subscriber: SimulatedSubscriber
     private(set) var events: [MediaEvent] = []
+    /// When each of `events` was reported (virtual time).
+    private(set) var eventTimes: [Instant] = []
 
     init(seed: UInt64) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
@@ -49,7 +51,10 @@ final class LossySimulation {
         subscriber = try SimulatedSubscriber(
             address: TransportAddress(ipv4: 10, 0, 0, 3, port: 50000), certificate: clientCertificate, seed: seed &+ 1,
             now: now)
-        engine.onMediaEvent = { [unowned self] event in events.append(event) }
+        engine.onMediaEvent = { [unowned self] event in
+            events.append(event)
+            eventTimes.append(clock.now)
+        }
 
         for (client, participant, role) in [
             (publisher.peer, "PA_pub", TransportRole.publisher), (subscriber.peer, "PA_sub", .subscriber),
