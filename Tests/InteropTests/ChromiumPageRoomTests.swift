@@ -29,8 +29,10 @@ import Testing
                 #expect((tile["frameWidth"] as? Int ?? 0) > 0, "\(tile)")
                 #expect((tile["framesDecoded"] as? Int ?? 0) > 0, "\(tile)")
                 #expect((tile["bitrateKbps"] as? Int ?? 0) > 0, "\(tile)")
-                // Until the server sends stream-state the page estimates it.
+                // The forwarded layer, as the server's stream-state says.
                 #expect((0...2).contains(tile["layer"] as? Int ?? -1), "\(tile)")
+                #expect(tile["layerSource"] as? String == "stream-state", "\(tile)")
+                #expect(tile["streamState"] as? String == "active", "\(tile)")
                 #expect((tile["trackId"] as? String ?? "").hasPrefix("TR_"), "\(tile)")
             }
             #expect(page["framesRising"] as? Bool == true, "\(page)")
