@@ -157,6 +157,8 @@ async def run(url, tokens, room, switches, rise_seconds, limit_ms, settle_ms):
                             del pending[preference]
                     await asyncio.sleep(0.1)
 
+                publisher_at_rise = await tabs[0].hook("outbound()")
+
                 # Steady state: every subscriber decodes at its layer, no freezes.
                 first = {p: await inbound(t, publisher) for p, t in zip(PREFERENCES, subscribers)}
                 await asyncio.sleep(2)
@@ -187,6 +189,8 @@ async def run(url, tokens, room, switches, rise_seconds, limit_ms, settle_ms):
                     "publisher": publisher,
                     "joinedSeconds": round(joined_s, 1),
                     "riseSeconds": rise,
+                    "publisherAtRise": publisher_at_rise,
+                    "publisherAtEnd": await tabs[0].hook("outbound()"),
                     "notReached": {p: {"frameWidth": (last.get(p) or {}).get("frameWidth"),
                                        "streamLayer": (last.get(p) or {}).get("streamLayer"),
                                        "reason": (last.get(p) or {}).get("reason")} for p in pending},

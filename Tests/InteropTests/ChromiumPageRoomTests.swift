@@ -11,6 +11,11 @@ import Testing
     func threeRoomPagesEachDecodeTheOtherTwoAndSurviveABlip() throws {
         let swiftlet = try LoopbackSwiftlet()
         defer { swiftlet.stop() }
+        // As `swiftlet serve` does (LoopbackSwiftlet does not yet): media
+        // events reach the signalling, so pages hear stream-state,
+        // publisher-layers and active-speakers.
+        let service = swiftlet.server.service
+        swiftlet.media.onMediaEvent { service.mediaEvent($0) }
         let result = try swiftlet.runScript(
             "chromium_page_room.py", tokens: swiftlet.tokens(for: ["alice", "bob", "carol"], room: "page-room"),
             timeout: .seconds(58))

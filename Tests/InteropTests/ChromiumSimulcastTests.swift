@@ -11,6 +11,11 @@ import Testing
     func subscribersReceiveTheLayerTheyAskForAndSwitchWithoutFreezing() throws {
         let swiftlet = try LoopbackSwiftlet()
         defer { swiftlet.stop() }
+        // As `swiftlet serve` does (LoopbackSwiftlet does not yet): media
+        // events reach the signalling, so pages hear stream-state,
+        // publisher-layers and active-speakers.
+        let service = swiftlet.server.service
+        swiftlet.media.onMediaEvent { service.mediaEvent($0) }
         let result = try swiftlet.runScript(
             "chromium_simulcast.py",
             tokens: swiftlet.tokens(for: ["publisher", "sub-low", "sub-medium", "sub-high"], room: "simulcast"),
@@ -25,6 +30,8 @@ import Testing
             #expect(page["frameWidth"] as? Int == width, "\(preference): \(page)")
             #expect(page["framesRising"] as? Bool == true, "\(preference): \(page)")
             #expect(page["newFreezes"] as? Int == 0, "\(preference): \(page)")
+            // The server's stream-state names the layer forwarded.
+            #expect(page["streamLayer"] as? Int == ["low": 0, "medium": 1, "high": 2][preference], "\(preference): \(page)")
         }
 
         // The script's switches: the low subscriber goes up to high, then

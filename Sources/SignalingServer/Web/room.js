@@ -95,7 +95,37 @@ window.swiftlet = {
   log: () => (client ? client.log.slice() : []),
   inbound: () => inboundVideo(),
   streamStates: () => streamStateLog.slice(),
+  outbound: () => outboundVideo(),
 };
+
+// Our published video per simulcast encoding (outbound-rtp by rid), and
+// the publisher connection's available outgoing bitrate: what the
+// simulcast test reports when a layer does not arrive.
+async function outboundVideo() {
+  const out = { encodings: [], availableOutgoingBitrate: null };
+  if (!client || !client.publisher) return out;
+  const active = new Map();
+  for (const sender of client.publisher.getSenders()) {
+    for (const e of sender.getParameters().encodings || []) if (e.rid) active.set(e.rid, e.active);
+  }
+  (await client.publisher.getStats()).forEach((s) => {
+    if (s.type === 'outbound-rtp' && s.kind === 'video') {
+      out.encodings.push({
+        rid: s.rid || null,
+        active: active.has(s.rid) ? active.get(s.rid) : null,
+        frameWidth: s.frameWidth || 0,
+        framesPerSecond: s.framesPerSecond || 0,
+        bytesSent: s.bytesSent || 0,
+        targetBitrate: s.targetBitrate || 0,
+        qualityLimitationReason: s.qualityLimitationReason || null,
+      });
+    } else if (s.type === 'candidate-pair' && s.nominated && s.availableOutgoingBitrate !== undefined) {
+      out.availableOutgoingBitrate = s.availableOutgoingBitrate;
+    }
+  });
+  out.encodings.sort((a, b) => String(a.rid).localeCompare(String(b.rid)));
+  return out;
+}
 
 // Fresh inbound-rtp video stats per remote participant (not the overlay's
 // once-a-second sample): what the simulcast test polls every ~50 ms.
