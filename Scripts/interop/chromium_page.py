@@ -25,15 +25,18 @@ def base_url(socket_url: str) -> str:
 
 
 def page_url(base: str, path: str, name: str, token: str | None, room: str | None = None,
-             simulcast: bool = True) -> str:
+             simulcast: bool = True, publish: bool = True) -> str:
     """The page with a token in the fragment (never sent to the server),
-    or, without one, dev mode: the page fetches a token itself."""
-    flag = "" if simulcast else "&simulcast=0"
+    or, without one, dev mode: the page fetches a token itself.
+    `publish=False` makes a subscribe-only page (`?publish=0`)."""
+    flag = ("" if simulcast else "&simulcast=0") + ("" if publish else "&publish=0")
     if token:
         return f"{base}{path}?name={urllib.parse.quote(name)}{flag}#token={token}"
     query = {"name": name, "autojoin": "1"}
     if not simulcast:
         query["simulcast"] = "0"
+    if not publish:
+        query["publish"] = "0"
     if room:
         query["room"] = room
     return f"{base}{path}?{urllib.parse.urlencode(query)}"

@@ -1,6 +1,6 @@
 """Two headless Chromium tabs on swiftlet's call page (`/call`): A calls
 B's participant id, B sees the incoming call and answers, both must decode
-each other's video; A hangs up and both see the call end. Then A calls
+each other's video (three simulcast layers); A hangs up and both see the call end. Then A calls
 again and B declines: A sees the decline. A PNG screenshot of A during the
 call is saved (path in the result). Prints one JSON line.
 
@@ -77,16 +77,15 @@ async def run(url, tokens, seconds, simulcast):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
-    # Until the server forwards the layers Chromium sends (it sends only
-    # the low one at its 300 kb/s start rate without congestion feedback,
-    # and the server forwards only the top one), the tests publish one layer.
-    parser.add_argument("--simulcast", action="store_true")
+    # Three simulcast layers (the server forwards every rid layer and sends
+    # transport-cc feedback); --one-layer publishes a single encoding.
+    parser.add_argument("--one-layer", action="store_true")
     parser.add_argument("--tokens", default="")
     parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args()
     tokens = json.loads(args.tokens) if args.tokens else None
     try:
-        result = asyncio.run(asyncio.wait_for(run(args.url, tokens, args.seconds, args.simulcast), 55))
+        result = asyncio.run(asyncio.wait_for(run(args.url, tokens, args.seconds, not args.one_layer), 55))
     except BaseException as error:  # report, never hang
         result = {"errors": [repr(error)]}
     print(json.dumps(result), flush=True)

@@ -86,17 +86,16 @@ async def run(url, tokens, room, seconds, simulcast):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
-    # Until the server forwards the layers Chromium sends (it sends only
-    # the low one at its 300 kb/s start rate without congestion feedback,
-    # and the server forwards only the top one), the tests publish one layer.
-    parser.add_argument("--simulcast", action="store_true")
+    # Three simulcast layers (the server forwards every rid layer and sends
+    # transport-cc feedback); --one-layer publishes a single encoding.
+    parser.add_argument("--one-layer", action="store_true")
     parser.add_argument("--tokens", default="")
     parser.add_argument("--room", default="page-room")
     parser.add_argument("--seconds", type=float, default=25.0)
     args = parser.parse_args()
     tokens = json.loads(args.tokens) if args.tokens else None
     try:
-        result = asyncio.run(asyncio.wait_for(run(args.url, tokens, args.room, args.seconds, args.simulcast), 55))
+        result = asyncio.run(asyncio.wait_for(run(args.url, tokens, args.room, args.seconds, not args.one_layer), 55))
     except BaseException as error:  # report, never hang
         result = {"errors": [repr(error)]}
     print(json.dumps(result), flush=True)

@@ -11,6 +11,11 @@ import Testing
     func threeRoomPagesEachDecodeTheOtherTwoAndSurviveABlip() throws {
         let swiftlet = try LoopbackSwiftlet()
         defer { swiftlet.stop() }
+        // As `swiftlet serve` does (LoopbackSwiftlet does not yet): media
+        // events reach the signalling, so pages hear stream-state,
+        // publisher-layers and active-speakers.
+        let service = swiftlet.server.service
+        swiftlet.media.onMediaEvent { service.mediaEvent($0) }
         let result = try swiftlet.runScript(
             "chromium_page_room.py", tokens: swiftlet.tokens(for: ["alice", "bob", "carol"], room: "page-room"),
             timeout: .seconds(58))
@@ -29,8 +34,10 @@ import Testing
                 #expect((tile["frameWidth"] as? Int ?? 0) > 0, "\(tile)")
                 #expect((tile["framesDecoded"] as? Int ?? 0) > 0, "\(tile)")
                 #expect((tile["bitrateKbps"] as? Int ?? 0) > 0, "\(tile)")
-                // Until the server sends stream-state the page estimates it.
+                // The forwarded layer, as the server's stream-state says.
                 #expect((0...2).contains(tile["layer"] as? Int ?? -1), "\(tile)")
+                #expect(tile["layerSource"] as? String == "stream-state", "\(tile)")
+                #expect(tile["streamState"] as? String == "active", "\(tile)")
                 #expect((tile["trackId"] as? String ?? "").hasPrefix("TR_"), "\(tile)")
             }
             #expect(page["framesRising"] as? Bool == true, "\(page)")

@@ -10,6 +10,7 @@ const socketURL = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location
 let client = null;
 let grid = null;
 let dev = false;
+const streamStateLog = []; // stream-state messages with their arrival time (performance.now() ms)
 
 function show(text) {
   $('message').textContent = text;
@@ -34,7 +35,9 @@ async function join() {
   if (dev) token = await devToken($('room').value.trim(), $('name').value.trim());
   if (!token) throw new Error('no token');
   const claims = tokenClaims(token);
-  client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token });
+  // ?publish=0: subscribe only (camera and microphone stay off).
+  const publish = params.get('publish') !== '0';
+  client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token, publishIn: () => publish });
   grid = new TileGrid($('grid'), client);
   client.addEventListener('state', (e) => {
     $('status').textContent = e.detail;
@@ -43,6 +46,10 @@ async function join() {
   client.addEventListener('joined', (e) => {
     $('where').textContent = `${e.detail.room} as ${claims ? claims.sub : ''} (${e.detail.participantId})`;
     show(e.detail.resumed ? 'reconnected' : '');
+  });
+  client.addEventListener('stream-state', (e) => {
+    streamStateLog.push({ at: Math.round(performance.now()), ...e.detail });
+    if (streamStateLog.length > 200) streamStateLog.shift();
   });
   client.addEventListener('server-error', (e) => show(`${e.detail.code}: ${e.detail.message}`));
   client.addEventListener('client-error', (e) => show(e.detail));
@@ -86,6 +93,72 @@ window.swiftlet = {
   join: () => join(),
   leave: () => $('leave').click(),
   log: () => (client ? client.log.slice() : []),
+  inbound: () => inboundVideo(),
+  streamStates: () => streamStateLog.slice(),
+  outbound: () => outboundVideo(),
 };
+
+// Our published video per simulcast encoding (outbound-rtp by rid), and
+// the publisher connection's available outgoing bitrate: what the
+// simulcast test reports when a layer does not arrive.
+async function outboundVideo() {
+  const out = { encodings: [], availableOutgoingBitrate: null };
+  if (!client || !client.publisher) return out;
+  const active = new Map();
+  for (const sender of client.publisher.getSenders()) {
+    for (const e of sender.getParameters().encodings || []) if (e.rid) active.set(e.rid, e.active);
+  }
+  (await client.publisher.getStats()).forEach((s) => {
+    if (s.type === 'outbound-rtp' && s.kind === 'video') {
+      out.encodings.push({
+        rid: s.rid || null,
+        active: active.has(s.rid) ? active.get(s.rid) : null,
+        frameWidth: s.frameWidth || 0,
+        framesPerSecond: s.framesPerSecond || 0,
+        bytesSent: s.bytesSent || 0,
+        targetBitrate: s.targetBitrate || 0,
+        qualityLimitationReason: s.qualityLimitationReason || null,
+      });
+    } else if (s.type === 'candidate-pair' && s.nominated && s.availableOutgoingBitrate !== undefined) {
+      out.availableOutgoingBitrate = s.availableOutgoingBitrate;
+    }
+  });
+  out.encodings.sort((a, b) => String(a.rid).localeCompare(String(b.rid)));
+  return out;
+}
+
+// Fresh inbound-rtp video stats per remote participant (not the overlay's
+// once-a-second sample): what the simulcast test polls every ~50 ms.
+async function inboundVideo() {
+  const out = {};
+  if (!client) return out;
+  for (const remote of client.remoteTracks.values()) {
+    if (remote.kind !== 'video') continue;
+    let s = null;
+    (await remote.receiver.getStats()).forEach((r) => {
+      if (r.type === 'inbound-rtp' && r.kind === 'video') s = r;
+    });
+    if (!s) continue;
+    const state = client.streamStates.get(remote.trackId);
+    out[remote.participantId] = {
+      trackId: remote.trackId,
+      frameWidth: s.frameWidth || 0,
+      frameHeight: s.frameHeight || 0,
+      framesDecoded: s.framesDecoded || 0,
+      framesDropped: s.framesDropped || 0,
+      keyFramesDecoded: s.keyFramesDecoded || 0,
+      freezeCount: s.freezeCount || 0,
+      totalFreezesDuration: s.totalFreezesDuration || 0,
+      pauseCount: s.pauseCount || 0,
+      nackCount: s.nackCount || 0,
+      pliCount: s.pliCount || 0,
+      packetsLost: s.packetsLost || 0,
+      streamLayer: state && state.state === 'active' ? state.layer : null,
+      streamState: state ? state.state : null,
+      reason: state ? state.reason : null,
+    };
+  }
+  return out;
+}
 
 setUp().catch((e) => show(String(e)));
