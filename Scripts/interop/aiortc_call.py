@@ -79,7 +79,9 @@ class CallClient(Client):
                     await self.subscriber.setLocalDescription(await self.subscriber.createAnswer())
                     await self.send({"type": "subscriber-answer", "version": message["version"],
                                      "sdp": self.subscriber.localDescription.sdp})
-                elif kind in ("participant-joined", "participant-left", "track-published", "track-unpublished"):
+                elif kind in ("participant-joined", "participant-left", "track-published", "track-unpublished",
+                              "active-speakers", "stream-state", "publisher-layers"):
+                    # Room news, not steps of the call.
                     pass
                 else:
                     if kind == "call-ended":

@@ -1,50 +1,47 @@
 import Foundation
 import Testing
 
-/// Issue #5 in headless Chromium: one room page publishes the 1280x720 fake
-/// camera with three simulcast layers; three subscribe-only pages ask for
-/// low, medium and high and receive frames 320, 640 and 1280 wide, decoding
-/// continuously; a subscriber that changes its preference gets the new
-/// width within 2 s while it keeps decoding and does not freeze.
-@Suite(.serialized) struct ChromiumSimulcastTests {
-    @Test(.timeLimit(.minutes(1)))
-    func subscribersReceiveTheLayerTheyAskForAndSwitchWithoutFreezing() throws {
-        let swiftlet = try LoopbackSwiftlet()
-        defer { swiftlet.stop() }
-        // As `swiftlet serve` does (LoopbackSwiftlet does not yet): media
-        // events reach the signalling, so pages hear stream-state,
-        // publisher-layers and active-speakers.
-        let service = swiftlet.server.service
-        swiftlet.media.onMediaEvent { service.mediaEvent($0) }
-        let result = try swiftlet.runScript(
-            "chromium_simulcast.py",
-            tokens: swiftlet.tokens(for: ["publisher", "sub-low", "sub-medium", "sub-high"], room: "simulcast"),
-            arguments: ["--switches", "2", "--rise-seconds", "25", "--deadline", "56"], timeout: .seconds(58))
-        #expect(result["errors"] == nil, "\(result)")
-        let rise = try #require(result["riseSeconds"] as? [String: Any], "\(result)")
-        #expect(Set(rise.keys) == ["low", "medium", "high"], "layers not reached: \(result["notReached"] ?? "")")
+extension ChromiumSuite {
+    /// Issue #5 in headless Chromium: one room page publishes the 1280x720 fake
+    /// camera with three simulcast layers; three subscribe-only pages ask for
+    /// low, medium and high and receive frames 320, 640 and 1280 wide, decoding
+    /// continuously; a subscriber that changes its preference gets the new
+    /// width within 2 s while it keeps decoding and does not freeze.
+    @Suite struct ChromiumSimulcastTests {
+        @Test(.timeLimit(.minutes(1)))
+        func subscribersReceiveTheLayerTheyAskForAndSwitchWithoutFreezing() throws {
+            let swiftlet = try LoopbackSwiftlet()
+            defer { swiftlet.stop() }
+            let result = try swiftlet.runScript(
+                "chromium_simulcast.py",
+                tokens: swiftlet.tokens(for: ["publisher", "sub-low", "sub-medium", "sub-high"], room: "simulcast"),
+                arguments: ["--switches", "2", "--rise-seconds", "25", "--deadline", "56"], timeout: .seconds(58))
+            #expect(result["errors"] == nil, "\(result)")
+            let rise = try #require(result["riseSeconds"] as? [String: Any], "\(result)")
+            #expect(Set(rise.keys) == ["low", "medium", "high"], "layers not reached: \(result["notReached"] ?? "")")
 
-        let steady = try #require(result["steady"] as? [String: [String: Any]], "\(result)")
-        for (preference, width) in [("low", 320), ("medium", 640), ("high", 1280)] {
-            let page = try #require(steady[preference], "\(steady)")
-            #expect(page["frameWidth"] as? Int == width, "\(preference): \(page)")
-            #expect(page["framesRising"] as? Bool == true, "\(preference): \(page)")
-            #expect(page["newFreezes"] as? Int == 0, "\(preference): \(page)")
-            // The server's stream-state names the layer forwarded.
-            #expect(page["streamLayer"] as? Int == ["low": 0, "medium": 1, "high": 2][preference], "\(preference): \(page)")
-        }
+            let steady = try #require(result["steady"] as? [String: [String: Any]], "\(result)")
+            for (preference, width) in [("low", 320), ("medium", 640), ("high", 1280)] {
+                let page = try #require(steady[preference], "\(steady)")
+                #expect(page["frameWidth"] as? Int == width, "\(preference): \(page)")
+                #expect(page["framesRising"] as? Bool == true, "\(preference): \(page)")
+                #expect(page["newFreezes"] as? Int == 0, "\(preference): \(page)")
+                // The server's stream-state names the layer forwarded.
+                #expect(page["streamLayer"] as? Int == ["low": 0, "medium": 1, "high": 2][preference], "\(preference): \(page)")
+            }
 
-        // The script's switches: the low subscriber goes up to high, then
-        // the medium one up to high.
-        let switches = try #require(result["switches"] as? [[String: Any]], "\(result)")
-        #expect(switches.count == 2, "\(result)")
-        for change in switches {
-            let latency = try #require(change["latencyMs"] as? Int, "no new width within 2 s: \(change)")
-            #expect(latency <= 2000, "\(change)")
-            let before = change["framesDecodedBefore"] as? Int ?? 0
-            #expect((change["framesDecodedAfter"] as? Int ?? 0) > before, "\(change)")
-            #expect(change["freezesAfter"] as? Int == change["freezesBefore"] as? Int, "\(change)")
+            // The script's switches: the low subscriber goes up to high, then
+            // the medium one up to high.
+            let switches = try #require(result["switches"] as? [[String: Any]], "\(result)")
+            #expect(switches.count == 2, "\(result)")
+            for change in switches {
+                let latency = try #require(change["latencyMs"] as? Int, "no new width within 2 s: \(change)")
+                #expect(latency <= 2000, "\(change)")
+                let before = change["framesDecodedBefore"] as? Int ?? 0
+                #expect((change["framesDecodedAfter"] as? Int ?? 0) > before, "\(change)")
+                #expect(change["freezesAfter"] as? Int == change["freezesBefore"] as? Int, "\(change)")
+            }
+            print("chromium simulcast: rise \(rise), switch latency \(result["switchLatencyMs"] ?? "")")
         }
-        print("chromium simulcast: rise \(rise), switch latency \(result["switchLatencyMs"] ?? "")")
     }
 }

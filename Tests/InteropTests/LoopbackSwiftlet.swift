@@ -42,6 +42,9 @@ final class LoopbackSwiftlet {
         // As `swiftlet serve` does: a dead WHIP/WHEP transport ends its session.
         let service = server.service
         media.onTransportFailed { participant, _ in service.transportFailed(participant, now: MonotonicClock.now()) }
+        // And media events (stream-state, publisher-layers, active-speakers)
+        // reach the participants.
+        media.onMediaEvent { service.mediaEvent($0) }
     }
 
     var url: String { "ws://127.0.0.1:\(server.localAddress.port)/rtc" }
