@@ -146,7 +146,8 @@ public final class MediaPublisher {
                 var ids = c.videoExtensions
                 ids.rid = c.repairedRIDExtensionID
                 ids.absCaptureTime = nil
-                rtx = RTPHeaderWriter(ssrc: rtxSSRC, payloadType: c.videoRTXPayloadType, ids: ids, mid: c.videoMID, rid: layer.rid)
+                rtx = RTPHeaderWriter(
+                    ssrc: rtxSSRC, payloadType: c.videoRTXPayloadType, ids: ids, mid: c.videoMID, rid: layer.rid)
             }
             video.append(
                 VideoStream(

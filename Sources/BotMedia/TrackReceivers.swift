@@ -19,6 +19,24 @@ public struct VideoTrackReceiver: Sendable {
     public private(set) var switchesUnfinished = 0
     public let clock: NTPClock
     private var pendingSwitch: (height: UInt16, since: Instant)?
+    /// The latest sender report's NTP and RTP time (RFC 3550 section
+    /// 6.4.1), the fallback for frames without abs-capture-time.
+    private var senderReport: (ntp: UInt64, rtpTimestamp: UInt32)?
+    public let clockRate: UInt32 = 90_000
+
+    /// A sender report for this track arrived (the SFU re-bases the
+    /// publisher's onto the forwarded timestamps).
+    public mutating func senderReport(ntp: UInt64, rtpTimestamp: UInt32) {
+        senderReport = (ntp, rtpTimestamp)
+    }
+
+    /// The NTP time a frame's RTP timestamp stands for, from the last SR.
+    func captureTime(rtpTimestamp: UInt32) -> UInt64? {
+        guard let sr = senderReport else { return nil }
+        let ticks = Int64(Int32(bitPattern: rtpTimestamp &- sr.rtpTimestamp))
+        let offset = (ticks << 32) / Int64(clockRate)
+        return sr.ntp &+ UInt64(bitPattern: offset)
+    }
     private var lastHeight: UInt16?
 
     public init(absCaptureTimeID: UInt8?, clock: NTPClock) {
@@ -41,7 +59,11 @@ public struct VideoTrackReceiver: Sendable {
         }
         if firstFrameAt == nil { firstFrameAt = arrival }
         freezes.frame(at: arrival)
-        if let ntp = frame.captureTime, let d = clock.elapsed(since: ntp, at: arrival) { delay.record(d) }
+        if let ntp = frame.captureTime ?? captureTime(rtpTimestamp: frame.rtpTimestamp),
+            let d = clock.elapsed(since: ntp, at: arrival)
+        {
+            delay.record(d)
+        }
         if let h = frame.height {
             if let last = lastHeight, last != h { resolutionChanges += 1 }
             lastHeight = h

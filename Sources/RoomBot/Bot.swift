@@ -1,3 +1,4 @@
+import BotMedia
 import DTLS
 import Foundation
 import ICE
@@ -10,7 +11,6 @@ import RTPStreams
 import SDP
 import Signaling
 import Wire
-import BotMedia
 
 /// One simulated participant: its room WebSocket, a publisher transport
 /// (publishers) or a subscriber transport (subscribers), and its record.
@@ -512,6 +512,7 @@ final class Bot {
                 if !onPublisher, var stats = record.tracks[sr.ssrc] {
                     stats.reception.recordSenderReport(sr.senderInfo, arrival: arrival)
                     record.tracks[sr.ssrc] = stats
+                    sinks[sr.ssrc]?.senderReport(ntp: sr.senderInfo.ntpTimestamp, rtpTimestamp: sr.senderInfo.rtpTimestamp)
                 }
             case .receiverReport(let rr): blocks = rr.reports
             default: break
@@ -551,7 +552,10 @@ final class Bot {
         if let next = nextReport, now < next { return }
         nextReport = now + Self.reportInterval
         if let p = publisher, p.isConnected {
-            let ntp = RoundTripEstimator.ntp(now)
+            // The shared NTP clock, so subscribers can map our RTP
+            // timestamps to send times (end-to-end delay without
+            // abs-capture-time, which the SFU does not forward).
+            let ntp = context.clock.map { NTPTimestamp(rawValue: $0.ntp(at: now)) } ?? RoundTripEstimator.ntp(now)
             for (ssrc, stats) in sendStats {
                 guard let info = stats.makeSenderInfo(now: now, wallClock: ntp) else { continue }
                 roundTrip.senderReportSent(compactNTP: info.compactNTP, at: now)

@@ -47,11 +47,14 @@ protocol BotMediaSink: AnyObject {
     func received(_ packet: UnsafeRawBufferPointer, header: RTPHeader, track: AnnouncedTrack, now: Instant) -> SinkFeedback
     /// The subscriber asked for a layer of `height` lines (`set-preference`).
     func switchRequested(height: UInt16, at now: Instant)
+    /// An SR for this track: NTP and RTP time of the same instant.
+    func senderReport(ntp: UInt64, rtpTimestamp: UInt32)
     var figures: SinkFigures { get }
 }
 
 extension BotMediaSink {
     func switchRequested(height: UInt16, at now: Instant) {}
+    func senderReport(ntp: UInt64, rtpTimestamp: UInt32) {}
 }
 
 /// What a sink asks the bot to do after a packet: a browser sends a PLI

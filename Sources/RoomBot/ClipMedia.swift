@@ -157,6 +157,7 @@ final class VideoSink: BotMediaSink {
     }
 
     func switchRequested(height: UInt16, at now: Instant) { receiver.switchRequested(height: height, at: now) }
+    func senderReport(ntp: UInt64, rtpTimestamp: UInt32) { receiver.senderReport(ntp: ntp, rtpTimestamp: rtpTimestamp) }
 
     var figures: SinkFigures {
         let s = receiver.assembler.statistics

@@ -1,8 +1,8 @@
+import BotMedia
 import DTLS
 import Foundation
 import NetIO
 import Wire
-import BotMedia
 
 #if canImport(Glibc)
     import Glibc
@@ -85,6 +85,7 @@ if options.noMedia {
     }
 }
 let context = BotContext(options: options, server: server, bindIP: bindIP, certificate: certificate, media: media)
+context.clock = (media as? ClipMedia)?.clock
 let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 let bots = options.plan.enumerated().map { index, entry in
     let record = BotRecord(role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)")
