@@ -51,6 +51,9 @@ public struct LatencySamples: Sendable {
         return sorted[min(sorted.count - 1, max(0, rank - 1))]
     }
 
+    /// The samples kept (all of them up to `capacity`), unordered.
+    public var kept: [Duration] { samples }
+
     /// p50, p95, p99 in one sort.
     public var summary: (p50: Duration, p95: Duration, p99: Duration)? {
         guard !samples.isEmpty else { return nil }

@@ -1,3 +1,4 @@
+import BotMedia
 import DTLS
 import Foundation
 import ICE
@@ -29,8 +30,17 @@ final class Bot {
     private var publication: ClientPublication?
     private var answerBuilder: ClientAnswerBuilder?
     private var mediaSource: BotMediaSource?
-    private var sinks: [SSRC: BotMediaSink] = [:]
+    private var sinks: [SSRC: BotMediaSink] { record.sinks }
     private var announced: [SSRC: AnnouncedTrack] = [:]
+    /// RTX SSRC -> the SSRC it repairs (RFC 4588 section 4).
+    private var repairs: [SSRC: SSRC] = [:]
+    /// Per received video SSRC: the highest sequence number seen, for NACKs.
+    private var highestSequence: [SSRC: UInt16] = [:]
+    private var lastPLI: [SSRC: Instant] = [:]
+    /// Video track ids from `track-published` and the subscriber offer's msid.
+    private var videoTrackIDs: [String] = []
+    private var nextSwitchAt: Instant?
+    private var switchStep = 0
     private var random = SystemRandomNumberGenerator()
     private(set) var leaving = false
     private var roundTrip = RoundTripEstimator()
@@ -126,6 +136,27 @@ final class Bot {
             answerSubscriberOffer(sdp, version: version, now: now)
         case "error":
             record.error("server_" + ((message["code"] as? String) ?? "unknown"))
+        case "stream-state":
+            record.streamStates += 1
+            if let track = message["trackId"] as? String {
+                record.forwardedLayer[track] = message["layer"] as? Int
+            }
+        case "publisher-layers":
+            record.publisherLayerMessages += 1
+            for layer in (message["layers"] as? [[String: Any]]) ?? [] {
+                guard let rid = layer["rid"] as? String, let active = layer["active"] as? Bool,
+                    let r = RID(rid)
+                else { continue }
+                mediaSource?.setActive(rid: r, active)
+            }
+        case "active-speakers":
+            record.activeSpeakerMessages += 1
+        case "track-published":
+            if let track = message["track"] as? [String: Any], track["kind"] as? String == "video",
+                let id = track["id"] as? String, !videoTrackIDs.contains(id)
+            {
+                videoTrackIDs.append(id)
+            }
         default:
             break
         }
@@ -182,7 +213,9 @@ final class Bot {
                 videoRTXPayloadType: ClientOfferBuilder.videoRTXPayloadType, audioExtensions: audio?.extensions,
                 videoExtensions: video?.extensions, videoRIDs: video?.receivedRIDs ?? [], audioMID: audio?.mid,
                 videoMID: video?.mid)
-            mediaSource = context.media.makeSource(for: plan)
+            mediaSource = context.media.makeSource(
+                for: plan, seed: UInt64.random(in: 1...UInt64.max, using: &random), now: now)
+            if mediaSource == nil, !(context.media is NoMedia) { record.error("media_source") }
         } catch {
             record.error("publish_answer_refused")
         }
@@ -278,10 +311,13 @@ final class Bot {
     private func announce(_ tracks: [AnnouncedTrack]) {
         record.tracksAnnounced = tracks.count
         announced = [:]
+        repairs = [:]
         for track in tracks {
             guard let ssrc = track.ssrc else { continue }
             announced[ssrc] = track
-            if sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { sinks[ssrc] = sink }
+            if let rtx = track.rtxSSRC { repairs[rtx] = ssrc }
+            if track.kind == .video, let id = track.trackID, !videoTrackIDs.contains(id) { videoTrackIDs.append(id) }
+            if record.sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { record.sinks[ssrc] = sink }
         }
     }
 
@@ -323,12 +359,20 @@ final class Bot {
     func received(
         _ kind: ReceivedDatagram, _ bytes: UnsafeMutableRawBufferPointer, at arrival: Instant, from transport: BotTransport
     ) {
-        let raw = UnsafeRawBufferPointer(bytes)
+        var raw = UnsafeRawBufferPointer(bytes)
         if case .rtcp = kind { return receivedRTCP(raw, at: arrival, onPublisher: transport === publisher) }
-        guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
+        guard var header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
             return record.error("bad_rtp")
         }
-        guard let track = announced[header.ssrc] else { return }  // RTX or not yet announced
+        if let original = repairs[header.ssrc] {
+            guard let repaired = Self.unwrapRTX(bytes, header: header, ssrc: original),
+                let h = try? RTPHeader(parsing: RawSpan(_unsafeBytes: repaired))
+            else { return }  // padding-only probe
+            record.retransmissionsReceived += 1
+            raw = repaired
+            header = h
+        }
+        guard let track = announced[header.ssrc] else { return }  // not yet announced
         var stats = record.tracks[header.ssrc] ?? TrackStats(track: track, ssrc: header.ssrc)
         _ = stats.reception.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
         stats.bytes &+= UInt64(raw.count)
@@ -336,7 +380,79 @@ final class Bot {
         stats.lastPacketAt = arrival
         record.tracks[header.ssrc] = stats
         if record.firstMediaAt == nil { record.firstMediaAt = arrival }
-        sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival)
+        if track.kind == .video { nackGaps(ssrc: header.ssrc, sequenceNumber: header.sequenceNumber) }
+        if sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival) == .keyframeNeeded {
+            sendPLI(ssrc: header.ssrc, now: arrival)
+        }
+    }
+
+    /// RFC 4588 section 4: the original packet is the RTX packet without
+    /// its first two payload bytes (the original sequence number), with
+    /// the original SSRC. Rewritten in place: the header moves up two
+    /// bytes over the OSN. Nil for a packet with no OSN (padding probes).
+    static func unwrapRTX(_ bytes: UnsafeMutableRawBufferPointer, header: RTPHeader, ssrc: SSRC) -> UnsafeRawBufferPointer? {
+        let offset = header.payloadOffset
+        guard header.payloadLength > 2, offset + 2 <= bytes.count, header.packetLength <= bytes.count else { return nil }
+        let sequence = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+        guard let base = bytes.baseAddress else { return nil }
+        (base + 2).copyMemory(from: base, byteCount: offset)
+        let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[2..<header.packetLength])
+        let out = MutableBytes(packet)
+        _ = out.store(sequence, at: 2)
+        _ = out.store(ssrc.rawValue, at: 8)
+        _ = out.store((packet[1] & 0x80) | ClientOfferBuilder.videoPayloadType.rawValue, at: 1)
+        return UnsafeRawBufferPointer(packet)
+    }
+
+    /// Like a browser: a forward jump of 2...64 sequence numbers NACKs the
+    /// missing ones at once (RFC 4585 section 6.2.1); larger jumps are a
+    /// restart, not loss worth repairing.
+    private func nackGaps(ssrc: SSRC, sequenceNumber: UInt16) {
+        guard let highest = highestSequence[ssrc] else {
+            highestSequence[ssrc] = sequenceNumber
+            return
+        }
+        let delta = sequenceNumber &- highest
+        guard delta > 0, delta < 0x8000 else { return }
+        highestSequence[ssrc] = sequenceNumber
+        guard delta > 1, delta <= 64, let s = subscriber, s.isConnected else { return }
+        let lost = (1..<delta).map { highest &+ $0 }
+        record.nacksSent += 1
+        record.packetsNacked += lost.count
+        sendRTCP(TransportLayerNACK(senderSSRC: reportSSRC, mediaSSRC: ssrc, lostSequenceNumbers: lost).serialized(), on: s)
+    }
+
+    /// At most one PLI per track per 300 ms while frames stay undecodable.
+    private func sendPLI(ssrc: SSRC, now: Instant) {
+        if let last = lastPLI[ssrc], now - last < .milliseconds(300) { return }
+        guard let s = subscriber, s.isConnected else { return }
+        lastPLI[ssrc] = now
+        record.plisSent += 1
+        sendRTCP(PictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc).serialized(), on: s)
+    }
+
+    /// `--switch-every`: every period, each video track's `maxLayer` steps
+    /// through 0, 1, 2 (0, 1, 2, 1, 0, ...); the sink times the first
+    /// complete frame at the new layer's height.
+    private func cycleLayers(now: Instant) {
+        guard let period = context.options.switchEvery, record.role == .subscriber, !context.options.audioOnly,
+            context.options.simulcast, record.subscriberConnectedAt != nil, record.firstMediaAt != nil
+        else { return }
+        guard let due = nextSwitchAt else {
+            nextSwitchAt = now + .nanoseconds(Int64(period * 1e9))
+            return
+        }
+        guard now >= due else { return }
+        nextSwitchAt = due + .nanoseconds(Int64(period * 1e9))
+        let cycle = [0, 1, 2, 1]
+        switchStep += 1
+        let layer = cycle[switchStep % cycle.count]
+        let heights: [UInt16] = VideoClipPreset.simulcast.map { UInt16($0.height) }
+        for id in videoTrackIDs { send(["type": "set-preference", "trackId": id, "maxLayer": layer]) }
+        record.switchesRequested += videoTrackIDs.count
+        for (ssrc, track) in announced where track.kind == .video {
+            sinks[ssrc]?.switchRequested(height: heights[layer], at: now)
+        }
     }
 
     /// Timers of both transports, then whatever media is due.
@@ -359,7 +475,10 @@ final class Bot {
                 }
             }
         }
-        if !leaving { sendReports(now: now) }
+        if !leaving {
+            sendReports(now: now)
+            cycleLayers(now: now)
+        }
         if let at = retryAt, now >= at, !leaving {
             retryAt = nil
             startPlayback(now: now)
@@ -393,11 +512,24 @@ final class Bot {
                 if !onPublisher, var stats = record.tracks[sr.ssrc] {
                     stats.reception.recordSenderReport(sr.senderInfo, arrival: arrival)
                     record.tracks[sr.ssrc] = stats
+                    sinks[sr.ssrc]?.senderReport(ntp: sr.senderInfo.ntpTimestamp, rtpTimestamp: sr.senderInfo.rtpTimestamp)
                 }
             case .receiverReport(let rr): blocks = rr.reports
             default: break
             }
             guard onPublisher else { continue }
+            switch packet {
+            case .pictureLossIndication(let pli):
+                record.keyframeRequestsReceived += 1
+                mediaSource?.requestKeyframe(ssrc: pli.mediaSSRC)
+            case .fullIntraRequest(let fir):
+                record.keyframeRequestsReceived += 1
+                for entry in fir.entries { mediaSource?.requestKeyframe(ssrc: entry.ssrc) }
+            case .transportLayerNACK(let nack):
+                record.nacksReceived += 1
+                mediaSource?.retransmit(ssrc: nack.mediaSSRC, sequenceNumbers: nack.lostSequenceNumbers)
+            default: break
+            }
             for block in blocks where sendStats[block.ssrc] != nil {
                 if let rtt = roundTrip.roundTrip(block, arrival: arrival) {
                     record.rttMilliseconds.append(Double(rtt.nanoseconds) / 1e6)
@@ -420,7 +552,10 @@ final class Bot {
         if let next = nextReport, now < next { return }
         nextReport = now + Self.reportInterval
         if let p = publisher, p.isConnected {
-            let ntp = RoundTripEstimator.ntp(now)
+            // The shared NTP clock, so subscribers can map our RTP
+            // timestamps to send times (end-to-end delay without
+            // abs-capture-time, which the SFU does not forward).
+            let ntp = context.clock.map { NTPTimestamp(rawValue: $0.ntp(at: now)) } ?? RoundTripEstimator.ntp(now)
             for (ssrc, stats) in sendStats {
                 guard let info = stats.makeSenderInfo(now: now, wallClock: ntp) else { continue }
                 roundTrip.senderReportSent(compactNTP: info.compactNTP, at: now)

@@ -1,3 +1,4 @@
+import BotMedia
 import CShim
 import DTLS
 import NetIO
@@ -20,6 +21,8 @@ final class BotContext {
     let bindIP: String
     let certificate: DTLSCertificate
     let media: BotMediaFactory
+    /// Wall-clock NTP shared by every bot (SRs, abs-capture-time).
+    var clock: NTPClock?
     let receiveBatch = DatagramBatch(capacity: 32)
     var sendBuffer = [UInt8](repeating: 0, count: 1500)
     /// Set by the loop: registers a transport's socket with epoll.

@@ -26,6 +26,13 @@ struct BotOptions: Equatable {
     var maxJoinMilliseconds: Double?
     var maxDelayMilliseconds: Double?
     var minBitrateKbps: Double?
+    /// Where encoded clips are cached; nil: $XDG_CACHE_HOME/swiftlet-roombot
+    /// or ~/.cache/swiftlet-roombot.
+    var cacheDirectory: String?
+    /// Subscribers cycle each video track's `maxLayer` this often (seconds).
+    var switchEvery: Double?
+    /// Join and connect only: no media is sent or checked.
+    var noMedia = false
 
     static let devKey = "devkey"
     static let devSecret = "devsecret"
@@ -34,7 +41,8 @@ struct BotOptions: Equatable {
 
     static let usage = """
         roombot: a headless WebRTC client that joins Swiftlet rooms in numbers and
-        measures what users feel (join time, transports, tracks, loss, jitter, RTT).
+        measures what users feel (join time, first frame, loss, jitter, RTT, end-to-end delay,
+        freezes, layer switches). See docs/ROOMBOT.md.
 
         USAGE:
           roombot --url URL (--room NAME | --rooms N) [options]
@@ -58,6 +66,11 @@ struct BotOptions: Equatable {
           --bind IP            local IP for the media sockets (default: the route to the server)
           --whip               publishers publish through WHIP (POST /whip/ROOM)
           --whep               subscribers play through WHEP (POST /whep/ROOM: the room's first publisher)
+          --cache-dir DIR      where encoded VP8 clips are cached (default $XDG_CACHE_HOME/swiftlet-roombot
+                               or ~/.cache/swiftlet-roombot)
+          --switch-every SEC   subscribers cycle each video track's maxLayer 1, 2, 1, 0, ... this often
+                               and time each switch to the first frame at the new resolution
+          --no-media           join and connect only; send and check no media
 
         THRESHOLDS (any one missed makes the exit status 1):
           --max-loss PERCENT   highest acceptable receive loss
@@ -124,6 +137,11 @@ struct BotOptions: Equatable {
             case "--max-join-ms": o.maxJoinMilliseconds = try number(a)
             case "--max-delay-ms": o.maxDelayMilliseconds = try number(a)
             case "--min-bitrate": o.minBitrateKbps = try number(a)
+            case "--cache-dir": o.cacheDirectory = try value(a)
+            case "--switch-every":
+                o.switchEvery = try number(a)
+                guard (o.switchEvery ?? 0) > 0 else { throw Invalid(description: "--switch-every must be above 0") }
+            case "--no-media": o.noMedia = true
             default: throw Invalid(description: "unknown option '\(a)'; see roombot --help")
             }
             i += 1

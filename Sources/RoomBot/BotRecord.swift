@@ -46,6 +46,20 @@ final class BotRecord {
     var tracksExpected = 0
     var tracks: [SSRC: TrackStats] = [:]
     var rttMilliseconds: [Double] = []
+    /// BotMedia's checks per received SSRC.
+    var sinks: [SSRC: BotMediaSink] = [:]
+    var streamStates = 0
+    /// trackId -> the layer the last `stream-state` named (nil: paused).
+    var forwardedLayer: [String: Int?] = [:]
+    var publisherLayerMessages = 0
+    var activeSpeakerMessages = 0
+    var switchesRequested = 0
+    var nacksSent = 0
+    var packetsNacked = 0
+    var plisSent = 0
+    var retransmissionsReceived = 0
+    var keyframeRequestsReceived = 0
+    var nacksReceived = 0
     var errors: [String: Int] = [:]
 
     init(role: BotRole, room: String, identity: String) {
@@ -66,7 +80,14 @@ final class BotRecord {
     var connectMilliseconds: Double? {
         milliseconds(joinedAt, role == .publisher ? publisherConnectedAt : subscriberConnectedAt)
     }
-    var firstFrameMilliseconds: Double? { milliseconds(joinedAt, firstMediaAt) }
+    /// Join to the first complete decodable video frame (or first audio
+    /// packet in audio-only runs); without media sinks, the first packet.
+    var firstFrameMilliseconds: Double? {
+        if sinks.isEmpty { return milliseconds(joinedAt, firstMediaAt) }
+        let video = sinks.values.map(\.figures).filter { $0.kind == "video" }.compactMap(\.firstFrameAt)
+        let audio = sinks.values.map(\.figures).compactMap(\.firstFrameAt)
+        return milliseconds(joinedAt, (video.isEmpty ? audio : video).min())
+    }
     var isConnected: Bool { role == .publisher ? publisherConnectedAt != nil : subscriberConnectedAt != nil }
     var tracksFlowing: Int { tracks.values.filter { $0.reception.packetsReceived > 0 }.count }
 }

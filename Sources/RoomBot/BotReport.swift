@@ -1,4 +1,6 @@
+import BotMedia
 import Foundation
+import Wire
 
 /// p50/p95/p99 of a list of milliseconds (nearest rank).
 struct Percentiles: Equatable {
@@ -45,6 +47,29 @@ struct GroupSummary {
     var aggregateMbps: Double = 0
     var rtt: Percentiles
     var errors: [String: Int] = [:]
+    /// End-to-end delay (abs-capture-time to frame complete / packet
+    /// arrival), every sample of every track of the group, ms.
+    var delay: Percentiles
+    var videoFrames = 0
+    var keyframes = 0
+    var framesUndecodable = 0
+    var framesIncomplete = 0
+    var audioDecodeErrors = 0
+    var freezeCount = 0
+    var freezeSeconds = 0.0
+    var switches = 0
+    var switchesNotOnKeyframe = 0
+    var switchesRequested = 0
+    var switchTime: Percentiles
+    var switchesUnfinished = 0
+    var streamStates = 0
+    var publisherLayerMessages = 0
+    var nacksSent = 0
+    var packetsNacked = 0
+    var plisSent = 0
+    var retransmissionsReceived = 0
+    var keyframeRequestsReceived = 0
+    var nacksReceived = 0
 
     var lossPercent: Double {
         let expected = Double(packets) + Double(max(lost, 0))
@@ -60,6 +85,36 @@ struct GroupSummary {
         connect = Percentiles(records.compactMap(\.connectMilliseconds))
         firstFrame = Percentiles(records.compactMap(\.firstFrameMilliseconds))
         rtt = Percentiles(records.flatMap(\.rttMilliseconds))
+        var delays: [Double] = []
+        var switchTimes: [Double] = []
+        for r in records {
+            for sink in r.sinks.values {
+                let f = sink.figures
+                delays += f.delay.kept.map(\.milliseconds)
+                switchTimes += f.switchTimes.kept.map(\.milliseconds)
+                if f.kind == "video" { videoFrames += f.frames }
+                keyframes += f.keyframes
+                framesUndecodable += f.framesUndecodable
+                framesIncomplete += f.framesIncomplete
+                audioDecodeErrors += f.decodeErrors
+                freezeCount += f.freezeCount
+                freezeSeconds += f.freezeDuration.milliseconds / 1000
+                switches += f.switches
+                switchesNotOnKeyframe += f.switchesNotOnKeyframe
+                switchesUnfinished += f.switchesUnfinished
+            }
+            switchesRequested += r.switchesRequested
+            streamStates += r.streamStates
+            publisherLayerMessages += r.publisherLayerMessages
+            nacksSent += r.nacksSent
+            packetsNacked += r.packetsNacked
+            plisSent += r.plisSent
+            retransmissionsReceived += r.retransmissionsReceived
+            keyframeRequestsReceived += r.keyframeRequestsReceived
+            nacksReceived += r.nacksReceived
+        }
+        delay = Percentiles(delays)
+        switchTime = Percentiles(switchTimes)
         var jitters: [Double] = []
         var kbps: [Double] = []
         for r in records {
@@ -87,7 +142,15 @@ struct GroupSummary {
             "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
             "packets": packets, "lost": lost, "lossPercent": lossPercent, "jitterMs": meanJitterMs ?? NSNull(),
             "meanTrackKbps": meanTrackKbps ?? NSNull(), "aggregateMbps": aggregateMbps, "rttMs": rtt.json,
-            "errors": errors,
+            "errors": errors, "delayMs": delay.json, "videoFramesComplete": videoFrames, "keyframes": keyframes,
+            "framesUndecodable": framesUndecodable, "framesIncomplete": framesIncomplete,
+            "audioDecodeErrors": audioDecodeErrors, "freezes": freezeCount, "freezeSeconds": freezeSeconds,
+            "switches": switches, "switchesNotOnKeyframe": switchesNotOnKeyframe,
+            "switchesRequested": switchesRequested, "switchMs": switchTime.json, "switchesUnfinished": switchesUnfinished,
+            "streamStateMessages": streamStates, "publisherLayerMessages": publisherLayerMessages,
+            "nacksSent": nacksSent, "packetsNacked": packetsNacked, "plisSent": plisSent,
+            "retransmissionsReceived": retransmissionsReceived, "keyframeRequestsReceived": keyframeRequestsReceived,
+            "nacksReceived": nacksReceived,
         ]
     }
 }
@@ -136,6 +199,18 @@ struct BotReport {
                         g.meanJitterMs.map { String(format: "%.1f", $0) } ?? "-",
                         g.meanTrackKbps.map { String(format: "%.0f", $0) } ?? "-", g.aggregateMbps, errors))
         }
+        for g in groups where g.bots > 0 || g.name == "overall" {
+            let delay = "\(Self.ms(g.delay.p50))/\(Self.ms(g.delay.p95))/\(Self.ms(g.delay.p99))"
+            let switchMs = "\(Self.ms(g.switchTime.p50))/\(Self.ms(g.switchTime.p95))"
+            lines.append(
+                "  \(g.name): delay p50/p95/p99 \(delay) ms, rtt p50 \(Self.ms(g.rtt.p50)) ms, video frames \(g.videoFrames)"
+                    + " (undecodable \(g.framesUndecodable)), freezes \(g.freezeCount)"
+                    + String(format: " (%.1f s)", g.freezeSeconds)
+                    + ", switches \(g.switches) (not on keyframe \(g.switchesNotOnKeyframe)), requested \(g.switchesRequested)"
+                    + " took p50/p95 \(switchMs) ms, audio decode errors \(g.audioDecodeErrors),"
+                    + " NACKs \(g.nacksSent) sent/\(g.nacksReceived) received, PLIs \(g.plisSent), RTX \(g.retransmissionsReceived)"
+            )
+        }
         let errors = overall.errors.sorted { $0.key < $1.key }
         if !errors.isEmpty {
             lines.append("errors by kind: " + errors.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
@@ -164,10 +239,12 @@ struct BotReport {
         if let max = o.maxJoinMilliseconds, let p95 = all.join.p95, p95 > max {
             missed.append(String(format: "join p95 %.0f ms > %.0f ms", p95, max))
         }
-        if o.maxDelayMilliseconds != nil {
-            // End-to-end delay comes from BotMedia's receive checks; until
-            // then there is nothing to hold against the threshold.
-            missed.append("--max-delay-ms: no end-to-end delay measured (media is not sent yet)")
+        if let max = o.maxDelayMilliseconds {
+            if let p95 = all.delay.p95 {
+                if p95 > max { missed.append(String(format: "delay p95 %.0f ms > %.0f ms", p95, max)) }
+            } else {
+                missed.append("--max-delay-ms: no end-to-end delay measured")
+            }
         }
         if let min = o.minBitrateKbps, (all.meanTrackKbps ?? 0) < min {
             missed.append(String(format: "bitrate %.0f kbps per track < %.0f", all.meanTrackKbps ?? 0, min))
@@ -186,4 +263,8 @@ struct BotReport {
             "interrupted": interrupted, "exitStatus": Int(status), "failures": reasons, "groups": byRole,
         ]
     }
+}
+
+extension Duration {
+    var milliseconds: Double { Double(nanoseconds) / 1e6 }
 }

@@ -1,3 +1,4 @@
+import BotMedia
 import DTLS
 import Foundation
 import NetIO
@@ -67,7 +68,24 @@ signal(SIGPIPE, SIG_IGN)
 signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
 signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
 
-let context = BotContext(options: options, server: server, bindIP: bindIP, certificate: certificate, media: NoMedia())
+let media: BotMediaFactory
+if options.noMedia {
+    media = NoMedia()
+} else {
+    do {
+        let library = try ClipLibrary.load(options, log: writeError)
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let ntp = NTPClock(
+            unixNanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec), epoch: MonotonicClock.now())
+        media = ClipMedia(library: library, clock: ntp)
+    } catch {
+        writeError("roombot: media: \(error)\n")
+        exit(70)
+    }
+}
+let context = BotContext(options: options, server: server, bindIP: bindIP, certificate: certificate, media: media)
+context.clock = (media as? ClipMedia)?.clock
 let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 let bots = options.plan.enumerated().map { index, entry in
     let record = BotRecord(role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)")

@@ -1,0 +1,180 @@
+import BotMedia
+import Foundation
+import Negotiation
+import RTP
+import Wire
+
+/// The clips every bot of this process shares, encoded once at start:
+/// video from the cache directory when a clip with the same encode
+/// parameters was stored there before (`VideoClip.serialized()`), else
+/// encoded with libvpx and stored; audio is cheap and encoded each run.
+struct ClipLibrary {
+    var audio: AudioClip
+    /// Lowest resolution first: three layers with simulcast, else one.
+    var video: [VideoClip]
+    var loadedFromCache = 0
+    var encoded = 0
+
+    /// Seconds per clip: two keyframe intervals, so a PLI has a keyframe
+    /// within 2 s and a 720p encode stays around a few seconds.
+    static let seconds = 4
+    static let audioSeconds = 10
+    static let format = 1
+
+    static func presets(_ options: BotOptions) -> [VideoClipPreset] {
+        if options.audioOnly { return [] }
+        return options.simulcast ? VideoClipPreset.simulcast : [.medium]
+    }
+
+    /// The file name encodes every parameter of the encode, so a change
+    /// of preset never reads a stale clip.
+    static func fileName(_ p: VideoClipPreset) -> String {
+        "vp8-\(p.width)x\(p.height)-\(p.framesPerSecond)fps-\(p.targetBitrate.bitsPerSecond)bps-tl\(p.temporalLayers)"
+            + "-ki\(p.keyframeInterval)-\(seconds)s-f\(format).clip"
+    }
+
+    static func defaultCacheDirectory() -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/swiftlet-roombot" }
+        return (env["HOME"] ?? "/tmp") + "/.cache/swiftlet-roombot"
+    }
+
+    static func load(_ options: BotOptions, log: (String) -> Void) throws -> ClipLibrary {
+        let audio = try AudioClipEncoder.encode(seconds: audioSeconds)
+        var library = ClipLibrary(audio: audio, video: [])
+        let directory = options.cacheDirectory ?? defaultCacheDirectory()
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for preset in presets(options) {
+            let path = directory + "/" + fileName(preset)
+            if let data = FileManager.default.contents(atPath: path) {
+                let bytes = [UInt8](data)
+                if let clip = try? VideoClip(deserializing: bytes.span.bytes) {
+                    library.video.append(clip)
+                    library.loadedFromCache += 1
+                    continue
+                }
+            }
+            let started = Date()
+            let clip = try VideoClipEncoder.encode(preset, seconds: seconds)
+            log(
+                String(
+                    format: "roombot: encoded %dx%d clip in %.1f s, cached at %@\n", preset.width, preset.height,
+                    Date().timeIntervalSince(started), path))
+            library.video.append(clip)
+            library.encoded += 1
+            // A temporary file renamed into place: concurrent roombots never
+            // read a half-written clip.
+            let temporary = path + ".\(getpid()).tmp"
+            if FileManager.default.createFile(atPath: temporary, contents: Data(clip.serialized())) {
+                _ = try? FileManager.default.replaceItemAt(
+                    URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+                if FileManager.default.fileExists(atPath: temporary) {
+                    try? FileManager.default.moveItem(atPath: temporary, toPath: path)
+                }
+            }
+        }
+        return library
+    }
+}
+
+/// The abs-capture-time id roombot writes and reads. The server does not
+/// negotiate abs-capture-time (it does not read it), so the offer's id is
+/// used whether or not the answer kept it: the SFU forwards the extension
+/// block of a packet as it came.
+let absCaptureTimeID = UInt8(7)
+
+/// BotMedia behind the seam: publishers loop the shared clips, subscribers
+/// check what arrives.
+struct ClipMedia: BotMediaFactory {
+    let library: ClipLibrary
+    let clock: NTPClock
+
+    func makeSource(for plan: BotMediaPlan, seed: UInt64, now: Instant) -> BotMediaSource? {
+        func ids(_ n: Negotiation.HeaderExtensionIDs?, audio: Bool) -> BotMedia.HeaderExtensionIDs {
+            BotMedia.HeaderExtensionIDs(
+                mid: n?.mid, rid: audio ? nil : n?.rtpStreamID, absSendTime: n?.absoluteSendTime,
+                transportSequenceNumber: n?.transportWideSequenceNumber, audioLevel: audio ? n?.audioLevel : nil,
+                absCaptureTime: absCaptureTimeID)
+        }
+        let p = plan.publication
+        // Only the rids the server took; a single-stream publication has no rid.
+        let layers = p.videoLayers.filter { $0.rid == nil || plan.videoRIDs.contains($0.rid!) }
+        let configuration = PublisherMediaConfiguration(
+            audioSSRC: plan.audioMID == nil ? nil : p.audioSSRC, audioMID: plan.audioMID,
+            audioPayloadType: plan.audioPayloadType, audioExtensions: ids(plan.audioExtensions, audio: true),
+            videoLayers: plan.videoMID == nil
+                ? [] : layers.map { .init(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC) },
+            videoMID: plan.videoMID, videoPayloadType: plan.videoPayloadType,
+            videoRTXPayloadType: plan.videoRTXPayloadType, videoExtensions: ids(plan.videoExtensions, audio: false),
+            repairedRIDExtensionID: plan.videoExtensions?.repairedRTPStreamID)
+        let clips = layers.compactMap { layer -> VideoClip? in
+            guard let i = p.videoLayers.firstIndex(where: { $0.ssrc == layer.ssrc }), i < library.video.count else {
+                return library.video.first
+            }
+            return library.video[i]
+        }
+        return try? MediaPublisher(
+            configuration: configuration, audioClip: library.audio, videoClips: clips, clock: clock, start: now,
+            seed: seed)
+    }
+
+    func makeSink(for track: AnnouncedTrack) -> BotMediaSink? {
+        switch track.kind {
+        case .audio: (try? AudioTrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock)).map(AudioSink.init)
+        case .video: VideoSink(VideoTrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock))
+        default: nil
+        }
+    }
+}
+
+extension MediaPublisher: BotMediaSource {}
+
+final class AudioSink: BotMediaSink {
+    let receiver: AudioTrackReceiver
+    init(_ receiver: AudioTrackReceiver) { self.receiver = receiver }
+
+    func received(_ packet: UnsafeRawBufferPointer, header: RTPHeader, track: AnnouncedTrack, now: Instant) -> SinkFeedback {
+        receiver.handle(header, packet: RawSpan(_unsafeBytes: packet), arrival: now)
+        return .none
+    }
+
+    var figures: SinkFigures {
+        let s = receiver.checker.statistics
+        return SinkFigures(
+            kind: "audio", firstFrameAt: receiver.firstPacketAt, delay: receiver.delay, decodeErrors: s.decodeErrors,
+            frames: s.packetsDecoded)
+    }
+}
+
+final class VideoSink: BotMediaSink {
+    var receiver: VideoTrackReceiver
+    init(_ receiver: VideoTrackReceiver) { self.receiver = receiver }
+
+    func received(_ packet: UnsafeRawBufferPointer, header: RTPHeader, track: AnnouncedTrack, now: Instant) -> SinkFeedback {
+        let before = receiver.undecodableFrames
+        receiver.handle(header, packet: RawSpan(_unsafeBytes: packet), arrival: now)
+        return receiver.undecodableFrames > before ? .keyframeNeeded : .none
+    }
+
+    func switchRequested(height: UInt16, at now: Instant) { receiver.switchRequested(height: height, at: now) }
+    func senderReport(ntp: UInt64, rtpTimestamp: UInt32) { receiver.senderReport(ntp: ntp, rtpTimestamp: rtpTimestamp) }
+
+    var figures: SinkFigures {
+        let s = receiver.assembler.statistics
+        var f = SinkFigures(
+            kind: "video", firstFrameAt: receiver.firstFrameAt, delay: receiver.delay, decodeErrors: 0,
+            frames: s.framesComplete)
+        f.keyframes = s.keyframes
+        f.framesIncomplete = s.framesIncomplete
+        f.framesUndecodable = s.framesUndecodable
+        f.switches = s.switches
+        f.switchesNotOnKeyframe = s.switchesNotOnKeyframe
+        f.resolutionChanges = receiver.resolutionChanges
+        f.freezeCount = receiver.freezes.freezeCount
+        f.freezeDuration = receiver.freezes.totalFreezeDuration
+        f.switchTimes = receiver.switchTimes
+        f.switchesUnfinished = receiver.switchesUnfinished
+        f.height = receiver.assembler.resolution.map { Int($0.height) }
+        return f
+    }
+}
