@@ -107,7 +107,7 @@ let package = Package(
             name: "RoomBot",
             dependencies: [
                 "Wire", "CShim", "COpus", "CVPX", "BotMedia", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
-                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP",
+                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery",
             ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),
 
@@ -138,7 +138,7 @@ let package = Package(
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
         testTarget("LossRecoveryTests", ["LossRecovery", "RTP", "Wire", "SFUTesting"]),
         testTarget("BandwidthEstimationTests", ["BandwidthEstimation", "RTCP", "Wire", "SFUTesting"]),
-        testTarget("BotMediaTests", ["BotMedia", "RTP", "Codecs", "Wire"]),
+        testTarget("BotMediaTests", ["BotMedia", "RTP", "RTCP", "Codecs", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("RoomsTests", ["Rooms", "Wire"]),
