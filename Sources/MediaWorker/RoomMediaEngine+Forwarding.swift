@@ -170,7 +170,10 @@ extension RoomMediaEngine {
             switch decision {
             case .drop(let reason): counters.dropped.count(reason)
             case .forward(let rewrite):
-                guard send(packet, header: header, vp8: vp8, rewrite: rewrite, to: s, now: now, transmit: transmit)
+                guard
+                    send(
+                        packet, header: header, vp8: vp8, rewrite: rewrite, to: s,
+                        captureTimeID: track.description.headerExtensions.absoluteCaptureTime, now: now, transmit: transmit)
                 else { continue }
                 s.history.record(rewrite, sourceSSRC: header.ssrc, sourceSequenceNumber: header.sequenceNumber)
                 s.sendStatistics.record(timestamp: rewrite.timestamp, payloadOctets: header.payloadLength, sentAt: now)
@@ -237,9 +240,12 @@ extension RoomMediaEngine {
     /// (header values, payload type, our header extensions; on the RTX
     /// stream when `retransmission` and RTX was negotiated), protects it
     /// there and queues it. Returns whether it went out.
+    ///
+    /// `captureTimeID` is the publisher's id of abs-capture-time: its value
+    /// is passed through (receivers measure end-to-end delay with it).
     func send(
         _ packet: UnsafeRawBufferPointer, header: RTPHeader, vp8: VP8PayloadDescriptor?, rewrite: RTPRewrite,
-        to s: Subscription, retransmission: Bool = false, now: Instant, transmit: TransmitQueue
+        to s: Subscription, retransmission: Bool = false, captureTimeID: UInt8?, now: Instant, transmit: TransmitQueue
     ) -> Bool {
         guard let id = s.transportID, let transport = transports.transport(id), transport.state == .connected,
             let destination = transport.selectedAddress
@@ -263,6 +269,12 @@ extension RoomMediaEngine {
         }
         if let ext = egressExtensionIDs.absoluteSendTime {
             egress.absoluteSendTime = (ext, AbsoluteSendTime(nanoseconds: UInt64(max(now.nanoseconds, 0))).rawValue)
+        }
+        if let ext = egressExtensionIDs.absoluteCaptureTime, let id = captureTimeID,
+            let range = header.extensionValueRange(id: id, in: RawSpan(_unsafeBytes: packet)),
+            let capture = EgressHeaderExtensions.absoluteCaptureTime(in: RawSpan(_unsafeBytes: packet), range: range)
+        {
+            egress.absoluteCaptureTime = (ext, capture.timestamp, capture.clockOffset)
         }
         let rtx: (ssrc: SSRC, sequenceNumber: UInt16, payloadType: PayloadType)? =
             retransmission

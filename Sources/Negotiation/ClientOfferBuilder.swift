@@ -54,7 +54,7 @@ public struct ClientOfferBuilder: Sendable {
     public static let videoPayloadType = PayloadType(masking: 96)
     public static let videoRTXPayloadType = PayloadType(masking: 97)
     /// Not in RTP's list because the SFU does not read it; browsers send it.
-    public static let absoluteCaptureTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"
+    public static let absoluteCaptureTimeURI = HeaderExtensionURI.absoluteCaptureTime
 
     /// The `a=extmap` ids we offer, one id per URI across the BUNDLE
     /// (RFC 8285 section 6), in the range of the one-byte form (1...14).

@@ -13,6 +13,7 @@ public struct HeaderExtensionIDs: Equatable, Sendable {
     public var transportWideSequenceNumber: UInt8?
     public var audioLevel: UInt8?
     public var videoOrientation: UInt8?
+    public var absoluteCaptureTime: UInt8?
     /// The accepted `a=extmap` lines, in the offer's order.
     public var maps: [ExtensionMap]
 
@@ -24,10 +25,12 @@ public struct HeaderExtensionIDs: Equatable, Sendable {
     /// The URIs the SFU reads or rewrites, by media kind: mid on both,
     /// rid and repaired rid (RFC 8852) on video, abs-send-time and
     /// transport-wide cc for congestion control on both, audio level
-    /// (RFC 6464) on audio, video orientation (3GPP TS 26.114) on video.
+    /// (RFC 6464) on audio, video orientation (3GPP TS 26.114) on video,
+    /// abs-capture-time on both (passed through to subscribers).
     public static func accepts(_ uri: String, for kind: MediaKind) -> Bool {
         switch uri {
-        case HeaderExtensionURI.mid, HeaderExtensionURI.absoluteSendTime, HeaderExtensionURI.transportWideSequenceNumber:
+        case HeaderExtensionURI.mid, HeaderExtensionURI.absoluteSendTime, HeaderExtensionURI.transportWideSequenceNumber,
+            HeaderExtensionURI.absoluteCaptureTime:
             return true
         case HeaderExtensionURI.rtpStreamID, HeaderExtensionURI.repairedRTPStreamID, HeaderExtensionURI.videoOrientation:
             return kind == .video
@@ -50,6 +53,7 @@ public struct HeaderExtensionIDs: Equatable, Sendable {
         case HeaderExtensionURI.transportWideSequenceNumber: transportWideSequenceNumber = map.id
         case HeaderExtensionURI.audioLevel: audioLevel = map.id
         case HeaderExtensionURI.videoOrientation: videoOrientation = map.id
+        case HeaderExtensionURI.absoluteCaptureTime: absoluteCaptureTime = map.id
         default: break
         }
     }

@@ -63,6 +63,7 @@ public struct SubscriberOfferBuilder: Sendable {
         ExtensionMap(id: 1, uri: HeaderExtensionURI.mid),
         ExtensionMap(id: 2, uri: HeaderExtensionURI.absoluteSendTime),
         ExtensionMap(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
+        ExtensionMap(id: 4, uri: HeaderExtensionURI.absoluteCaptureTime),
     ]
 
     /// `sessionID` comes from the caller (random), cut to 63 bits

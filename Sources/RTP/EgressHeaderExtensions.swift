@@ -13,16 +13,47 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
     public var transportSequenceNumber: (id: UInt8, value: UInt16)?
     /// Id and 24-bit value of abs-send-time, if negotiated.
     public var absoluteSendTime: (id: UInt8, value: UInt32)?
+    /// Id and value of abs-capture-time, passed through from the publisher:
+    /// the 64-bit NTP capture timestamp and, when the publisher sent it,
+    /// the estimated capture clock offset (signed Q32.32).
+    public var absoluteCaptureTime: (id: UInt8, timestamp: UInt64, clockOffset: Int64?)?
 
-    public init(transportSequenceNumber: (id: UInt8, value: UInt16)? = nil, absoluteSendTime: (id: UInt8, value: UInt32)? = nil) {
+    public init(
+        transportSequenceNumber: (id: UInt8, value: UInt16)? = nil, absoluteSendTime: (id: UInt8, value: UInt32)? = nil,
+        absoluteCaptureTime: (id: UInt8, timestamp: UInt64, clockOffset: Int64?)? = nil
+    ) {
         self.transportSequenceNumber = transportSequenceNumber
         self.absoluteSendTime = absoluteSendTime
+        self.absoluteCaptureTime = absoluteCaptureTime
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.transportSequenceNumber?.id == b.transportSequenceNumber?.id
             && a.transportSequenceNumber?.value == b.transportSequenceNumber?.value
             && a.absoluteSendTime?.id == b.absoluteSendTime?.id && a.absoluteSendTime?.value == b.absoluteSendTime?.value
+            && a.absoluteCaptureTime?.id == b.absoluteCaptureTime?.id
+            && a.absoluteCaptureTime?.timestamp == b.absoluteCaptureTime?.timestamp
+            && a.absoluteCaptureTime?.clockOffset == b.absoluteCaptureTime?.clockOffset
+    }
+
+    /// Reads an abs-capture-time value (8 or 16 bytes) at `range` of
+    /// `bytes`; nil for any other length.
+    public static func absoluteCaptureTime(
+        in bytes: RawSpan, range: Range<Int>
+    ) -> (
+        timestamp: UInt64, clockOffset: Int64?
+    )? {
+        guard range.count == 8 || range.count == 16, range.lowerBound >= 0, range.upperBound <= bytes.byteCount else {
+            return nil
+        }
+        func word(at offset: Int) -> UInt64 {
+            var v: UInt64 = 0
+            for i in 0..<8 { v = v << 8 | UInt64(bytes.unsafeLoad(fromByteOffset: offset + i, as: UInt8.self)) }
+            return v
+        }
+        let timestamp = word(at: range.lowerBound)
+        let offset = range.count == 16 ? Int64(bitPattern: word(at: range.lowerBound + 8)) : nil
+        return (timestamp, offset)
     }
 
     /// Bytes of the one-byte-header block (RFC 8285 section 4.2) these
@@ -32,6 +63,7 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
         var data = 0
         if transportSequenceNumber != nil { data += 3 }
         if absoluteSendTime != nil { data += 4 }
+        if let c = absoluteCaptureTime { data += c.clockOffset == nil ? 9 : 17 }
         return data == 0 ? 0 : 4 + (data + 3) / 4 * 4
     }
 
@@ -45,7 +77,7 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
         guard let base = buffer.baseAddress, length <= buffer.count, header.packetLength == length,
             length >= RTPHeader.fixedHeaderLength
         else { return nil }
-        for id in [transportSequenceNumber?.id, absoluteSendTime?.id] {
+        for id in [transportSequenceNumber?.id, absoluteSendTime?.id, absoluteCaptureTime?.id] {
             if let id, !(1...14).contains(id) { return nil }
         }
         let blockStart = RTPHeader.fixedHeaderLength + 4 * header.csrcCount
@@ -82,6 +114,14 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
             put(UInt8(truncatingIfNeeded: a.value >> 16))
             put(UInt8(truncatingIfNeeded: a.value >> 8))
             put(UInt8(truncatingIfNeeded: a.value))
+        }
+        if let c = absoluteCaptureTime {
+            put(c.id << 4 | (c.clockOffset == nil ? 7 : 15))
+            for shift in stride(from: 56, through: 0, by: -8) { put(UInt8(truncatingIfNeeded: c.timestamp >> UInt64(shift))) }
+            if let offset = c.clockOffset {
+                let bits = UInt64(bitPattern: offset)
+                for shift in stride(from: 56, through: 0, by: -8) { put(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+            }
         }
         while at < blockStart + newBlock { put(0) }  // padding (RFC 8285 section 4.2)
         return newLength

@@ -14,6 +14,11 @@ public enum HeaderExtensionURI {
     /// transport-wide sequence number.
     public static let transportWideSequenceNumber =
         "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+    /// Absolute capture time (webrtc.org experiment): the 64-bit NTP time
+    /// the frame was captured, optionally followed by the 64-bit signed
+    /// Q32.32 estimated offset of the capturer's clock. A mixer passes it
+    /// through so receivers can measure end-to-end delay and sync streams.
+    public static let absoluteCaptureTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"
     /// RFC 6464: client-to-mixer audio level.
     public static let audioLevel = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
     /// 3GPP TS 26.114 coordination of video orientation.

@@ -42,8 +42,8 @@ private func wire(_ d: SessionDescription) throws -> SessionDescription {
         #expect(video.simulcast.map(\.rid) == ["q", "h", "f"])
         #expect(video.codecs.first?.rtxPayloadType == ClientOfferBuilder.videoRTXPayloadType)
         #expect(video.headerExtensions.rtpStreamID == 2 && video.headerExtensions.repairedRTPStreamID == 3)
-        // The server does not read abs-capture-time: not accepted.
-        #expect(!video.headerExtensions.maps.contains { $0.uri == ClientOfferBuilder.absoluteCaptureTimeURI })
+        // abs-capture-time is accepted: the server passes it through.
+        #expect(video.headerExtensions.absoluteCaptureTime == 7)
         #expect(analysed.transport.setup == .actpass)
         #expect(analysed.transport.credentials == botLocal.credentials)
         #expect(analysed.transport.candidates.map(\.address) == botLocal.candidates.map(\.address))

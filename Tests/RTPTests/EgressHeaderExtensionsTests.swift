@@ -75,3 +75,34 @@ import Wire
         #expect(Array(buffer[0..<plain.count]) == plain)
     }
 }
+
+@Suite struct EgressCaptureTimeTests {
+    /// abs-capture-time passes through: 8 bytes (timestamp) or 16 (with the
+    /// clock offset), one-byte header L = 7 or 15.
+    @Test func captureTimeIsWrittenWithAndWithoutTheClockOffset() throws {
+        let plain = try RTPPacketBuilder(payloadType: PayloadType(masking: 96), sequenceNumber: 1, timestamp: 2, ssrc: SSRC(3))
+            .build(payload: [0xAA, 0xBB])
+        for offset in [nil, Int64(-2)] as [Int64?] {
+            let egress = EgressHeaderExtensions(
+                absoluteCaptureTime: (id: 4, timestamp: 0x0102_0304_0506_0708, clockOffset: offset))
+            let header = try RTPHeader(parsing: plain.span.bytes)
+            var buffer = plain + Array(repeating: 0, count: 40)
+            let length = try #require(
+                buffer.withUnsafeMutableBytes { egress.write(into: $0, length: plain.count, header: header) })
+            let out = Array(buffer[0..<length])
+            let parsed = try RTPHeader(parsing: out.span.bytes)
+            let range = parsed.extensionValueRange(id: 4, in: out.span.bytes)
+            let r = try #require(range)
+            let value = EgressHeaderExtensions.absoluteCaptureTime(in: out.span.bytes, range: r)
+            #expect(value?.timestamp == 0x0102_0304_0506_0708)
+            #expect(value?.clockOffset == offset)
+            #expect(Array(out[parsed.payloadRange]) == [0xAA, 0xBB])
+            // 4-byte block header + 1 + 8 (+ 8), padded to 32 bits.
+            #expect(length == plain.count + (offset == nil ? 16 : 24))
+        }
+        // Other lengths are not abs-capture-time.
+        let odd: [UInt8] = Array(repeating: 1, count: 12)
+        #expect(EgressHeaderExtensions.absoluteCaptureTime(in: odd.span.bytes, range: 0..<12) == nil)
+        #expect(EgressHeaderExtensions.absoluteCaptureTime(in: odd.span.bytes, range: 8..<16) == nil)
+    }
+}
