@@ -72,9 +72,13 @@ extension RoomMediaEngine {
             } else {
                 layers = [[track.bitrates.bitrate(spatial: 0, upToTemporal: LayerBitrateMeter.temporalLayers - 1)]]
             }
+            // Priority: the room's active speakers' videos go first (their
+            // tiles are the large ones in a speaker layout); on-screen size
+            // reaches the allocator as the preference's maxWidth.
+            let speaking = speakerSelectors[track.key.room]?.current.contains(track.publisher) ?? false
             candidates.append(
                 AllocatableTrack(
-                    id: i, kind: track.isVideo ? .video : .audio, priority: 0,
+                    id: i, kind: track.isVideo ? .video : .audio, priority: speaking ? 1 : 0,
                     maxSpatialLayer: s.maxSpatialLayer(of: track), layers: layers, current: s.allocated))
             byID[i] = (s, track)
         }
