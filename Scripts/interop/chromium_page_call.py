@@ -1,5 +1,7 @@
-"""Two headless Chromium tabs on swiftlet's call page (`/call`): A calls
-B's participant id, B sees the incoming call and answers, both must decode
+"""Two headless Chromium tabs on swiftlet's call page (`/call`): first A
+calls B and cancels while it rings (A sees "Ringing <B>…" with Cancel; B's
+incoming-call dialog closes on call-ended "cancelled"). Then A calls B's
+participant id, B sees the incoming call and answers, both must decode
 each other's video (three simulcast layers); A hangs up and both see the call end. Then A calls
 again and B declines: A sees the decline. A PNG screenshot of A during the
 call is saved (path in the result). Prints one JSON line.
@@ -42,6 +44,21 @@ async def run(url, tokens, seconds, simulcast):
                     await tab.wait_for("state()", lambda s: s == "joined", 15, "online")
                 a_id, b_id = await a.hook("participantId()"), await b.hook("participantId()")
 
+                # A cancels a ringing call: call-ringing gives A the call id.
+                await a.hook(f"dial({json.dumps(b_id)})")
+                ringing = await a.wait_for("call()", lambda c: c is not None and c.get("state") == "ringing-out"
+                                           and (c.get("id") or "").startswith("CA_"), 10, "call-ringing at A")
+                ringing_text = await a.hook("ringingText()")
+                rung = await b.wait_for("call()", state("ringing-in"), 10, "the incoming call to cancel")
+                shown = await b.hook("incomingVisible()")
+                await a.hook("cancel()")
+                a_cancelled = await a.wait_for("call()", state("ended"), 10, "the cancel at A")
+                b_cancelled = await b.wait_for("call()", lambda c: c is not None and c.get("state") == "ended"
+                                               and c.get("reason") == "cancelled", 10, "call-ended cancelled at B")
+                cancel = {"ringing": ringing, "ringingText": ringing_text, "incoming": rung, "incomingShown": shown,
+                          "a": a_cancelled, "b": b_cancelled, "incomingHidden": not await b.hook("incomingVisible()"),
+                          "sameCall": ringing.get("id") == rung.get("id")}
+
                 await a.hook(f"dial({json.dumps(b_id)})")
                 incoming = await b.wait_for("call()", state("ringing-in"), 10, "the incoming call")
                 await b.hook("answer()")
@@ -49,6 +66,8 @@ async def run(url, tokens, seconds, simulcast):
                 await b.wait_for("call()", state("in-call"), 10, "call-started at B")
                 a_tiles = await a.wait_for("tiles()", decoding, seconds, "A decoding B")
                 b_tiles = await b.wait_for("tiles()", decoding, seconds, "B decoding A")
+                # The overlay has a bitrate sample before the screenshot.
+                await a.wait_for("tiles()", lambda t: decoding(t) and t[0].get("bitrateKbps", 0) > 0, 5, "A's overlay bitrate")
                 screenshot = await a.screenshot(os.path.join(artifacts_dir(), "chromium_page_call.png"))
 
                 await a.hook("hangup()")
@@ -64,6 +83,7 @@ async def run(url, tokens, seconds, simulcast):
                 declined = await a.wait_for("call()", state("declined"), 10, "call-declined at A")
                 return {
                     "ids": [a_id, b_id],
+                    "cancel": cancel,
                     "incoming": incoming,
                     "a": {"tiles": a_tiles, "end": a_end},
                     "b": {"tiles": b_tiles, "end": b_end},

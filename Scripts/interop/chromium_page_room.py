@@ -1,10 +1,15 @@
 """Three headless Chromium tabs join one room through swiftlet's own room
 page (`/`): each publishes the fake camera (1280x720, three simulcast
 layers) and microphone, and must decode the other two videos; the stats
-overlay must show a non-zero bitrate and a received layer. Then one tab's
-WebSocket is dropped (a network blip): it must reconnect by itself as the
-same participant and keep receiving. A PNG screenshot of the first tab is
-saved (path in the result). Prints one JSON line.
+overlay must show a non-zero bitrate and a received layer. With the
+preference "auto" every tile tells the server its rendered width
+(maxWidth), and the frames it gets fit it; a tab resized narrower sends
+its tiles' new widths. The second tab mutes its camera: the others' tiles
+for it show the muted badge (track-muted), and unmuting clears it. Then
+one tab's WebSocket is dropped (a network blip): it must reconnect by
+itself as the same participant and keep receiving. A PNG screenshot of the
+first tab, taken while the second is muted, is saved (path in the
+result). Prints one JSON line.
 
   .venv/bin/python Scripts/interop/chromium_page_room.py --url ws://127.0.0.1:PORT/rtc --tokens '["t1","t2","t3"]'
 
@@ -23,6 +28,24 @@ from cdp import free_tcp_port, start_chromium, stop_chromium
 
 WHO = "chromium_page_room"
 NAMES = ["alice", "bob", "carol"]
+
+
+def tile_of(tiles, participant_id):
+    return next((t for t in tiles or [] if t.get("participantId") == participant_id), None)
+
+
+def badge(participant_id, muted: bool):
+    """The tile of `participant_id` shows (or no longer shows) its camera muted."""
+    def check(tiles):
+        tile = tile_of(tiles, participant_id)
+        return tile is not None and tile.get("videoMuted") is muted and ("camera muted" in tile.get("badge", "")) is muted
+    return check
+
+
+def auto_width_sent(tiles, others: int) -> bool:
+    """Every remote tile has sent its current rendered width as maxWidth."""
+    return len(tiles or []) == others and all(
+        t.get("renderedWidth", 0) > 0 and t.get("autoMaxWidth") == t.get("renderedWidth") for t in tiles)
 
 
 def decoding(tiles, others: int) -> bool:
@@ -53,6 +76,49 @@ async def run(url, tokens, room, seconds, simulcast):
                 await asyncio.sleep(2)
                 after = [await tab.hook("tiles()") for tab in tabs]
 
+                # Layer preference "auto": each tile's width went to the
+                # server, and the frames received fit in it.
+                auto = {}
+                for i, tab in enumerate(tabs):
+                    tiles = await tab.wait_for("tiles()", lambda t: auto_width_sent(t, others), 5, "auto maxWidth sent")
+                    fits = await tab.wait_for(
+                        "tiles()", lambda t: all(0 < x.get("frameWidth", 0) <= x["autoMaxWidth"] for x in t or []
+                                                 if x.get("autoMaxWidth")) and auto_width_sent(t, others),
+                        10, "frames no wider than the tiles")
+                    auto[names[i]] = {"tiles": [{k: x.get(k) for k in ("participantId", "renderedWidth", "autoMaxWidth",
+                                                                        "frameWidth", "layer")} for x in fits],
+                                      "fits": True}
+                # A narrower window: the tiles grow to one per row, and the
+                # new widths are sent once the resize settles.
+                narrow = tabs[1]
+                widths_before = sorted(t["renderedWidth"] for t in await narrow.hook("tiles()"))
+                await narrow.command("Emulation.setDeviceMetricsOverride",
+                                     {"width": 600, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+                resized = await narrow.wait_for(
+                    "tiles()", lambda t: auto_width_sent(t, others) and all(x["renderedWidth"] > max(widths_before) for x in t),
+                    5, "wider tiles' maxWidth sent")
+                await narrow.command("Emulation.setDeviceMetricsOverride",
+                                     {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+                resize = {"before": widths_before, "after": sorted(t["autoMaxWidth"] for t in resized)}
+
+                # Mute: the second tab mutes its camera; the others' tiles
+                # for it show the badge; unmuting clears it.
+                muter, muter_id = tabs[1], ids[1]
+                await muter.hook("muteCamera(true)")
+                own_tracks = await muter.hook("ownTracks()")
+                muted_tiles = []
+                for tab in (tabs[0], tabs[2]):
+                    tiles = await tab.wait_for("tiles()", badge(muter_id, True), 5, "the muted badge")
+                    muted_tiles.append(tile_of(tiles, muter_id))
+                screenshot = await tabs[0].screenshot(os.path.join(artifacts_dir(), "chromium_page_room.png"))
+                await muter.hook("muteCamera(false)")
+                unmuted_tiles = []
+                for tab in (tabs[0], tabs[2]):
+                    tiles = await tab.wait_for("tiles()", badge(muter_id, False), 5, "the badge cleared")
+                    unmuted_tiles.append(tile_of(tiles, muter_id))
+                mute = {"ownTracks": own_tracks, "muted": muted_tiles, "unmuted": unmuted_tiles,
+                        "mutedLog": "track-muted" in (await tabs[0].hook("log()"))}
+
                 # A network blip: the last tab loses its WebSocket without leave.
                 blip = tabs[-1]
                 await blip.hook("dropConnection()")
@@ -63,7 +129,6 @@ async def run(url, tokens, room, seconds, simulcast):
                 await asyncio.sleep(2)
                 later = {t["participantId"]: t["framesDecoded"] for t in await blip.hook("tiles()")}
 
-                screenshot = await tabs[0].screenshot(os.path.join(artifacts_dir(), "chromium_page_room.png"))
                 pages = []
                 for i, tab in enumerate(tabs):
                     pages.append({
@@ -77,6 +142,9 @@ async def run(url, tokens, room, seconds, simulcast):
                     "pages": pages,
                     "reconnect": {"sameParticipant": resumed_id == ids[-1],
                                   "framesRising": bool(frames) and all(later.get(k, 0) > v for k, v in frames.items())},
+                    "auto": auto,
+                    "resize": resize,
+                    "mute": mute,
                     "screenshot": screenshot,
                 }
         finally:

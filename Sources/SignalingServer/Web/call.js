@@ -27,7 +27,10 @@ function setCall(next) {
   $('in-call').hidden = !['in-call', 'ringing-out'].includes(call.state);
   $('online').hidden = !client || ['in-call', 'ringing-out', 'ringing-in'].includes(call.state);
   $('hangup').textContent = call.state === 'ringing-out' ? 'Cancel' : 'Hang up';
-  $('call-with').textContent = call.state === 'ringing-out' ? `Calling ${call.peer}…` : call.state === 'in-call' ? `In a call with ${call.peerName || call.peer}` : '';
+  // Ringing once the server has placed the call (call-ringing), calling
+  // until then.
+  $('call-with').textContent =
+    call.state === 'ringing-out' ? `${call.id ? 'Ringing' : 'Calling'} ${call.peer}…` : call.state === 'in-call' ? `In a call with ${call.peerName || call.peer}` : '';
   if (call.state !== 'in-call' && grid) grid.clear();
 }
 
@@ -58,12 +61,22 @@ async function goOnline() {
     $('own-id').textContent = e.detail.participantId;
     setCall({});
   });
+  client.addEventListener('call-ringing', (e) => {
+    if (call.state === 'ringing-out' && call.peer === e.detail.to) {
+      setCall({ id: e.detail.callId });
+    } else if (call.cancelled === e.detail.to) {
+      // Cancelled before the server named the call: cancel it now.
+      client.hangup(e.detail.callId);
+    }
+    call.cancelled = null;
+  });
   client.addEventListener('incoming-call', (e) => {
     $('caller').textContent = `Incoming call from ${e.detail.identity} (${e.detail.from})`;
     setCall({ state: 'ringing-in', id: e.detail.callId, peer: e.detail.from, peerName: e.detail.identity });
   });
   client.addEventListener('call-started', (e) => {
-    setCall({ state: 'in-call', id: e.detail.callId, peer: e.detail.peer });
+    const known = client.participants.get(e.detail.peer);
+    setCall({ state: 'in-call', id: e.detail.callId, peer: e.detail.peer, peerName: known ? known.identity : call.peerName });
     show('');
   });
   client.addEventListener('call-declined', () => {
@@ -71,8 +84,10 @@ async function goOnline() {
     show('The call was declined.');
   });
   client.addEventListener('call-ended', (e) => {
+    // Only the call we know of (a stale end of an earlier call changes nothing).
+    if (call.id && call.id !== e.detail.callId) return;
     setCall({ state: 'ended', id: null, reason: e.detail.reason });
-    show(`Call ended (${e.detail.reason}).`);
+    show(e.detail.reason === 'cancelled' ? 'The call was cancelled.' : `Call ended (${e.detail.reason}).`);
   });
   client.addEventListener('server-error', (e) => {
     if (call.state === 'ringing-out') setCall({ state: 'idle', id: null });
@@ -84,7 +99,7 @@ async function goOnline() {
 }
 
 function dial(to) {
-  setCall({ state: 'ringing-out', peer: to, peerName: null, reason: null });
+  setCall({ state: 'ringing-out', id: null, peer: to, peerName: null, reason: null, cancelled: null });
   client.call(to);
 }
 
@@ -103,11 +118,13 @@ $('decline').onclick = () => {
   setCall({ state: 'idle', id: null });
 };
 $('hangup').onclick = () => {
-  // Before call-started our call id is unknown: the server cancels the
-  // ringing call on hangup of its id, which incoming-call gave only the
-  // callee; the caller learns it from call-started.
+  // While ringing this is Cancel: hangup of the id call-ringing gave us
+  // (the callee hears call-ended "cancelled"). Pressed before call-ringing
+  // arrived, the hangup goes out when it does.
+  const ringing = call.state === 'ringing-out';
   if (call.id) client.hangup(call.id);
-  setCall({ state: 'ended', reason: 'hangup' });
+  else if (ringing) call.cancelled = call.peer;
+  setCall({ state: 'ended', reason: ringing ? 'cancelled' : 'hangup' });
 };
 
 // The test hook (docs/WEB_CLIENT.md).
@@ -120,6 +137,9 @@ window.swiftlet = {
   answer: () => $('answer').click(),
   decline: () => $('decline').click(),
   hangup: () => $('hangup').click(),
+  cancel: () => $('hangup').click(),
+  ringingText: () => $('call-with').textContent,
+  incomingVisible: () => !$('incoming').hidden,
   tiles: () => (grid ? grid.snapshot() : []),
   media: () => ({
     publisher: client && client.publisher ? client.publisher.connectionState : null,

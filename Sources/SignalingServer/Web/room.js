@@ -70,6 +70,13 @@ $('microphone').onclick = () => {
   client.setMicrophoneMuted(!client.microphoneMuted);
   $('microphone').textContent = client.microphoneMuted ? 'Unmute microphone' : 'Mute microphone';
 };
+// The buttons' toggle, to a given state (test hook).
+function setMuted(kind, muted) {
+  if (!client) return false;
+  const current = kind === 'camera' ? client.cameraMuted : client.microphoneMuted;
+  if (current !== muted) $(kind).click();
+  return true;
+}
 $('leave').onclick = () => {
   client.leave();
   grid.clear();
@@ -85,6 +92,9 @@ window.swiftlet = {
   room: () => (client ? client.room : null),
   tiles: () => (grid ? grid.snapshot() : []),
   setPreference: (participantId, preference) => (grid ? grid.setPreference(participantId, preference) : false),
+  muteCamera: (muted) => setMuted('camera', muted),
+  muteMicrophone: (muted) => setMuted('microphone', muted),
+  ownTracks: () => (client ? [...client.ownTracks.values()] : []),
   media: () => ({
     publisher: client && client.publisher ? client.publisher.connectionState : null,
     subscriber: client && client.subscriber ? client.subscriber.connectionState : null,

@@ -2,8 +2,9 @@
 // PeerConnections of an SFU participant (publisher: we offer; subscriber:
 // the server offers). Standard WebRTC only, no framework. Events (a
 // CustomEvent's `detail` is the server message unless said otherwise):
-// state, joined, participants, tracks, active-speakers, stream-state,
-// incoming-call, call-started, call-declined, call-ended, server-error.
+// state, joined, participants, tracks, own-tracks, local-muted,
+// active-speakers, stream-state, call-ringing, incoming-call, call-started,
+// call-declined, call-ended, server-error.
 
 // Three simulcast layers, low to high (rids q, h, f).
 export const SIMULCAST = [
@@ -84,8 +85,12 @@ export class SwiftletClient extends EventTarget {
     this.participantId = null;
     this.room = null;
     this.participants = new Map(); // id -> {id, identity, tracks: [{id, kind, layers, muted}]}
+    this.identities = new Map(); // participant id -> identity, of everyone seen (names a call's peer)
     this.remoteTracks = new Map(); // mid -> {mid, participantId, trackId, kind, track, receiver}
     this.streamStates = new Map(); // trackId -> last stream-state message
+    this.ownTracks = new Map(); // mid -> {id, kind, mid}: our published tracks, from publish-answer
+    this.cameraMuted = false;
+    this.microphoneMuted = false;
     this.activeSpeakers = [];
     this.localStream = null;
     this.publisher = null;
@@ -188,6 +193,7 @@ export class SwiftletClient extends EventTarget {
         this.participantId = m.participantId;
         this.room = m.room;
         this.participants = new Map(m.participants.map((p) => [p.id, p]));
+        for (const p of m.participants) this.identities.set(p.id, p.identity);
         const keep = m.resumed && this.mediaRoom === m.room && this.mediaHealthy();
         if (m.resumed && !keep && this.state !== 'joined') {
           // We took over a participant whose transports we no longer have
@@ -204,6 +210,7 @@ export class SwiftletClient extends EventTarget {
       }
       case 'participant-joined':
         this.participants.set(m.participant.id, m.participant);
+        this.identities.set(m.participant.id, m.participant.identity);
         this.emit('participants');
         break;
       case 'participant-left':
@@ -228,11 +235,20 @@ export class SwiftletClient extends EventTarget {
         this.emit('participants');
         break;
       }
-      case 'publish-answer':
-        if (this.publisher && this.publisher.signalingState === 'have-local-offer') {
-          await this.publisher.setRemoteDescription({ type: 'answer', sdp: m.sdp });
+      case 'publish-answer': {
+        const pc = this.publisher;
+        if (pc && pc.signalingState === 'have-local-offer') {
+          await pc.setRemoteDescription({ type: 'answer', sdp: m.sdp });
         }
+        if (pc !== this.publisher) break;
+        this.ownTracks = new Map((m.tracks || []).map((t) => [t.mid, t]));
+        // New transports mean new track ids: a mute set before (or during
+        // a media restart) is told to the server again for them.
+        if (this.cameraMuted) this.sendMute('video', true);
+        if (this.microphoneMuted) this.sendMute('audio', true);
+        this.emit('own-tracks', [...this.ownTracks.values()]);
         break;
+      }
       case 'subscriber-offer':
         this.offers = this.offers.then(() => this.answerOffer(m)).catch((e) => this.emit('client-error', String(e)));
         break;
@@ -250,13 +266,20 @@ export class SwiftletClient extends EventTarget {
       case 'call-started':
         // Both sides left their rooms for the private call room: new
         // transports there.
+        // The peer's name (seen in our room or in incoming-call) labels
+        // its tile; it may have left our room just before this message.
         this.room = m.room;
         this.participants = new Map();
+        if (this.identities.has(m.peer)) this.participants.set(m.peer, { id: m.peer, identity: this.identities.get(m.peer), tracks: [] });
         await this.restartMedia(m.room);
         this.emit('call-started', m);
         this.emit('participants');
         break;
       case 'incoming-call':
+        this.identities.set(m.from, m.identity);
+        this.emit(m.type, m);
+        break;
+      case 'call-ringing':
       case 'call-declined':
       case 'call-ended':
         this.emit(m.type, m);
@@ -293,6 +316,7 @@ export class SwiftletClient extends EventTarget {
     this.mediaRoom = null;
     this.remoteTracks.clear();
     this.streamStates.clear();
+    this.ownTracks = new Map();
     this.offers = Promise.resolve();
     this.emit('tracks');
   }
@@ -398,20 +422,46 @@ export class SwiftletClient extends EventTarget {
     }
   }
 
-  setPreference(trackId, preference) {
-    this.send({ type: 'set-preference', trackId, ...(PREFERENCES[preference] || {}) });
+  // preference: a PREFERENCES name; 'auto' with maxWidth (device pixels,
+  // the tile's rendered width) caps the layer by size instead.
+  setPreference(trackId, preference, maxWidth = null) {
+    const fields = { ...(PREFERENCES[preference] || {}) };
+    if (preference === 'auto' && Number.isInteger(maxWidth) && maxWidth > 0) fields.maxWidth = maxWidth;
+    this.send({ type: 'set-preference', trackId, ...fields });
   }
 
-  // Mute is local (the track sends black frames or silence); the server
-  // is told when it has told us our track ids (not yet: docs/WEB_CLIENT.md).
+  // The server's ids of our published tracks of this kind ('video',
+  // 'audio'), by the mid of the transceiver that sends them.
+  ownTrackIds(kind) {
+    if (!this.publisher) return [];
+    const ids = [];
+    for (const transceiver of this.publisher.getTransceivers()) {
+      const track = transceiver.sender.track;
+      const own = transceiver.mid !== null ? this.ownTracks.get(transceiver.mid) : null;
+      if (track && track.kind === kind && own) ids.push(own.id);
+    }
+    return ids;
+  }
+
+  sendMute(kind, muted) {
+    for (const trackId of this.ownTrackIds(kind)) this.send({ type: 'mute', trackId, muted });
+  }
+
+  // Mute disables the local track (black frames or silence) and tells the
+  // server (`mute`), which tells the others (`track-muted`). Before the
+  // publish-answer names our tracks, the mute is sent when it arrives.
   setCameraMuted(muted) {
     if (this.localStream) this.localStream.getVideoTracks().forEach((t) => (t.enabled = !muted));
     this.cameraMuted = muted;
+    this.sendMute('video', muted);
+    this.emit('local-muted', { video: this.cameraMuted, audio: this.microphoneMuted });
   }
 
   setMicrophoneMuted(muted) {
     if (this.localStream) this.localStream.getAudioTracks().forEach((t) => (t.enabled = !muted));
     this.microphoneMuted = muted;
+    this.sendMute('audio', muted);
+    this.emit('local-muted', { video: this.cameraMuted, audio: this.microphoneMuted });
   }
 
   call(to) {

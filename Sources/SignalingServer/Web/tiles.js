@@ -1,10 +1,18 @@
 // A grid of video tiles, one per remote participant (plus one for
 // ourselves), each with a name, a stats overlay (resolution, frame rate,
-// bitrate, loss, RTT, layer received) and optionally a layer preference
-// menu. Reads everything from a SwiftletClient; tiles() is what the test
-// hook returns, the same numbers the overlay shows.
+// bitrate, loss, RTT, layer received), a muted badge and optionally a
+// layer preference menu. Reads everything from a SwiftletClient; tiles()
+// is what the test hook returns, the same numbers the overlay shows.
 
 const LAYER_NAMES = ['low', 'medium', 'high'];
+// A tile's size settles this long after its last resize before 'auto'
+// tells the server its width.
+const RESIZE_DEBOUNCE_MS = 300;
+
+// The badge text for muted tracks ('' when nothing is muted).
+function badgeText(videoMuted, audioMuted) {
+  return [videoMuted ? 'camera muted' : null, audioMuted ? 'mic muted' : null].filter(Boolean).join(' · ');
+}
 
 export class TileGrid {
   constructor(container, client, { preferenceMenu = true } = {}) {
@@ -18,6 +26,10 @@ export class TileGrid {
     }
     client.addEventListener('active-speakers', () => this.highlight());
     client.addEventListener('local-stream', (e) => this.showLocal(e.detail));
+    client.addEventListener('local-muted', () => this.showLocalMuted());
+    // 'auto' preference: each remote tile's rendered width, in device
+    // pixels, becomes the maxWidth of its set-preference.
+    this.resizes = typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.resized(entries)) : null;
     this.timer = setInterval(() => this.updateStats(), 1000);
   }
 
@@ -29,6 +41,19 @@ export class TileGrid {
     }
     this.local.video.srcObject = stream;
     this.local.video.play().catch(() => {});
+    this.showLocalMuted();
+  }
+
+  showLocalMuted() {
+    if (this.local) this.setBadge(this.local, !!this.client.cameraMuted, !!this.client.microphoneMuted);
+  }
+
+  setBadge(tile, videoMuted, audioMuted) {
+    tile.videoMuted = videoMuted;
+    tile.audioMuted = audioMuted;
+    tile.badge.textContent = badgeText(videoMuted, audioMuted);
+    tile.badge.hidden = !videoMuted && !audioMuted;
+    tile.element.classList.toggle('video-muted', videoMuted);
   }
 
   makeTile(participantId, name, withMenu) {
@@ -46,8 +71,14 @@ export class TileGrid {
     label.textContent = name;
     const overlay = document.createElement('pre');
     overlay.className = 'stats';
-    element.append(video, audio, label, overlay);
-    const tile = { participantId, element, video, audio, label, overlay, preference: 'auto', stats: {}, previous: null, maxWidth: 0 };
+    const badge = document.createElement('div');
+    badge.className = 'badge';
+    badge.hidden = true;
+    element.append(video, audio, label, overlay, badge);
+    const tile = {
+      participantId, element, video, audio, label, overlay, badge, preference: 'auto', stats: {}, previous: null, maxWidth: 0,
+      videoMuted: false, audioMuted: false, renderedWidth: 0, sentWidth: null, sentFor: null, resizeTimer: null,
+    };
     if (withMenu) {
       const menu = document.createElement('select');
       menu.className = 'preference';
@@ -67,6 +98,7 @@ export class TileGrid {
       tile = this.makeTile(participantId, p ? p.identity : participantId, this.preferenceMenu);
       this.tiles.set(participantId, tile);
       this.container.append(tile.element);
+      if (this.resizes) this.resizes.observe(tile.video);
     }
     return tile;
   }
@@ -77,6 +109,8 @@ export class TileGrid {
     for (const t of this.client.remoteTracks.values()) present.add(t.participantId);
     for (const [id, tile] of this.tiles) {
       if (!present.has(id)) {
+        if (this.resizes) this.resizes.unobserve(tile.video);
+        clearTimeout(tile.resizeTimer);
         tile.element.remove();
         this.tiles.delete(id);
       }
@@ -84,13 +118,18 @@ export class TileGrid {
     for (const id of present) {
       const tile = this.tileFor(id);
       const p = this.client.participants.get(id);
-      if (p) tile.label.textContent = p.identity + (p.tracks.some((t) => t.muted) ? ' (muted)' : '');
+      if (p) {
+        tile.label.textContent = p.identity;
+        const muted = (kind) => p.tracks.some((t) => t.kind === kind && t.muted);
+        this.setBadge(tile, muted('video'), muted('audio'));
+      }
       const tracks = [...this.client.remoteTracks.values()].filter((t) => t.participantId === id);
       const video = tracks.find((t) => t.kind === 'video');
       const audio = tracks.find((t) => t.kind === 'audio');
       tile.videoTrack = video || null;
       this.attach(tile.video, video);
       this.attach(tile.audio, audio);
+      this.sendAutoWidth(tile);
     }
     this.highlight();
   }
@@ -114,8 +153,46 @@ export class TileGrid {
     if (!tile) return false;
     tile.preference = preference;
     if (tile.menu) tile.menu.value = preference;
-    if (tile.videoTrack && tile.videoTrack.trackId) this.client.setPreference(tile.videoTrack.trackId, preference);
-    return !!(tile.videoTrack && tile.videoTrack.trackId);
+    const remote = tile.videoTrack;
+    if (!remote || !remote.trackId) return false;
+    if (preference === 'auto') {
+      tile.sentFor = null;
+      this.sendAutoWidth(tile);
+      // No width yet (not laid out): auto without a cap until there is one.
+      if (tile.sentFor === null) this.client.setPreference(remote.trackId, 'auto');
+    } else {
+      tile.sentFor = null;
+      this.client.setPreference(remote.trackId, preference);
+    }
+    return true;
+  }
+
+  resized(entries) {
+    for (const entry of entries) {
+      const tile = [...this.tiles.values()].find((t) => t.video === entry.target);
+      if (!tile) continue;
+      // Device pixels: exact where the browser reports them, else CSS
+      // pixels times the ratio.
+      const box = entry.devicePixelContentBoxSize && entry.devicePixelContentBoxSize[0];
+      tile.renderedWidth = box ? Math.round(box.inlineSize) : Math.round(entry.contentRect.width * (window.devicePixelRatio || 1));
+      clearTimeout(tile.resizeTimer);
+      tile.resizeTimer = setTimeout(() => this.sendAutoWidth(tile), RESIZE_DEBOUNCE_MS);
+    }
+  }
+
+  // 'auto': tells the server this tile's rendered width (set-preference
+  // maxWidth) when it has a video track and a width and either changed
+  // since the last one sent. A zero width (hidden, not laid out) sends
+  // nothing: maxWidth 0 would pause the track.
+  sendAutoWidth(tile) {
+    const remote = tile.videoTrack;
+    if (tile.preference !== 'auto' || !remote || !remote.trackId || tile.renderedWidth <= 0) return;
+    const key = `${remote.trackId}/${tile.renderedWidth}`;
+    if (tile.sentFor === remote.receiver && tile.sentWidth === key) return;
+    this.client.setPreference(remote.trackId, 'auto', tile.renderedWidth);
+    tile.sentFor = remote.receiver;
+    tile.sentWidth = key;
+    tile.autoWidth = tile.renderedWidth;
   }
 
   trackInfo(participantId, trackId) {
@@ -212,6 +289,12 @@ export class TileGrid {
         identity: p ? p.identity : tile.participantId,
         trackId: tile.videoTrack ? tile.videoTrack.trackId : null,
         preference: tile.preference,
+        // The maxWidth that 'auto' last sent (device pixels), or null.
+        autoMaxWidth: tile.preference === 'auto' && tile.sentFor ? tile.autoWidth : null,
+        renderedWidth: tile.renderedWidth,
+        videoMuted: tile.videoMuted,
+        audioMuted: tile.audioMuted,
+        badge: tile.badge.hidden ? '' : tile.badge.textContent,
         speaking: !!first && first.participantId === tile.participantId,
         ...tile.stats,
       };
@@ -219,7 +302,11 @@ export class TileGrid {
   }
 
   clear() {
-    for (const tile of this.tiles.values()) tile.element.remove();
+    for (const tile of this.tiles.values()) {
+      if (this.resizes) this.resizes.unobserve(tile.video);
+      clearTimeout(tile.resizeTimer);
+      tile.element.remove();
+    }
     this.tiles.clear();
     if (this.local) this.local.element.remove();
     this.local = null;
