@@ -99,6 +99,11 @@ public struct SimulcastForwarder: Sendable {
     /// as last heard.
     var startedAt: Instant?
     var lastArrival: InlineArray<3, Instant?> = .init(repeating: nil)
+    /// Decisions for the pictures before `picture` (a ring), so a late
+    /// packet gets its picture's decision: about half a second at 30 fps.
+    static let rememberedPictures = 16
+    var recentPictures = InlineArray<16, (timestamp: UInt32, forward: Bool)?>(repeating: nil)
+    var nextRememberedPicture = 0
     /// A layer left early for being quiet, and when: not live until it
     /// sends again.
     var abandoned: (layer: Int, at: Instant)?
@@ -223,6 +228,7 @@ public struct SimulcastForwarder: Sendable {
         current = layer
         temporalCap = target.temporal
         picture = (packet.source.timestamp, true)
+        recentPictures = .init(repeating: nil)
         switchesCompleted += 1
         if let since = wantedSince { lastSwitchLatency = arrival - since }
         wantedSince = nil
@@ -238,8 +244,13 @@ public struct SimulcastForwarder: Sendable {
         if let picture {
             if picture.timestamp == timestamp { return picture.forward }
             if !timestamp.isNewer(than: picture.timestamp) {
-                // A late packet of an older picture: judged by the filter
-                // as it stands, changing nothing.
+                // A late packet (a retransmission, say) of an older
+                // picture: the decision taken for that picture, so a
+                // picture is never forwarded in part; a picture older than
+                // those remembered is judged by the filter as it stands.
+                for entry in 0..<Self.rememberedPictures {
+                    if let past = recentPictures[entry], past.timestamp == timestamp { return past.forward }
+                }
                 return tid.map { $0 <= temporalCap } ?? true
             }
         }
@@ -252,6 +263,10 @@ public struct SimulcastForwarder: Sendable {
         if let tid, tid > temporalCap {
             forward = tid == temporalCap + 1 && tid <= target.temporal && packet.layerSync
             if forward { temporalCap = tid }
+        }
+        if let previous = picture {
+            recentPictures[nextRememberedPicture] = previous
+            nextRememberedPicture = (nextRememberedPicture + 1) % Self.rememberedPictures
         }
         picture = (timestamp, forward)
         return forward

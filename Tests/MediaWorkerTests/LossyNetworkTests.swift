@@ -30,8 +30,9 @@ import Wire
     /// Known engine issue: at 10 % bursty loss on both hops (each client
     /// 200 ms from the server, so a packet lost upstream and again
     /// downstream needs two repairs in series) the longest freeze is about
-    /// 710 ms; a few frames miss their repairs and need a keyframe. The
-    /// marker makes the test fail once the engine meets the bound.
+    /// 560 ms; a few frames (4 of 900) miss their repairs and need a
+    /// keyframe. The marker makes the test fail once the engine meets the
+    /// bound.
     @Test(.timeLimit(.minutes(2)))
     func videoKeepsDecodingUnderTenPercentBurstyLoss() throws {
         try decodesThroughLoss(averageLoss: 0.10, knownGap: true)
