@@ -68,4 +68,10 @@ public struct RTPRewrite: Equatable, Sendable {
 public enum ForwardDecision: Equatable, Sendable {
     case drop(DropReason)
     case forward(RTPRewrite)
+    /// Not forwarded, but its outgoing sequence number was kept free for
+    /// it (it was missing upstream when later packets went out): send a
+    /// padding-only packet with these values instead, so the subscriber
+    /// sees no hole it would NACK forever, nor a gap its frame assembly
+    /// could read as lost frames.
+    case fillGap(RTPRewrite)
 }

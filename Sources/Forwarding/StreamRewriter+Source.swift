@@ -5,6 +5,8 @@ extension StreamRewriter {
     enum Outcome: Equatable {
         case drop(DropReason)
         case forward(Mapped)
+        /// An unwanted late packet whose outgoing number was kept free.
+        case fillGap(Mapped)
     }
 
     /// The current source: its own unwrappers and its mapping onto the
@@ -46,13 +48,17 @@ extension StreamRewriter {
             case .ahead: break
             }
             guard wanted else {
+                _ = mapVP8(packet.vp8, forward: false, lastPictureID: lastPictureID, lastTL0PictureIndex: lastTL0PictureIndex)
                 if placement == .ahead {
                     numbering.dropAhead(n)
-                } else {
-                    numbering.markSeen(n)
+                    return .drop(.notForwarded)
                 }
-                _ = mapVP8(packet.vp8, forward: false, lastPictureID: lastPictureID, lastTL0PictureIndex: lastTL0PictureIndex)
-                return .drop(.notForwarded)
+                // Late: later packets went out, so its number was kept free
+                // (an upstream gap stays a gap). Dropping it would leave
+                // that hole for good; it is filled with padding instead.
+                numbering.markSeen(n)
+                let timestampOut = timestamps.unwrap(packet.timestamp) &+ timestampOffset
+                return .fillGap(Mapped(sequenceNumber: numbering.outgoing(n), timestamp: timestampOut))
             }
             let sequenceOut: UInt64
             if placement == .ahead {

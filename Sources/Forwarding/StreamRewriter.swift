@@ -105,6 +105,11 @@ public struct StreamRewriter: Sendable {
             return .drop(reason == .notForwarded ? unwantedReason : reason)
         case .forward(let mapped):
             return emit(mapped, arrival: arrival)
+        case .fillGap(let mapped):
+            return .fillGap(
+                RTPRewrite(
+                    ssrc: outgoingSSRC, sequenceNumber: UInt16(truncatingIfNeeded: mapped.sequenceNumber),
+                    timestamp: UInt32(truncatingIfNeeded: mapped.timestamp)))
         }
     }
 

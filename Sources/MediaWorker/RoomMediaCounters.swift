@@ -36,6 +36,9 @@ public struct RoomMediaCounters: Equatable, Sendable {
     public var retransmissionsUnavailable: UInt64 = 0
     public var retransmissionsLimited: UInt64 = 0
     public var retransmissionsReceived: UInt64 = 0
+    /// Padding-only packets that filled an outgoing number kept free for a
+    /// late packet that was then not forwarded.
+    public var gapsFilled: UInt64 = 0
     /// Padding bytes sent to probe subscribers' bandwidth.
     public var probeBytesSent: UInt64 = 0
     /// Simulcast: spatial layer switches completed (summed over

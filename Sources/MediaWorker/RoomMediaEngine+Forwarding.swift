@@ -155,6 +155,10 @@ extension RoomMediaEngine {
                 if let k = outcome?.keyframeRequest {
                     requestKeyframe(.pli, of: track, layer: k, now: now, transmit: transmit)
                 }
+                if case .fillGap(let rewrite)? = outcome?.decision {
+                    fillGap(rewrite, for: s, now: now, transmit: transmit)
+                    continue
+                }
                 if let reason = outcome?.selectorDrop {
                     counters.dropped.count(reason)
                     continue
@@ -169,6 +173,7 @@ extension RoomMediaEngine {
             }
             switch decision {
             case .drop(let reason): counters.dropped.count(reason)
+            case .fillGap(let rewrite): fillGap(rewrite, for: s, now: now, transmit: transmit)
             case .forward(let rewrite):
                 guard
                     send(
@@ -234,6 +239,39 @@ extension RoomMediaEngine {
         let route = PublisherRoutes.Route.media(track, layer: layer)
         routes.bySSRC[header.ssrc] = route
         return route
+    }
+
+    /// Sends subscription `s` a padding-only packet (RFC 3550 section 5.1,
+    /// P bit) with the sequence number and timestamp of `rewrite`: a
+    /// number kept free for a packet that was late and then not forwarded.
+    func fillGap(_ rewrite: RTPRewrite, for s: Subscription, now: Instant, transmit: TransmitQueue) {
+        guard let id = s.transportID, let transport = transports.transport(id), transport.state == .connected,
+            let destination = transport.selectedAddress
+        else { return }
+        let link = links[id]
+        let number = link?.nextTransportSequenceNumber()
+        var egress = EgressHeaderExtensions()
+        if let number, let ext = egressExtensionIDs.transportWideSequenceNumber { egress.transportSequenceNumber = (ext, number) }
+        let payloadType = s.payloadType
+        var sent = 0
+        transmit.send(to: destination) { slot in
+            guard
+                let length = RTXPacket.makePadding(
+                    in: slot, rtxSSRC: rewrite.ssrc, sequenceNumber: rewrite.sequenceNumber, payloadType: payloadType,
+                    timestamp: rewrite.timestamp, paddingBytes: 4),
+                let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: slot[0..<length]))),
+                slot.count >= length + egress.blockLength + SRTPSession.rtpTrailerRoom,
+                let out = egress.write(into: slot, length: length, header: header),
+                let result = transport.protectRTP(slot, length: out), result.to == destination
+            else { return 0 }
+            sent = result.length
+            return sent
+        }
+        guard sent > 0 else { return counters.dropped.sendFailed &+= 1 }
+        if let link, let number { link.sent(number, size: sent, at: now, kind: .media) }
+        counters.gapsFilled &+= 1
+        counters.rtpPacketsOut &+= 1
+        counters.rtpBytesOut &+= UInt64(sent)
     }
 
     /// Rewrites a copy of `packet` for subscription `s` in a transmit slot

@@ -42,6 +42,8 @@ public struct VP8DecoderModel {
     }
 
     public var giveUp: Duration
+    /// Padding-only packets' numbers: received, carrying no frame.
+    var fillers: Set<UInt64> = []
     /// Decode times of every decoded frame, in decode order.
     public private(set) var decodeTimes: [Instant] = []
     public private(set) var failedFrames = 0
@@ -76,8 +78,19 @@ public struct VP8DecoderModel {
 
     /// One packet of the stream (RTX already restored), arriving at `now`.
     public mutating func receive(_ packet: [UInt8], now: Instant) {
-        guard let header = try? RTPHeader(parsing: packet.span.bytes), header.payloadLength > 0 else {
+        guard let header = try? RTPHeader(parsing: packet.span.bytes) else {
             malformedPackets += 1
+            return
+        }
+        guard header.payloadLength > 0 else {
+            // Padding only (RFC 3550 section 5.1): a number sent on purpose
+            // with no frame data (an SFU filling a gap): not a lost frame.
+            if header.hasPadding {
+                fillers.insert(unwrapper.unwrap(header.sequenceNumber))
+                update(now: now)
+            } else {
+                malformedPackets += 1
+            }
             return
         }
         let payload = Array(packet[header.payloadRange])
@@ -118,7 +131,9 @@ public struct VP8DecoderModel {
         for (index, var frame) in order.enumerated() {
             let age = now - frame.firstSeen
             // A hole before the frame: whole frames may be missing.
-            if let p = previousLast, frame.first != p + 1, !frame.keyframe {
+            var expected = previousLast.map { $0 + 1 }
+            while let e = expected, fillers.contains(e) { expected = e + 1 }
+            if let e = expected, frame.first != e, !frame.keyframe {
                 let tl0Advance = frame.tl0.flatMap { f in previousTL0.map { f &- $0 } } ?? 2
                 let holeLayer = Int(tl0Advance) > (frame.temporalLayer == 0 ? 1 : 0) ? 0 : 1
                 let holeStatus: Status = age > giveUp ? .failed : .pending
@@ -174,6 +189,7 @@ public struct VP8DecoderModel {
             }
             let through = fold.last ?? 0
             for s in packets.keys where s <= through { packets[s] = nil }
+            fillers = fillers.filter { $0 > through }
             foldedThrough = through
             baseReference = fold.reference
             baseLast = fold.last

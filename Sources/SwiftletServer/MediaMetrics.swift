@@ -40,6 +40,10 @@ enum MediaMetrics {
                 "swiftlet_retransmissions_received_total", "RTX packets from publishers restored and forwarded.",
                 sum(\.retransmissionsReceived)
             ),
+            (
+                "swiftlet_gaps_filled_total", "Padding packets filling a number kept free for a packet then not forwarded.",
+                sum(\.gapsFilled)
+            ),
             ("swiftlet_probe_bytes_sent_total", "Padding bytes sent to probe subscribers' bandwidth.", sum(\.probeBytesSent)),
             ("swiftlet_layer_switches_total", "Simulcast spatial layer switches completed.", sum(\.layerSwitches)),
         ]

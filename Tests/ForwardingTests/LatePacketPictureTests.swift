@@ -36,3 +36,27 @@ import Wire
         #expect(!forwarded(f.handle(packet(6, ts: 9000, tid: 1), arrival: t0 + .milliseconds(260))))
     }
 }
+
+@Suite struct GapFillTests {
+    private let t0 = Instant(nanoseconds: 1_000_000_000)
+
+    /// Packet 101 is missing upstream when 102 goes out, so its number
+    /// stays free; arriving late but not wanted, it gets that number as a
+    /// padding fill instead of leaving a hole for good.
+    @Test func aLateUnwantedPacketFillsItsNumberWithPadding() {
+        var r = StreamRewriter(outgoingSSRC: SSRC(9), clockRate: 90000)
+        let p1 = SourcePacket(ssrc: SSRC(5), sequenceNumber: 100, timestamp: 1000, isSwitchPoint: true)
+        let p3 = SourcePacket(ssrc: SSRC(5), sequenceNumber: 102, timestamp: 4000)
+        let p2 = SourcePacket(ssrc: SSRC(5), sequenceNumber: 101, timestamp: 1000)
+        #expect(r.rewrite(p1, arrival: t0) == .forward(RTPRewrite(ssrc: SSRC(9), sequenceNumber: 100, timestamp: 1000)))
+        #expect(r.rewrite(p3, arrival: t0) == .forward(RTPRewrite(ssrc: SSRC(9), sequenceNumber: 102, timestamp: 4000)))
+        #expect(
+            r.rewrite(p2, arrival: t0 + .milliseconds(200), forward: false)
+                == .fillGap(RTPRewrite(ssrc: SSRC(9), sequenceNumber: 101, timestamp: 1000)))
+        // Once: a duplicate of it is a duplicate.
+        #expect(r.rewrite(p2, arrival: t0 + .milliseconds(210), forward: false) == .drop(.duplicate))
+        // An unwanted packet ahead takes no number and fills nothing.
+        let p4 = SourcePacket(ssrc: SSRC(5), sequenceNumber: 103, timestamp: 7000)
+        #expect(r.rewrite(p4, arrival: t0 + .milliseconds(220), forward: false) == .drop(.notForwarded))
+    }
+}

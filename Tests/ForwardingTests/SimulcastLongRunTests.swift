@@ -55,7 +55,7 @@ private struct Rng {
                     if let target = h.forwarder.target {
                         #expect(tid <= max(target.temporal, h.forwarder.currentLayer?.temporal ?? 0))
                     }
-                case .drop:
+                case .drop, .fillGap:
                     if outcome.selectorDrop == .temporalLayerAbove {
                         for t in tid..<4 { valid[t] = false }
                     }

@@ -57,3 +57,28 @@ import Wire
         #expect(model.needsKeyframe == false)
     }
 }
+
+@Suite struct DecoderModelFillerTests {
+    /// A padding-only packet between two frames is a number sent with no
+    /// frame in it: the next frame still decodes (no hole, no keyframe).
+    @Test func paddingBetweenFramesIsNotAMissingFrame() throws {
+        var model = VP8DecoderModel(giveUp: .milliseconds(300))
+        let t0 = Instant(nanoseconds: 1_000_000_000)
+        func frame(_ seq: UInt16, ts: UInt32, key: Bool, picture: UInt16) -> [UInt8] {
+            RTPBuilders.packet(
+                payloadType: 96, sequenceNumber: seq, timestamp: ts, ssrc: 1, marker: true,
+                payload: RTPBuilders.vp8Payload(pictureID: picture, keyframe: key) + [0x00])
+        }
+        model.receive(frame(10, ts: 0, key: true, picture: 1), now: t0)
+        // 11: padding only (P bit, 4 bytes of padding).
+        var padding = RTPBuilders.packet(payloadType: 96, sequenceNumber: 11, timestamp: 0, ssrc: 1, payload: [0, 0, 0, 4])
+        padding[0] |= 0x20
+        model.receive(padding, now: t0 + .milliseconds(10))
+        model.receive(frame(12, ts: 3000, key: false, picture: 2), now: t0 + .milliseconds(33))
+        model.update(now: t0 + .seconds(1))
+        #expect(model.decodeTimes.count == 2)
+        #expect(model.failedFrames == 0)
+        #expect(!model.needsKeyframe)
+        #expect(model.malformedPackets == 0)
+    }
+}
