@@ -1,4 +1,5 @@
 import BandwidthEstimation
+import SFUTesting
 import Testing
 import Wire
 
@@ -132,7 +133,7 @@ import Wire
         // Forwarding S1T0 (300k); S1T1 costs 450k. An estimate jittering
         // ±4 % around 460k never reaches 495k, so the layer stays.
         var current = Self.layer(1, 0)
-        var rng = Xorshift(seed: 3)
+        var rng = SeededRandom(seed: 3)
         var changes = 0
         for _ in 0..<200 {
             let jitter = Int64(rng.next() % 37_000) - 18_000

@@ -132,7 +132,7 @@ import Wire
     @Test func malformedFeedbackNeverTraps() {
         var estimator = SendSideBandwidthEstimator()
         var history = SentPacketHistory(capacity: 256)
-        var rng = Xorshift(seed: 7)
+        var rng = SeededRandom(seed: 7)
         var now = Instant(nanoseconds: 1_000_000_000)
         for round in 0..<400 {
             for _ in 0..<10 {

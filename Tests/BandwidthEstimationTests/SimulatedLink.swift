@@ -1,20 +1,7 @@
 import BandwidthEstimation
 import RTCP
+import SFUTesting
 import Wire
-
-/// Seeded xorshift64: deterministic pseudo-random numbers for the tests.
-struct Xorshift {
-    var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
 
 /// A bottleneck link: a drop-tail FIFO queue drained at `capacity`, then
 /// `propagation` of one-way delay, with seeded random loss on top.
@@ -24,7 +11,7 @@ struct SimulatedLink {
     var randomLoss = 0.0
     /// Packets that would wait longer than this in the queue are dropped.
     var maximumQueueDelay: Duration = .milliseconds(500)
-    var rng = Xorshift(seed: 42)
+    var rng = SeededRandom(seed: 42)
     private var busyUntil = Instant.zero
 
     init(capacity: Bitrate, randomLoss: Double = 0) {

@@ -4,17 +4,6 @@ import Wire
 
 @testable import Forwarding
 
-/// xorshift64: the same target changes on every run.
-private struct Rng {
-    var state: UInt64
-    mutating func below(_ n: Int) -> Int {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return Int(state % UInt64(n))
-    }
-}
-
 @Suite struct SimulcastLongRunTests {
     /// 3000 frames (100 s) with a random target (spatial, temporal, or a
     /// pause) every 10 to 40 frames and a layer silent now and then: the
@@ -23,7 +12,7 @@ private struct Rng {
     @Test(arguments: [[0, 2, 1, 2], [0, 1, 0, 1]] as [[UInt8]])
     func staysContinuousAndDecodableOverManyTargetChanges(pattern: [UInt8]) throws {
         var h = SimulcastHarness(stream: .threeLayers(keyframeInterval: 90, temporalPattern: pattern))
-        var rng = Rng(state: 0x5EED_1234_ABCD_0001)
+        var rng = SeededRandom(seed: 0x5EED_1234_ABCD_0001)
         // Decoder model of the current source: valid[t] while every
         // picture of TID t that references the past is decodable.
         var valid = [true, true, true, true]

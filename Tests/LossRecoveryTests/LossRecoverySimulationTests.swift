@@ -1,5 +1,6 @@
 import LossRecovery
 import RTP
+import SFUTesting
 import Testing
 import Wire
 

@@ -1,4 +1,5 @@
 import LossRecovery
+import SFUTesting
 import Testing
 import Wire
 
@@ -181,17 +182,4 @@ extension NACKGenerator {
         #expect(timesNACKed.values.allSatisfy { $0 <= 10 })
         #expect(Set(firstNACK.keys).isSubset(of: Set(lostAt.keys)))
     }
-}
-
-/// xorshift64, seeded: the same loss pattern on every run.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
 }
