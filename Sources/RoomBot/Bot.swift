@@ -34,8 +34,8 @@ final class Bot {
     private var announced: [SSRC: AnnouncedTrack] = [:]
     /// RTX SSRC -> the SSRC it repairs (RFC 4588 section 4).
     private var repairs: [SSRC: SSRC] = [:]
-    /// Per received video SSRC: the highest sequence number seen, for NACKs.
-    private var highestSequence: [SSRC: UInt16] = [:]
+    /// NACKs with retries and reorder tolerance, per received video SSRC.
+    private var lossRecovery = SubscriberLossRecovery()
     private var lastPLI: [SSRC: Instant] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
     private var videoTrackIDs: [String] = []
@@ -364,11 +364,13 @@ final class Bot {
         guard var header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
             return record.error("bad_rtp")
         }
+        var isRetransmission = false
         if let original = repairs[header.ssrc] {
             guard let repaired = Self.unwrapRTX(bytes, header: header, ssrc: original),
                 let h = try? RTPHeader(parsing: RawSpan(_unsafeBytes: repaired))
             else { return }  // padding-only probe
             record.retransmissionsReceived += 1
+            isRetransmission = true
             raw = repaired
             header = h
         }
@@ -380,7 +382,11 @@ final class Bot {
         stats.lastPacketAt = arrival
         record.tracks[header.ssrc] = stats
         if record.firstMediaAt == nil { record.firstMediaAt = arrival }
-        if track.kind == .video { nackGaps(ssrc: header.ssrc, sequenceNumber: header.sequenceNumber) }
+        if track.kind == .video {
+            lossRecovery.received(
+                ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, arrival: arrival,
+                isRetransmission: isRetransmission)
+        }
         if sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival) == .keyframeNeeded {
             sendPLI(ssrc: header.ssrc, now: arrival)
         }
@@ -404,22 +410,23 @@ final class Bot {
         return UnsafeRawBufferPointer(packet)
     }
 
-    /// Like a browser: a forward jump of 2...64 sequence numbers NACKs the
-    /// missing ones at once (RFC 4585 section 6.2.1); larger jumps are a
-    /// restart, not loss worth repairing.
-    private func nackGaps(ssrc: SSRC, sequenceNumber: UInt16) {
-        guard let highest = highestSequence[ssrc] else {
-            highestSequence[ssrc] = sequenceNumber
-            return
+    /// Sends the NACKs (RFC 4585 section 6.2.1) and keyframe requests the
+    /// loss recovery has due.
+    private func sendNACKs(now: Instant) {
+        guard let s = subscriber, s.isConnected else { return }
+        let sender = reportSSRC
+        var plis: [SSRC] = []
+        lossRecovery.poll(now: now, roundTripTime: nil) { ssrc, numbers, keyframe in
+            if !numbers.isEmpty {
+                record.nacksSent += 1
+                record.packetsNacked += numbers.count
+                sendRTCP(
+                    TransportLayerNACK(senderSSRC: sender, mediaSSRC: ssrc, lostSequenceNumbers: numbers).serialized(),
+                    on: s)
+            }
+            if keyframe { plis.append(ssrc) }
         }
-        let delta = sequenceNumber &- highest
-        guard delta > 0, delta < 0x8000 else { return }
-        highestSequence[ssrc] = sequenceNumber
-        guard delta > 1, delta <= 64, let s = subscriber, s.isConnected else { return }
-        let lost = (1..<delta).map { highest &+ $0 }
-        record.nacksSent += 1
-        record.packetsNacked += lost.count
-        sendRTCP(TransportLayerNACK(senderSSRC: reportSSRC, mediaSSRC: ssrc, lostSequenceNumbers: lost).serialized(), on: s)
+        for ssrc in plis { sendPLI(ssrc: ssrc, now: now) }
     }
 
     /// At most one PLI per track per 300 ms while frames stay undecodable.
@@ -476,6 +483,7 @@ final class Bot {
             }
         }
         if !leaving {
+            sendNACKs(now: now)
             sendReports(now: now)
             cycleLayers(now: now)
         }
@@ -586,7 +594,8 @@ final class Bot {
     }
 
     var nextDeadline: Instant? {
-        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline()].compactMap { $0 }.min()
+        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline]
+            .compactMap { $0 }.min()
     }
 
     func leave(now: Instant) {

@@ -1,0 +1,158 @@
+import BotMedia
+import RTP
+import Testing
+import Wire
+
+/// Frames of `clip` packetized with 10 VP8 bytes per packet (frames of
+/// 23...37 bytes take 3 or 4 packets); packets grouped by frame.
+private func packetsByFrame(_ clip: VideoClip) throws -> [[[UInt8]]] {
+    var packetizer = try VP8Packetizer(ssrc: SSRC(9), payloadType: PayloadType(masking: 96), maxPayloadSize: 16)
+    var twcc: UInt16 = 0
+    var buffer = [UInt8](repeating: 0, count: 200)
+    return try clip.frames.enumerated().map { i, frame in
+        var packets: [[UInt8]] = []
+        try buffer.withUnsafeMutableBytes { raw in
+            try packetizer.packetize(
+                frame, rtpTimestamp: UInt32(i) * 3000, captureTime: nil, transportSequenceNumber: &twcc, into: raw
+            ) { n in packets.append(Array(raw[0..<n])) }
+        }
+        return packets
+    }
+}
+
+/// Feeds `packets` at `arrival`; returns the frame indices released
+/// (timestamp / 3000) in order, with their decodability.
+private func feed(
+    _ assembler: inout VP8FrameAssembler, _ packets: [[UInt8]], arrival: Instant = .zero
+) throws -> [(index: Int, decodable: Bool)] {
+    var out: [(index: Int, decodable: Bool)] = []
+    for packet in packets {
+        let span = packet.span.bytes
+        var next = assembler.handle(try RTPHeader(parsing: span), packet: span, arrival: arrival)
+        while let frame = next {
+            out.append((Int(frame.rtpTimestamp / 3000), frame.isDecodable))
+            next = assembler.nextFrame()
+        }
+    }
+    return out
+}
+
+@Test func lateRetransmittedPacketCompletesThePendingFrameAndReleasesTheOnesBehindIt() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    #expect(frames[1].count == 3)
+    var assembler = VP8FrameAssembler()
+    #expect(try feed(&assembler, frames[0]).map(\.index) == [0])
+    let lost = frames[1][1]
+    // Frame 1 without its middle packet, then frames 2 and 3 complete.
+    #expect(try feed(&assembler, [frames[1][0], frames[1][2]] + frames[2] + frames[3]).isEmpty)
+    #expect(assembler.pendingFrames == 3)
+    // The retransmission arrives: 1, 2 and 3 come out in order, decodable.
+    let released = try feed(&assembler, [lost], arrival: Instant(nanoseconds: 50_000_000))
+    #expect(released.map(\.index) == [1, 2, 3])
+    #expect(released.allSatisfy { $0.decodable })
+    let s = assembler.statistics
+    #expect(s.packetsLost == 1)
+    #expect(s.packetsRecovered == 1)
+    #expect(s.framesCompletedLate == 1)
+    #expect(s.framesComplete == 4)
+    #expect(s.framesIncomplete == 0)
+    #expect(s.framesUndecodable == 0)
+    #expect(assembler.pendingFrames == 0)
+    // The same packet again is a duplicate.
+    #expect(try feed(&assembler, [lost]).isEmpty)
+    #expect(assembler.statistics.packetsOutOfOrder == 1)
+}
+
+@Test func wholeFrameLostThenRetransmittedIsInsertedInOrder() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 6))
+    var assembler = VP8FrameAssembler()
+    #expect(try feed(&assembler, frames[0] + frames[1]).map(\.index) == [0, 1])
+    // Frame 2 vanishes; 3 and 4 are complete but the picture ID skipped.
+    #expect(try feed(&assembler, frames[3] + frames[4]).isEmpty)
+    let released = try feed(&assembler, frames[2].reversed())
+    #expect(released.map(\.index) == [2, 3, 4])
+    #expect(released.allSatisfy { $0.decodable })
+    #expect(assembler.statistics.packetsRecovered == frames[2].count)
+    #expect(assembler.statistics.framesUndecodable == 0)
+}
+
+@Test func pendingFrameIsGivenUpAfterReorderFramesNewerFrames() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    var assembler = VP8FrameAssembler(reorderFrames: 2)
+    _ = try feed(&assembler, frames[0])
+    let lost = frames[1][1]
+    var released = try feed(&assembler, [frames[1][0], frames[1][2]] + frames[2])
+    #expect(released.isEmpty)
+    // A third frame behind the hole: frame 1 is given up, 2 is released
+    // undecodable (its base-layer reference is gone), 3 is a keyframe.
+    released = try feed(&assembler, frames[3])
+    #expect(released.map(\.index) == [2, 3])
+    #expect(released.map(\.decodable) == [false, true])
+    let s = assembler.statistics
+    #expect(s.framesIncomplete == 1)
+    #expect(s.framesUndecodable == 1)
+    // Too late now: the frame was given up.
+    #expect(try feed(&assembler, [lost]).isEmpty)
+    #expect(assembler.statistics.packetsOutOfOrder == 1)
+    #expect(assembler.statistics.packetsRecovered == 0)
+}
+
+@Test func pendingFrameIsGivenUpAfterTheReorderWindow() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    var assembler = VP8FrameAssembler(reorderWindow: .milliseconds(100))
+    _ = try feed(&assembler, frames[0])
+    #expect(try feed(&assembler, [frames[1][0], frames[1][2]], arrival: Instant(nanoseconds: 10_000_000)).isEmpty)
+    #expect(try feed(&assembler, frames[2], arrival: Instant(nanoseconds: 100_000_000)).isEmpty)
+    // 100 ms after frame 1's first packet is still inside; 1 ns more is not.
+    let released = try feed(&assembler, frames[3], arrival: Instant(nanoseconds: 110_000_001))
+    #expect(released.map(\.index) == [2, 3])
+    #expect(assembler.statistics.framesIncomplete == 1)
+}
+
+@Test func flushGivesUpEverythingPending() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    var assembler = VP8FrameAssembler()
+    _ = try feed(&assembler, frames[0] + [frames[1][0]] + frames[2])
+    let first = assembler.flush(now: .zero)
+    #expect(first?.rtpTimestamp == 6000)
+    #expect(first?.isDecodable == false)
+    #expect(assembler.nextFrame() == nil)
+    #expect(assembler.pendingFrames == 0)
+    #expect(assembler.statistics.framesIncomplete == 1)
+}
+
+@Test func onlyFramesReceivedInOrderHaveTheirBytesReassembled() throws {
+    let clip = PublisherFixtures.videoClip(count: 3, keyframeInterval: 3)
+    let frames = try packetsByFrame(clip)
+    var assembler = VP8FrameAssembler(reassemblyCapacity: 100)
+    var last: VP8FrameAssembler.Frame?
+    for packet in frames[0] {
+        let span = packet.span.bytes
+        last = assembler.handle(try RTPHeader(parsing: span), packet: span, arrival: .zero) ?? last
+    }
+    let first = try #require(last)
+    #expect(first.hasBytes)
+    #expect(Array(assembler.frameBuffer[0..<first.byteCount]) == clip.frames[0].bytes)
+    var late: VP8FrameAssembler.Frame?
+    for packet in [frames[1][0], frames[1][2], frames[1][1]] {
+        let span = packet.span.bytes
+        late = assembler.handle(try RTPHeader(parsing: span), packet: span, arrival: .zero) ?? late
+    }
+    #expect(late?.rtpTimestamp == 3000)
+    #expect(late?.hasBytes == false)
+}
+
+@Test func packetsTooFarBehindAreIgnored() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 3, keyframeInterval: 3))
+    var assembler = VP8FrameAssembler()
+    _ = try feed(&assembler, frames[0])
+    // Sequence number 2,000 back (it wraps to "behind" in 16 bits).
+    var old = frames[1][0]
+    let s = UInt16(old[2]) << 8 | UInt16(old[3])
+    let back = s &- 2000
+    old[2] = UInt8(back >> 8)
+    old[3] = UInt8(back & 0xFF)
+    #expect(try feed(&assembler, [old]).isEmpty)
+    #expect(assembler.statistics.packetsOutOfOrder == 1)
+    #expect(assembler.pendingFrames == 0)
+}
