@@ -300,7 +300,7 @@ final class Bot {
                         codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
                         ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
             }
-            announce(tracks)
+            announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description))
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -308,7 +308,7 @@ final class Bot {
         }
     }
 
-    private func announce(_ tracks: [AnnouncedTrack]) {
+    private func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8]) {
         record.tracksAnnounced = tracks.count
         announced = [:]
         repairs = [:]
@@ -317,7 +317,11 @@ final class Bot {
             announced[ssrc] = track
             if let rtx = track.rtxSSRC { repairs[rtx] = ssrc }
             if track.kind == .video, let id = track.trackID, !videoTrackIDs.contains(id) { videoTrackIDs.append(id) }
-            if record.sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { record.sinks[ssrc] = sink }
+            if record.sinks[ssrc] == nil,
+                let sink = context.media.makeSink(for: track, absCaptureTimeID: absCaptureTimeIDs[track.mid])
+            {
+                record.sinks[ssrc] = sink
+            }
         }
     }
 
@@ -341,11 +345,12 @@ final class Bot {
         }
         guard var builder = answerBuilder, let subscriber else { return }
         do {
-            let answer = try builder.makeAnswer(to: try SessionDescription.parse(sdp))
+            let offer = try SessionDescription.parse(sdp)
+            let answer = try builder.makeAnswer(to: offer)
             answerBuilder = builder
             send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
             record.subscriberOffersAnswered += 1
-            announce(answer.tracks)
+            announce(answer.tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: offer))
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -561,8 +566,8 @@ final class Bot {
         nextReport = now + Self.reportInterval
         if let p = publisher, p.isConnected {
             // The shared NTP clock, so subscribers can map our RTP
-            // timestamps to send times (end-to-end delay without
-            // abs-capture-time, which the SFU does not forward).
+            // timestamps to send times: the end-to-end delay of frames
+            // that arrive without abs-capture-time.
             let ntp = context.clock.map { NTPTimestamp(rawValue: $0.ntp(at: now)) } ?? RoundTripEstimator.ntp(now)
             for (ssrc, stats) in sendStats {
                 guard let info = stats.makeSenderInfo(now: now, wallClock: ntp) else { continue }
