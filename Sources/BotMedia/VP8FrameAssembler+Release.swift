@@ -20,11 +20,21 @@ extension VP8FrameAssembler {
                 emit(head, arrival: arrival)
                 continue
             }
+            if head.isComplete && independentOfGap(head) {
+                pending.removeFirst()
+                attributeLostFrames(before: head)
+                emit(head, arrival: arrival)
+                continue
+            }
             // Nothing released yet and the head lacks its start: we joined
             // mid-frame, and that frame can never be completed.
             let joinedMidFrame = releasedThrough == nil && head.firstSequence == nil && pending.count > 1
+            // A complete keyframe behind the head makes it moot: nothing
+            // after the keyframe references it (a browser drops it too).
+            let keyframeBehind = pending.dropFirst().contains { $0.isKeyframe && $0.isComplete }
             let waitedTooLong =
                 pending.count > reorderFrames || arrival - head.firstArrival > reorderWindow || joinedMidFrame
+                || keyframeBehind
             guard force || waitedTooLong else { return }
             pending.removeFirst()
             if head.isComplete {
@@ -111,6 +121,18 @@ extension VP8FrameAssembler {
             markBroken(layer: layer)
         }
         return decodable
+    }
+
+    /// Whole frames are missing before `frame`, but TL0PICIDX shows none
+    /// was a base-layer frame, and `frame` references only the base layer
+    /// (a TL0 frame, or a Y frame above it): a browser decodes it without
+    /// waiting for the missing ones (RFC 7741 section 4.2).
+    private func independentOfGap(_ frame: PendingFrame) -> Bool {
+        guard frame.firstSequence != nil, let last = lastTL0PictureIndex, let index = frame.tl0PictureIndex,
+            let layer = frame.temporalLayer
+        else { return false }
+        if layer == 0 { return index == last &+ 1 }
+        return frame.layerSync && index == last
     }
 
     private func followsLastPicture(_ frame: PendingFrame) -> Bool {

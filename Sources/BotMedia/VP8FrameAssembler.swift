@@ -31,7 +31,8 @@ import Wire
 /// in sequence order, a complete frame waits behind an earlier incomplete
 /// one or an unexplained sequence gap, and a pending frame is given up
 /// (counted incomplete, its layer broken) once `reorderFrames` newer
-/// frames have begun or `reorderWindow` has passed since its first packet.
+/// frames have begun, `reorderWindow` has passed since its first packet,
+/// or a complete keyframe is waiting behind it.
 /// Packets more than 1,024 numbers behind the newest, or of a frame
 /// already released or given up, are counted out of order and ignored.
 /// A frame is given up only when a packet arrives; `flush()` gives up
@@ -117,9 +118,13 @@ public struct VP8FrameAssembler: Sendable {
     }
 
     public let absCaptureTimeID: UInt8?
-    /// A pending frame is given up once this many newer frames have begun.
+    /// A pending frame is given up once this many newer frames have begun
+    /// (default 8, about 270 ms at 30 fps) ...
     public let reorderFrames: Int
-    /// ... or this long after its first packet arrived.
+    /// ... or this long after its first packet arrived (default 250 ms:
+    /// a NACK, its retries every RTT and the RTX fit on a LAN or a
+    /// continent, and frames held back stay under `FreezeDetector`'s
+    /// 500 ms, so a repair that never comes is not also a freeze).
     public let reorderWindow: Duration
     public internal(set) var statistics = Statistics()
     /// The last known keyframe size.
@@ -150,8 +155,8 @@ public struct VP8FrameAssembler: Sendable {
     var pendingSwitch = false
 
     public init(
-        absCaptureTimeID: UInt8? = nil, reassemblyCapacity: Int = 0, reorderFrames: Int = 15,
-        reorderWindow: Duration = .milliseconds(500)
+        absCaptureTimeID: UInt8? = nil, reassemblyCapacity: Int = 0, reorderFrames: Int = 8,
+        reorderWindow: Duration = .milliseconds(250)
     ) {
         self.absCaptureTimeID = absCaptureTimeID
         self.reorderFrames = max(0, reorderFrames)

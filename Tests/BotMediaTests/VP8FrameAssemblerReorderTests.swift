@@ -38,7 +38,7 @@ private func feed(
 }
 
 @Test func lateRetransmittedPacketCompletesThePendingFrameAndReleasesTheOnesBehindIt() throws {
-    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 6))
     #expect(frames[1].count == 3)
     var assembler = VP8FrameAssembler()
     #expect(try feed(&assembler, frames[0]).map(\.index) == [0])
@@ -77,20 +77,20 @@ private func feed(
 }
 
 @Test func pendingFrameIsGivenUpAfterReorderFramesNewerFrames() throws {
-    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 6))
     var assembler = VP8FrameAssembler(reorderFrames: 2)
     _ = try feed(&assembler, frames[0])
     let lost = frames[1][1]
     var released = try feed(&assembler, [frames[1][0], frames[1][2]] + frames[2])
     #expect(released.isEmpty)
-    // A third frame behind the hole: frame 1 is given up, 2 is released
-    // undecodable (its base-layer reference is gone), 3 is a keyframe.
+    // A third frame behind the hole: frame 1 is given up; 2 and 3 are
+    // released undecodable (their base-layer reference is gone).
     released = try feed(&assembler, frames[3])
     #expect(released.map(\.index) == [2, 3])
-    #expect(released.map(\.decodable) == [false, true])
+    #expect(released.map(\.decodable) == [false, false])
     let s = assembler.statistics
     #expect(s.framesIncomplete == 1)
-    #expect(s.framesUndecodable == 1)
+    #expect(s.framesUndecodable == 2)
     // Too late now: the frame was given up.
     #expect(try feed(&assembler, [lost]).isEmpty)
     #expect(assembler.statistics.packetsOutOfOrder == 1)
@@ -98,7 +98,7 @@ private func feed(
 }
 
 @Test func pendingFrameIsGivenUpAfterTheReorderWindow() throws {
-    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 6))
     var assembler = VP8FrameAssembler(reorderWindow: .milliseconds(100))
     _ = try feed(&assembler, frames[0])
     #expect(try feed(&assembler, [frames[1][0], frames[1][2]], arrival: Instant(nanoseconds: 10_000_000)).isEmpty)
@@ -155,4 +155,47 @@ private func feed(
     #expect(try feed(&assembler, [old]).isEmpty)
     #expect(assembler.statistics.packetsOutOfOrder == 1)
     #expect(assembler.pendingFrames == 0)
+}
+
+@Test func completeKeyframeBehindAPendingFrameReleasesAtOnce() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3))
+    var assembler = VP8FrameAssembler()
+    _ = try feed(&assembler, frames[0])
+    #expect(try feed(&assembler, [frames[1][0], frames[1][2]] + frames[2]).isEmpty)
+    // Keyframe 3 completes: 1 is given up, 2 (undecodable) and 3 come out.
+    let released = try feed(&assembler, frames[3])
+    #expect(released.map(\.index) == [2, 3])
+    #expect(released.map(\.decodable) == [false, true])
+    #expect(assembler.statistics.framesIncomplete == 1)
+}
+
+@Test func baseLayerFrameAfterALostUpperLayerFrameIsReleasedWithoutWaiting() throws {
+    let clip = SharedClips.small
+    // Pattern 0, 2, 1, 2: frame 7 is TL2, frame 8 the next TL0 frame.
+    #expect(clip.frames[7].temporalLayer == 2 && clip.frames[8].temporalLayer == 0)
+    var packetizer = try VP8Packetizer(ssrc: SSRC(7), payloadType: PayloadType(masking: 96), maxPayloadSize: 1100)
+    let packets = try packetizeVideo(Array(clip.frames[0..<10]), packetizer: &packetizer).filter { $0.frame != 7 }
+    var assembler = VP8FrameAssembler(reorderFrames: 50, reorderWindow: .seconds(10))
+    let frames = try assemble(packets.map(\.bytes), into: &assembler)
+    // TL0PICIDX shows no base frame was lost: 8 needs only base frames.
+    #expect(frames.map { Int($0.rtpTimestamp / 3000) } == [0, 1, 2, 3, 4, 5, 6, 8, 9])
+    #expect(frames.map(\.isDecodable) == [true, true, true, true, true, true, true, true, true])
+    #expect(assembler.pendingFrames == 0)
+    #expect(assembler.statistics.framesIncomplete == 0)
+}
+
+@Test func upperLayerFrameAfterALostFrameItMayReferenceWaits() throws {
+    let clip = SharedClips.small
+    // Frame 6 is TL1; frame 7 (TL2, not sync) may reference it.
+    #expect(clip.frames[6].temporalLayer == 1 && !clip.frames[7].layerSync)
+    var packetizer = try VP8Packetizer(ssrc: SSRC(7), payloadType: PayloadType(masking: 96), maxPayloadSize: 1100)
+    let all = try packetizeVideo(Array(clip.frames[0..<8]), packetizer: &packetizer)
+    var assembler = VP8FrameAssembler(reorderFrames: 50, reorderWindow: .seconds(10))
+    let frames = try assemble(all.filter { $0.frame != 6 }.map(\.bytes), into: &assembler)
+    #expect(frames.map { Int($0.rtpTimestamp / 3000) } == [0, 1, 2, 3, 4, 5])
+    #expect(assembler.pendingFrames == 1)
+    // Frame 6 retransmitted: 6 and 7 follow, both decodable.
+    let late = try assemble(all.filter { $0.frame == 6 }.map(\.bytes), into: &assembler)
+    #expect(late.map { Int($0.rtpTimestamp / 3000) } == [6, 7])
+    #expect(late.map(\.isDecodable) == [true, true])
 }
