@@ -17,9 +17,6 @@ struct SubscriberLossRecovery {
     /// Reused by `poll` so a quiet poll allocates nothing.
     private var numbers: [UInt16] = []
 
-    /// Sequence numbers put in NACKs, retries included.
-    var requestedCount: Int { generators.values.reduce(0) { $0 + $1.requestedCount } }
-
     mutating func received(ssrc: SSRC, sequenceNumber: UInt16, arrival: Instant, isRetransmission: Bool) {
         if generators[ssrc] == nil {
             numbers.reserveCapacity(64)
@@ -31,14 +28,25 @@ struct SubscriberLossRecovery {
     /// Calls `send` for each SSRC with numbers to NACK now or a keyframe
     /// to ask for.
     mutating func poll(now: Instant, roundTripTime: Duration?, _ send: (SSRC, [UInt16], _ keyframeNeeded: Bool) -> Void) {
-        for ssrc in generators.keys {
-            guard let due = generators[ssrc]?.nextDeadline, due <= now else { continue }
-            numbers.removeAll(keepingCapacity: true)
-            let keyframe = generators[ssrc]?.poll(now: now, roundTripTime: roundTripTime, into: &numbers) ?? false
-            if !numbers.isEmpty || keyframe { send(ssrc, numbers, keyframe) }
+        // By index, so mutating a generator never copies the dictionary
+        // (iterating `keys` would keep a second reference to its storage).
+        var index = generators.startIndex
+        while index != generators.endIndex {
+            if let due = generators.values[index].nextDeadline, due <= now {
+                numbers.removeAll(keepingCapacity: true)
+                let keyframe = generators.values[index].poll(now: now, roundTripTime: roundTripTime, into: &numbers)
+                if !numbers.isEmpty || keyframe { send(generators.keys[index], numbers, keyframe) }
+            }
+            index = generators.index(after: index)
         }
     }
 
     /// The earliest time `poll` has something to do.
-    var nextDeadline: Instant? { generators.values.compactMap(\.nextDeadline).min() }
+    var nextDeadline: Instant? {
+        var earliest: Instant?
+        for generator in generators.values {
+            if let due = generator.nextDeadline, earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
+    }
 }
