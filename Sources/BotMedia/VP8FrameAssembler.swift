@@ -172,7 +172,7 @@ public struct VP8FrameAssembler: Sendable {
     /// Feeds one RTP packet: `header` parsed from `packet` (the whole RTP
     /// packet). Returns the first frame this packet released, if any;
     /// `nextFrame()` hands out the others it released (a late packet can
-    /// release several).
+    /// release several) until the next `handle`, which drops any left.
     public mutating func handle(_ header: RTPHeader, packet: RawSpan, arrival: Instant) -> Frame? {
         ready.removeAll(keepingCapacity: true)
         statistics.packets += 1
@@ -195,6 +195,7 @@ public struct VP8FrameAssembler: Sendable {
             releasedThrough = nil
             lastPictureID = nil
             lastTL0PictureIndex = nil
+            reassemblyTimestamp = nil
             for i in receivedBits.indices { receivedBits[i] = 0 }
         }
         ssrc = header.ssrc
@@ -229,7 +230,7 @@ public struct VP8FrameAssembler: Sendable {
         if reassemblyTimestamp == header.timestamp {
             // Only an unbroken in-order run from the frame's first packet
             // is reassembled; anything else spoils it.
-            if inOrder && frame.firstSequence.map({ sequence - $0 == UInt64(frame.packetCount - 1) }) == true {
+            if inOrder && frame.firstSequence.map({ sequence &- $0 == UInt64(frame.packetCount - 1) }) == true {
                 copyIntoFrameBuffer(vp8)
             } else {
                 reassemblyTimestamp = nil

@@ -199,3 +199,43 @@ private func feed(
     #expect(late.map { Int($0.rtpTimestamp / 3000) } == [6, 7])
     #expect(late.map(\.isDecodable) == [true, true])
 }
+
+@Test func shuffledDuplicatedAndRenumberedPacketsNeverTrapAndStayBounded() throws {
+    let frames = try packetsByFrame(PublisherFixtures.videoClip(count: 6, keyframeInterval: 3)).flatMap { $0 }
+    var assembler = VP8FrameAssembler(reassemblyCapacity: 64, reorderFrames: 4)
+    var state: UInt64 = 0x1234_5678_9ABC_DEF1
+    func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+    var released = 0
+    for step in 0..<20_000 {
+        var packet = frames[Int(next() % UInt64(frames.count))]
+        let r = next()
+        // Rewrite sequence number, timestamp and marker at random, within
+        // a drifting window so gaps, wraps, duplicates and jumps all occur.
+        let base = UInt16(truncatingIfNeeded: step / 3)
+        let sequence = base &+ UInt16(truncatingIfNeeded: r % 64) &- 32
+        packet[2] = UInt8(sequence >> 8)
+        packet[3] = UInt8(sequence & 0xFF)
+        if r & 0x100 != 0 { packet[7] = UInt8(truncatingIfNeeded: r >> 16) }
+        if r & 0x200 != 0 { packet[1] ^= 0x80 }
+        if r & 0x3000 == 0x3000 { packet[9] ^= 1 }  // another SSRC
+        let span = packet.span.bytes
+        var frame = assembler.handle(
+            try RTPHeader(parsing: span), packet: span, arrival: Instant(nanoseconds: Int64(step) * 1_000_000))
+        while let f = frame {
+            #expect(f.packetCount >= 1)
+            #expect(!f.hasBytes || f.byteCount <= 64)
+            released += 1
+            frame = assembler.nextFrame()
+        }
+        #expect(assembler.pendingFrames <= 5)
+    }
+    let s = assembler.statistics
+    #expect(s.packets == 20_000)
+    #expect(released == s.framesComplete)
+    #expect(s.framesComplete > 0)
+}
