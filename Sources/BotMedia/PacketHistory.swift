@@ -27,6 +27,9 @@ final class PacketHistory {
 
     var pending: Int { writeCursor - sendCursor }
 
+    /// Where the ring's bytes live; fixed for the history's lifetime.
+    var storageBaseAddress: UnsafeMutableRawPointer? { storage.baseAddress }
+
     /// Copies `packet` (at most `slotSize` bytes; longer ones are dropped)
     /// into the next slot.
     func append(_ packet: UnsafeRawBufferPointer, ssrc: SSRC, sequenceNumber: UInt16) {

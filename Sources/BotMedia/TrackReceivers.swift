@@ -50,13 +50,24 @@ public struct VideoTrackReceiver: Sendable {
         pendingSwitch = lastHeight == height ? nil : (height, now)
     }
 
-    /// Feeds one RTP packet; returns the frame it completed, if any, so
-    /// the caller can ask for a keyframe when it is undecodable.
+    /// Feeds one RTP packet; returns the last decodable frame it released
+    /// (a late packet can release several; undecodable ones show in
+    /// `undecodableFrames`, so the caller can ask for a keyframe).
     @discardableResult
     public mutating func handle(_ header: RTPHeader, packet: RawSpan, arrival: Instant) -> VP8FrameAssembler.Frame? {
-        guard let frame = assembler.handle(header, packet: packet, arrival: arrival), frame.isDecodable else {
-            return nil
+        var last: VP8FrameAssembler.Frame?
+        var next = assembler.handle(header, packet: packet, arrival: arrival)
+        while let frame = next {
+            if frame.isDecodable {
+                shown(frame, arrival: arrival)
+                last = frame
+            }
+            next = assembler.nextFrame()
         }
+        return last
+    }
+
+    private mutating func shown(_ frame: VP8FrameAssembler.Frame, arrival: Instant) {
         if firstFrameAt == nil { firstFrameAt = arrival }
         freezes.frame(at: arrival)
         if let ntp = frame.captureTime ?? captureTime(rtpTimestamp: frame.rtpTimestamp),
@@ -72,7 +83,6 @@ public struct VideoTrackReceiver: Sendable {
                 pendingSwitch = nil
             }
         }
-        return frame
     }
 
     /// Whether the last frame handed out was undecodable; the statistics

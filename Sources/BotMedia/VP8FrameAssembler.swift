@@ -25,21 +25,39 @@ import Wire
 /// visible only as a later keyframe of the new size; to catch that case a
 /// bot must decode (`VP8Decoder`).
 ///
-/// Assumes in-order delivery: a packet older than the last one is ignored
-/// and its earlier absence has already counted as loss. The per-packet path
-/// allocates nothing; frame bytes are copied only when a reassembly
-/// capacity was given, into a buffer allocated once.
+/// Late packets (reordered, or repaired by a retransmission unwrapped
+/// from RTX, RFC 4588) complete the frame they belong to while it is
+/// still pending, as a browser's frame buffer allows: frames are released
+/// in sequence order, a complete frame waits behind an earlier incomplete
+/// one or an unexplained sequence gap, and a pending frame is given up
+/// (counted incomplete, its layer broken) once `reorderFrames` newer
+/// frames have begun, `reorderWindow` has passed since its first packet,
+/// or a complete keyframe is waiting behind it.
+/// Packets more than 1,024 numbers behind the newest, or of a frame
+/// already released or given up, are counted out of order and ignored.
+/// A frame is given up only when a packet arrives; `flush()` gives up
+/// everything pending (end of stream). The per-packet path allocates
+/// nothing: the pending and ready lists and the received-bit window are
+/// sized at init. Frame bytes are copied only when a reassembly capacity
+/// was given, into a buffer allocated once, and only for a frame whose
+/// packets all arrived in order (`Frame.hasBytes`).
 public struct VP8FrameAssembler: Sendable {
     public struct Statistics: Equatable, Sendable {
         public var packets = 0
         /// Packets that were not a valid VP8 RTP payload.
         public var malformedPackets = 0
-        /// Sequence numbers skipped (RFC 3550 appendix A.3 style count).
+        /// Sequence numbers skipped on arrival (RFC 3550 appendix A.3
+        /// style count); late packets that fill a gap do not subtract.
         public var packetsLost = 0
-        /// Duplicate or late packets, ignored.
+        /// Late packets that filled a gap (reordered or retransmitted).
+        public var packetsRecovered = 0
+        /// Duplicate packets, and late ones too old to use, ignored.
         public var packetsOutOfOrder = 0
         public var framesComplete = 0
-        /// Frames that began or ended without all their packets.
+        /// Complete frames that a late (reordered or retransmitted) packet
+        /// completed.
+        public var framesCompletedLate = 0
+        /// Frames given up without all their packets.
         public var framesIncomplete = 0
         public var keyframes = 0
         /// Complete delta frames whose reference chain was broken.
@@ -63,52 +81,100 @@ public struct VP8FrameAssembler: Sendable {
         /// NTP UQ32.32 from abs-capture-time, when the sender put it on a
         /// packet of the frame.
         public var captureTime: UInt64?
-        /// Arrival of the packet that completed the frame.
+        /// Arrival of the packet that released the frame.
         public var completedAt: Instant
         /// VP8 bytes (descriptors removed).
         public var byteCount: Int
         public var packetCount: Int
+        /// `frameBuffer[0..<byteCount]` holds this frame's bytes.
+        public var hasBytes: Bool
     }
 
-    private struct FrameInProgress {
+    /// A frame seen in part; sequence numbers are extended (64-bit).
+    struct PendingFrame: Sendable {
         var timestamp: UInt32
-        var broken: Bool
-        var isKeyframe: Bool
+        var firstSequence: UInt64?
+        var lastSequence: UInt64?
+        var lowest: UInt64
+        var highest: UInt64
+        var firstArrival: Instant
+        var isKeyframe = false
         var width: UInt16?
         var height: UInt16?
         var pictureID: UInt16?
+        var hasLongPictureID = false
+        var tl0PictureIndex: UInt8?
         var temporalLayer: UInt8?
-        var layerSync: Bool
+        var layerSync = false
         var captureTime: UInt64?
-        var byteCount: Int
-        var packetCount: Int
+        var byteCount = 0
+        var packetCount = 0
+        var waited = false
+
+        var isComplete: Bool {
+            guard let first = firstSequence, let last = lastSequence, last >= first else { return false }
+            return UInt64(packetCount) == last - first + 1
+        }
     }
 
     public let absCaptureTimeID: UInt8?
-    public private(set) var statistics = Statistics()
+    /// A pending frame is given up once this many newer frames have begun
+    /// (default 8, about 270 ms at 30 fps) ...
+    public let reorderFrames: Int
+    /// ... or this long after its first packet arrived (default 250 ms:
+    /// a NACK, its retries every RTT and the RTX fit on a LAN or a
+    /// continent, and frames held back stay under `FreezeDetector`'s
+    /// 500 ms, so a repair that never comes is not also a freeze).
+    public let reorderWindow: Duration
+    public internal(set) var statistics = Statistics()
     /// The last known keyframe size.
-    public private(set) var resolution: (width: UInt16, height: UInt16)?
-    /// The bytes of the last complete frame are `frameBuffer[0..<Frame.byteCount]`
-    /// until the next packet; empty when no reassembly capacity was given.
+    public internal(set) var resolution: (width: UInt16, height: UInt16)?
+    /// The bytes of the last frame with `hasBytes` are
+    /// `frameBuffer[0..<Frame.byteCount]` until the next packet; empty
+    /// when no reassembly capacity was given.
     public private(set) var frameBuffer: [UInt8]
-    private var reassembled = 0
-    private var ssrc: SSRC?
-    private var lastSequenceNumber: UInt16?
-    private var lastPictureID: UInt16?
-    private var lastTL0PictureIndex: UInt8?
-    private var frame: FrameInProgress?
+    var reassembled = 0
+    var reassemblyTimestamp: UInt32?
+    var ssrc: SSRC?
+    /// Extended sequence numbers start at 2^32 so a late packet before the
+    /// first one never goes below zero.
+    var highestSequence: UInt64?
+    /// The last sequence number of the frame released or given up last.
+    var releasedThrough: UInt64?
+    var lastPictureID: UInt16?
+    var lastTL0PictureIndex: UInt8?
+    /// Ordered by lowest sequence number.
+    var pending: [PendingFrame]
+    var ready: [Frame]
+    /// Bit (n mod 1024): extended sequence number n arrived, for n within
+    /// 1,024 of `highestSequence`.
+    var receivedBits: [UInt64]
+    static let window: UInt64 = 1024
     /// Bit t set: layer t's reference chain is broken.
-    private var brokenLayers: UInt8 = 0x0F
-    private var pendingSwitch = false
+    var brokenLayers: UInt8 = 0x0F
+    var pendingSwitch = false
 
-    public init(absCaptureTimeID: UInt8? = nil, reassemblyCapacity: Int = 0) {
+    public init(
+        absCaptureTimeID: UInt8? = nil, reassemblyCapacity: Int = 0, reorderFrames: Int = 8,
+        reorderWindow: Duration = .milliseconds(250)
+    ) {
         self.absCaptureTimeID = absCaptureTimeID
+        self.reorderFrames = max(0, reorderFrames)
+        self.reorderWindow = reorderWindow
         frameBuffer = [UInt8](repeating: 0, count: max(0, reassemblyCapacity))
+        pending = []
+        pending.reserveCapacity(self.reorderFrames + 2)
+        ready = []
+        ready.reserveCapacity(self.reorderFrames + 2)
+        receivedBits = [UInt64](repeating: 0, count: Int(Self.window / 64))
     }
 
     /// Feeds one RTP packet: `header` parsed from `packet` (the whole RTP
-    /// packet). Returns the frame this packet completed, if any.
+    /// packet). Returns the first frame this packet released, if any;
+    /// `nextFrame()` hands out the others it released (a late packet can
+    /// release several) until the next `handle`, which drops any left.
     public mutating func handle(_ header: RTPHeader, packet: RawSpan, arrival: Instant) -> Frame? {
+        ready.removeAll(keepingCapacity: true)
         statistics.packets += 1
         guard header.payloadRange.upperBound <= packet.byteCount, header.payloadLength > 0 else {
             statistics.malformedPackets += 1
@@ -121,142 +187,141 @@ public struct VP8FrameAssembler: Sendable {
             statistics.malformedPackets += 1
             return nil
         }
-
         if let current = ssrc, current != header.ssrc {
-            abandonFrame()
+            release(arrival: arrival, force: true)
             brokenLayers = 0x0F
             pendingSwitch = true
-            lastSequenceNumber = nil
+            highestSequence = nil
+            releasedThrough = nil
             lastPictureID = nil
             lastTL0PictureIndex = nil
+            reassemblyTimestamp = nil
+            for i in receivedBits.indices { receivedBits[i] = 0 }
         }
         ssrc = header.ssrc
+        guard let sequence = accept(header.sequenceNumber) else { return nextFrame() }
+        let inOrder = sequence == highestSequence
 
-        var gap = false
-        if let last = lastSequenceNumber {
-            let delta = header.sequenceNumber &- last
-            if delta == 0 || delta >= 0x8000 {
-                statistics.packetsOutOfOrder += 1
-                return nil
-            }
-            if delta > 1 {
-                statistics.packetsLost += Int(delta) - 1
-                gap = true
-            }
-        }
-        lastSequenceNumber = header.sequenceNumber
-
-        let starts = descriptor.isStartOfPartition && descriptor.partitionIndex == 0
-        if frame == nil || frame?.timestamp != header.timestamp {
-            abandonFrame()
-            if gap && starts { attributeLostFrames(to: descriptor) }
-            frame = FrameInProgress(
-                timestamp: header.timestamp, broken: !starts, isKeyframe: descriptor.isKeyframe,
-                width: descriptor.keyframeWidth, height: descriptor.keyframeHeight, pictureID: descriptor.pictureID,
-                temporalLayer: descriptor.temporalLayerID, layerSync: descriptor.isLayerSync, captureTime: nil,
-                byteCount: 0, packetCount: 0)
-            reassembled = 0
-            if starts {
-                if let pid = descriptor.pictureID { lastPictureID = pid }
-                if let index = descriptor.tl0PictureIndex { lastTL0PictureIndex = index }
-            }
-        } else if gap {
-            frame?.broken = true
-        }
-        guard var current = frame else { return nil }
-
+        let index = frameIndex(timestamp: header.timestamp, sequence: sequence, arrival: arrival)
+        var frame = pending[index]
+        frame.lowest = min(frame.lowest, sequence)
+        frame.highest = max(frame.highest, sequence)
+        frame.packetCount += 1
+        if !inOrder { frame.waited = true }
         let vp8 = payload.extracting(descriptor.payloadHeaderOffset..<header.payloadLength)
-        current.packetCount += 1
-        current.byteCount += vp8.byteCount
-        if !current.broken { copyIntoFrameBuffer(vp8) }
+        frame.byteCount += vp8.byteCount
+        if frame.temporalLayer == nil { frame.temporalLayer = descriptor.temporalLayerID }
+        if descriptor.isStartOfPartition && descriptor.partitionIndex == 0 {
+            frame.firstSequence = sequence
+            frame.isKeyframe = descriptor.isKeyframe
+            frame.width = descriptor.keyframeWidth
+            frame.height = descriptor.keyframeHeight
+            frame.pictureID = descriptor.pictureID
+            frame.hasLongPictureID = descriptor.hasLongPictureID
+            frame.tl0PictureIndex = descriptor.tl0PictureIndex
+            frame.temporalLayer = descriptor.temporalLayerID
+            frame.layerSync = descriptor.isLayerSync
+            if inOrder {
+                reassemblyTimestamp = header.timestamp
+                reassembled = 0
+            }
+        }
+        if header.marker { frame.lastSequence = sequence }
+        if reassemblyTimestamp == header.timestamp {
+            // Only an unbroken in-order run from the frame's first packet
+            // is reassembled; anything else spoils it.
+            if inOrder && frame.firstSequence.map({ sequence &- $0 == UInt64(frame.packetCount - 1) }) == true {
+                copyIntoFrameBuffer(vp8)
+            } else {
+                reassemblyTimestamp = nil
+            }
+        }
         if let id = absCaptureTimeID, let range = header.extensionValueRange(id: id, in: packet),
             range.upperBound <= packet.byteCount, range.count == 8 || range.count == 16
         {
-            current.captureTime = Self.uint64(packet, at: range.lowerBound)
+            frame.captureTime = Self.uint64(packet, at: range.lowerBound)
         }
-        frame = current
-        guard header.marker else { return nil }
-        frame = nil
-        if current.broken {
-            statistics.framesIncomplete += 1
-            markBroken(layer: current.temporalLayer ?? 0)
+        pending[index] = frame
+        release(arrival: arrival, force: false)
+        return nextFrame()
+    }
+
+    /// The next frame released by the last `handle` or `flush`, in order.
+    public mutating func nextFrame() -> Frame? {
+        ready.isEmpty ? nil : ready.removeFirst()
+    }
+
+    /// Gives up every pending frame (the stream ended or paused); complete
+    /// frames waiting behind them are released. Returns the first;
+    /// `nextFrame()` the rest.
+    public mutating func flush(now: Instant) -> Frame? {
+        ready.removeAll(keepingCapacity: true)
+        release(arrival: now, force: true)
+        return nextFrame()
+    }
+
+    /// Frames seen in part and not yet released or given up.
+    public var pendingFrames: Int { pending.count }
+
+    /// Extends `sequenceNumber`, updates the received bits and loss
+    /// counts; nil for a duplicate or a packet too late to use.
+    private mutating func accept(_ sequenceNumber: UInt16) -> UInt64? {
+        guard let highest = highestSequence else {
+            let sequence = 1 << 32 | UInt64(sequenceNumber)
+            highestSequence = sequence
+            setReceived(sequence)
+            return sequence
+        }
+        let delta = Int64(Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: highest)))
+        let sequence = UInt64(Int64(bitPattern: highest) + delta)
+        if sequence > highest {
+            let gap = sequence - highest - 1
+            statistics.packetsLost += Int(gap)
+            var n = highest + 1
+            while n < sequence && n < highest + 1 + Self.window {
+                clearReceived(n)
+                n += 1
+            }
+            highestSequence = sequence
+            setReceived(sequence)
+            return sequence
+        }
+        guard highest - sequence < Self.window, !isReceived(sequence),
+            releasedThrough.map({ sequence > $0 }) ?? true
+        else {
+            statistics.packetsOutOfOrder += 1
             return nil
         }
-        return complete(current, arrival: arrival)
+        statistics.packetsRecovered += 1
+        setReceived(sequence)
+        return sequence
     }
 
-    private mutating func complete(_ current: FrameInProgress, arrival: Instant) -> Frame {
-        statistics.framesComplete += 1
-        let layer = min(current.temporalLayer ?? 0, 3)
-        let decodable: Bool
-        if current.isKeyframe {
-            statistics.keyframes += 1
-            brokenLayers = 0
-            decodable = true
-        } else if current.layerSync && layer > 0 {
-            decodable = brokenLayers & 1 == 0
-            if decodable { brokenLayers &= ~(1 << layer) }
-        } else {
-            decodable = brokenLayers & ((1 << (layer + 1)) - 1) == 0
-        }
-        if !decodable {
-            statistics.framesUndecodable += 1
-            markBroken(layer: layer)
-        }
-        if pendingSwitch {
-            pendingSwitch = false
-            statistics.switches += 1
-            if !current.isKeyframe { statistics.switchesNotOnKeyframe += 1 }
-            // The new stream's first keyframe sets its size without
-            // counting the same switch again.
-            resolution = nil
-        } else if current.isKeyframe, let previous = resolution, let w = current.width, let h = current.height,
-            previous.width != w || previous.height != h
-        {
-            statistics.switches += 1
-        }
-        if current.isKeyframe, let w = current.width, let h = current.height { resolution = (w, h) }
-        return Frame(
-            ssrc: ssrc ?? SSRC(0), rtpTimestamp: current.timestamp, pictureID: current.pictureID,
-            temporalLayer: current.temporalLayer, isKeyframe: current.isKeyframe,
-            width: current.isKeyframe ? current.width : nil, height: current.isKeyframe ? current.height : nil,
-            isDecodable: decodable, captureTime: current.captureTime, completedAt: arrival,
-            byteCount: current.byteCount, packetCount: current.packetCount)
+    /// The pending frame with `timestamp`, created in sequence order when
+    /// new (giving up the oldest first when the list is full).
+    private mutating func frameIndex(timestamp: UInt32, sequence: UInt64, arrival: Instant) -> Int {
+        if let i = pending.firstIndex(where: { $0.timestamp == timestamp }) { return i }
+        if pending.count >= reorderFrames + 1 { giveUpHead() }
+        let frame = PendingFrame(
+            timestamp: timestamp, lowest: sequence, highest: sequence, firstArrival: arrival)
+        let at = pending.firstIndex { $0.lowest > sequence } ?? pending.count
+        pending.insert(frame, at: at)
+        return at
     }
 
-    /// A frame that never saw its marker is lost.
-    private mutating func abandonFrame() {
-        guard let current = frame else { return }
-        frame = nil
-        statistics.framesIncomplete += 1
-        markBroken(layer: current.temporalLayer ?? 0)
+    private func isReceived(_ n: UInt64) -> Bool {
+        receivedBits[Int((n % Self.window) / 64)] & (1 << (n % 64)) != 0
     }
-
-    /// A sequence gap before a frame's first packet: if the picture ID
-    /// skipped, whole frames vanished; TL0PICIDX says whether one of them
-    /// was a base-layer frame (RFC 7741 section 4.2).
-    private mutating func attributeLostFrames(to next: VP8PayloadDescriptor) {
-        guard let last = lastPictureID, let pid = next.pictureID else {
-            markBroken(layer: 0)
-            return
-        }
-        let mask: UInt16 = next.hasLongPictureID ? 0x7FFF : 0x7F
-        guard (pid &- last) & mask != 1 else { return }
-        if let lastIndex = lastTL0PictureIndex, let index = next.tl0PictureIndex, let layer = next.temporalLayerID {
-            let expected = layer == 0 ? lastIndex &+ 1 : lastIndex
-            markBroken(layer: index == expected ? 1 : 0)
-        } else {
-            markBroken(layer: 0)
-        }
-    }
-
-    private mutating func markBroken(layer: UInt8) {
-        brokenLayers |= 0x0F & ~((1 << min(layer, 3)) - 1)
-    }
+    private mutating func setReceived(_ n: UInt64) { receivedBits[Int((n % Self.window) / 64)] |= 1 << (n % 64) }
+    private mutating func clearReceived(_ n: UInt64) { receivedBits[Int((n % Self.window) / 64)] &= ~(1 << (n % 64)) }
 
     private mutating func copyIntoFrameBuffer(_ bytes: RawSpan) {
         let count = bytes.byteCount
-        guard count > 0, frameBuffer.count - reassembled >= count else { return }
+        guard count > 0 else { return }
+        guard frameBuffer.count - reassembled >= count else {
+            reassemblyTimestamp = nil
+            return
+        }
         let start = reassembled
         frameBuffer.withUnsafeMutableBytes { target in
             bytes.withUnsafeBytes { source in

@@ -34,8 +34,8 @@ final class Bot {
     private var announced: [SSRC: AnnouncedTrack] = [:]
     /// RTX SSRC -> the SSRC it repairs (RFC 4588 section 4).
     private var repairs: [SSRC: SSRC] = [:]
-    /// Per received video SSRC: the highest sequence number seen, for NACKs.
-    private var highestSequence: [SSRC: UInt16] = [:]
+    /// NACKs with retries and reorder tolerance, per received video SSRC.
+    private var lossRecovery = SubscriberLossRecovery()
     private var lastPLI: [SSRC: Instant] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
     private var videoTrackIDs: [String] = []
@@ -300,7 +300,7 @@ final class Bot {
                         codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
                         ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
             }
-            announce(tracks)
+            announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description))
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -308,7 +308,7 @@ final class Bot {
         }
     }
 
-    private func announce(_ tracks: [AnnouncedTrack]) {
+    private func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8]) {
         record.tracksAnnounced = tracks.count
         announced = [:]
         repairs = [:]
@@ -317,7 +317,11 @@ final class Bot {
             announced[ssrc] = track
             if let rtx = track.rtxSSRC { repairs[rtx] = ssrc }
             if track.kind == .video, let id = track.trackID, !videoTrackIDs.contains(id) { videoTrackIDs.append(id) }
-            if record.sinks[ssrc] == nil, let sink = context.media.makeSink(for: track) { record.sinks[ssrc] = sink }
+            if record.sinks[ssrc] == nil,
+                let sink = context.media.makeSink(for: track, absCaptureTimeID: absCaptureTimeIDs[track.mid])
+            {
+                record.sinks[ssrc] = sink
+            }
         }
     }
 
@@ -341,11 +345,12 @@ final class Bot {
         }
         guard var builder = answerBuilder, let subscriber else { return }
         do {
-            let answer = try builder.makeAnswer(to: try SessionDescription.parse(sdp))
+            let offer = try SessionDescription.parse(sdp)
+            let answer = try builder.makeAnswer(to: offer)
             answerBuilder = builder
             send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
             record.subscriberOffersAnswered += 1
-            announce(answer.tracks)
+            announce(answer.tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: offer))
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -364,11 +369,13 @@ final class Bot {
         guard var header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
             return record.error("bad_rtp")
         }
+        var isRetransmission = false
         if let original = repairs[header.ssrc] {
             guard let repaired = Self.unwrapRTX(bytes, header: header, ssrc: original),
                 let h = try? RTPHeader(parsing: RawSpan(_unsafeBytes: repaired))
             else { return }  // padding-only probe
             record.retransmissionsReceived += 1
+            isRetransmission = true
             raw = repaired
             header = h
         }
@@ -380,46 +387,33 @@ final class Bot {
         stats.lastPacketAt = arrival
         record.tracks[header.ssrc] = stats
         if record.firstMediaAt == nil { record.firstMediaAt = arrival }
-        if track.kind == .video { nackGaps(ssrc: header.ssrc, sequenceNumber: header.sequenceNumber) }
+        if track.kind == .video {
+            lossRecovery.received(
+                ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, arrival: arrival,
+                isRetransmission: isRetransmission)
+        }
         if sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival) == .keyframeNeeded {
             sendPLI(ssrc: header.ssrc, now: arrival)
         }
     }
 
-    /// RFC 4588 section 4: the original packet is the RTX packet without
-    /// its first two payload bytes (the original sequence number), with
-    /// the original SSRC. Rewritten in place: the header moves up two
-    /// bytes over the OSN. Nil for a packet with no OSN (padding probes).
-    static func unwrapRTX(_ bytes: UnsafeMutableRawBufferPointer, header: RTPHeader, ssrc: SSRC) -> UnsafeRawBufferPointer? {
-        let offset = header.payloadOffset
-        guard header.payloadLength > 2, offset + 2 <= bytes.count, header.packetLength <= bytes.count else { return nil }
-        let sequence = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
-        guard let base = bytes.baseAddress else { return nil }
-        (base + 2).copyMemory(from: base, byteCount: offset)
-        let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[2..<header.packetLength])
-        let out = MutableBytes(packet)
-        _ = out.store(sequence, at: 2)
-        _ = out.store(ssrc.rawValue, at: 8)
-        _ = out.store((packet[1] & 0x80) | ClientOfferBuilder.videoPayloadType.rawValue, at: 1)
-        return UnsafeRawBufferPointer(packet)
-    }
-
-    /// Like a browser: a forward jump of 2...64 sequence numbers NACKs the
-    /// missing ones at once (RFC 4585 section 6.2.1); larger jumps are a
-    /// restart, not loss worth repairing.
-    private func nackGaps(ssrc: SSRC, sequenceNumber: UInt16) {
-        guard let highest = highestSequence[ssrc] else {
-            highestSequence[ssrc] = sequenceNumber
-            return
+    /// Sends the NACKs (RFC 4585 section 6.2.1) and keyframe requests the
+    /// loss recovery has due.
+    private func sendNACKs(now: Instant) {
+        guard let s = subscriber, s.isConnected else { return }
+        let sender = reportSSRC
+        var plis: [SSRC] = []
+        lossRecovery.poll(now: now, roundTripTime: nil) { ssrc, numbers, keyframe in
+            if !numbers.isEmpty {
+                record.nacksSent += 1
+                record.packetsNacked += numbers.count
+                sendRTCP(
+                    TransportLayerNACK(senderSSRC: sender, mediaSSRC: ssrc, lostSequenceNumbers: numbers).serialized(),
+                    on: s)
+            }
+            if keyframe { plis.append(ssrc) }
         }
-        let delta = sequenceNumber &- highest
-        guard delta > 0, delta < 0x8000 else { return }
-        highestSequence[ssrc] = sequenceNumber
-        guard delta > 1, delta <= 64, let s = subscriber, s.isConnected else { return }
-        let lost = (1..<delta).map { highest &+ $0 }
-        record.nacksSent += 1
-        record.packetsNacked += lost.count
-        sendRTCP(TransportLayerNACK(senderSSRC: reportSSRC, mediaSSRC: ssrc, lostSequenceNumbers: lost).serialized(), on: s)
+        for ssrc in plis { sendPLI(ssrc: ssrc, now: now) }
     }
 
     /// At most one PLI per track per 300 ms while frames stay undecodable.
@@ -476,6 +470,7 @@ final class Bot {
             }
         }
         if !leaving {
+            sendNACKs(now: now)
             sendReports(now: now)
             cycleLayers(now: now)
         }
@@ -553,8 +548,8 @@ final class Bot {
         nextReport = now + Self.reportInterval
         if let p = publisher, p.isConnected {
             // The shared NTP clock, so subscribers can map our RTP
-            // timestamps to send times (end-to-end delay without
-            // abs-capture-time, which the SFU does not forward).
+            // timestamps to send times: the end-to-end delay of frames
+            // that arrive without abs-capture-time.
             let ntp = context.clock.map { NTPTimestamp(rawValue: $0.ntp(at: now)) } ?? RoundTripEstimator.ntp(now)
             for (ssrc, stats) in sendStats {
                 guard let info = stats.makeSenderInfo(now: now, wallClock: ntp) else { continue }
@@ -586,7 +581,8 @@ final class Bot {
     }
 
     var nextDeadline: Instant? {
-        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline()].compactMap { $0 }.min()
+        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline]
+            .compactMap { $0 }.min()
     }
 
     func leave(now: Instant) {

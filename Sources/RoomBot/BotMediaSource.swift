@@ -85,10 +85,13 @@ struct SinkFigures {
 /// control path (joins, transports, offers) is measured on its own.
 protocol BotMediaFactory {
     func makeSource(for plan: BotMediaPlan, seed: UInt64, now: Instant) -> BotMediaSource?
-    func makeSink(for track: AnnouncedTrack) -> BotMediaSink?
+    /// `absCaptureTimeID`: the id the subscriber offer maps to
+    /// abs-capture-time for this track's mid (the server copies the
+    /// publisher's extension under it), nil when it offers none.
+    func makeSink(for track: AnnouncedTrack, absCaptureTimeID: UInt8?) -> BotMediaSink?
 }
 
 struct NoMedia: BotMediaFactory {
     func makeSource(for plan: BotMediaPlan, seed: UInt64, now: Instant) -> BotMediaSource? { nil }
-    func makeSink(for track: AnnouncedTrack) -> BotMediaSink? { nil }
+    func makeSink(for track: AnnouncedTrack, absCaptureTimeID: UInt8?) -> BotMediaSink? { nil }
 }

@@ -2,6 +2,7 @@ import BotMedia
 import Foundation
 import Negotiation
 import RTP
+import SDP
 import Wire
 
 /// The clips every bot of this process shares, encoded once at start:
@@ -77,11 +78,29 @@ struct ClipLibrary {
     }
 }
 
-/// The abs-capture-time id roombot writes and reads. The server does not
-/// negotiate abs-capture-time (it does not read it), so the offer's id is
-/// used whether or not the answer kept it: the SFU forwards the extension
-/// block of a packet as it came.
-let absCaptureTimeID = UInt8(7)
+/// The abs-capture-time id a publisher offers (`ClientOfferBuilder`'s
+/// extmap 7). Publishers write it under the answer's id when the server
+/// accepted the extension, else under this one (a server that does not
+/// negotiate it ignores it).
+let offeredAbsCaptureTimeID = UInt8(7)
+
+/// Per mid, the id a description maps to abs-capture-time
+/// (http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time). The
+/// server copies a publisher's abs-capture-time into forwarded packets
+/// under the id of the subscriber offer, so a subscriber reads it there,
+/// like the other ids; a section without the extmap gets none.
+func absCaptureTimeIDs(in description: SessionDescription) -> [MID: UInt8] {
+    var ids: [MID: UInt8] = [:]
+    for m in description.media {
+        if let mid = m.mid, let id = m.extensionID(for: ClientOfferBuilder.absoluteCaptureTimeURI) { ids[mid] = id }
+    }
+    return ids
+}
+
+/// The same from SDP text; nil when it does not parse.
+func absCaptureTimeIDs(sdp: String) -> [MID: UInt8]? {
+    (try? SessionDescription.parse(sdp)).map { absCaptureTimeIDs(in: $0) }
+}
 
 /// BotMedia behind the seam: publishers loop the shared clips, subscribers
 /// check what arrives.
@@ -94,7 +113,8 @@ struct ClipMedia: BotMediaFactory {
             BotMedia.HeaderExtensionIDs(
                 mid: n?.mid, rid: audio ? nil : n?.rtpStreamID, absSendTime: n?.absoluteSendTime,
                 transportSequenceNumber: n?.transportWideSequenceNumber, audioLevel: audio ? n?.audioLevel : nil,
-                absCaptureTime: absCaptureTimeID)
+                absCaptureTime: n?.maps.first { $0.uri == ClientOfferBuilder.absoluteCaptureTimeURI }?.id
+                    ?? offeredAbsCaptureTimeID)
         }
         let p = plan.publication
         // Only the rids the server took; a single-stream publication has no rid.
@@ -118,11 +138,10 @@ struct ClipMedia: BotMediaFactory {
             seed: seed)
     }
 
-    func makeSink(for track: AnnouncedTrack) -> BotMediaSink? {
+    func makeSink(for track: AnnouncedTrack, absCaptureTimeID: UInt8?) -> BotMediaSink? {
         switch track.kind {
         case .audio: (try? AudioTrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock)).map(AudioSink.init)
         case .video: VideoSink(VideoTrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock))
-        default: nil
         }
     }
 }

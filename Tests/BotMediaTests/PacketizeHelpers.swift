@@ -32,7 +32,11 @@ func assemble(
     for packet in packets {
         let span = packet.span.bytes
         let header = try RTPHeader(parsing: span)
-        if let frame = assembler.handle(header, packet: span, arrival: now) { frames.append(frame) }
+        var next = assembler.handle(header, packet: span, arrival: now)
+        while let frame = next {
+            frames.append(frame)
+            next = assembler.nextFrame()
+        }
         now += spacing
     }
     return frames

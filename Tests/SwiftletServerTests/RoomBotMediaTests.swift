@@ -93,7 +93,7 @@ import Testing
         // brings a keyframe: a few per track at start, under 2 % overall.
         let frames = subscribers["videoFramesComplete"] as? Int ?? 0
         #expect(frames > 12 * 15 * 5)
-        #expect((subscribers["framesUndecodable"] as? Int ?? 99) * 50 <= frames)
+        #expect((subscribers["framesUndecodable"] as? Int ?? 99) * 50 <= frames, "subscribers: \(subscribers)")
         #expect(subscribers["audioDecodeErrors"] as? Int == 0)
         let delay = try #require(subscribers["delayMs"] as? [String: Any])
         #expect((delay["count"] as? Int ?? 0) > 100)
