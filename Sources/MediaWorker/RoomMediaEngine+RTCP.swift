@@ -132,7 +132,10 @@ extension RoomMediaEngine {
         else { return }
         let video = track.isVideo
         for pair in nack.pairs {
-            for n in pair.lostSequenceNumbers {
+            // The PID and its bitmask of the 16 following (RFC 4585 section
+            // 6.2.1), walked without building an array.
+            for bit in -1..<16 where bit < 0 || pair.lostPackets & (1 << UInt16(bit)) != 0 {
+                let n = pair.packetID &+ UInt16(bit + 1)
                 guard let entry = s.history.lookup(outgoingSequenceNumber: n) else {
                     counters.retransmissionsUnavailable &+= 1
                     continue
