@@ -10,9 +10,39 @@ public enum WebSocketEvent: Equatable, Sendable {
     case closed(code: WebSocketCloseCode?, reason: String)
 }
 
-/// One server-side WebSocket connection after the handshake, sans-IO
-/// (RFC 6455 sections 5 to 7): bytes in, events out, bytes to write
-/// collected until the shell takes them.
+/// How one side of a WebSocket writes its frames (RFC 6455 section 5.3):
+/// a server sends them unmasked and reads masked ones; a client masks
+/// every frame with a fresh key and reads unmasked ones.
+public protocol WebSocketFraming {
+    /// Whose frames this side decodes.
+    static var peer: WebSocketRole { get }
+    mutating func serialize(_ frame: WebSocketFrame) -> [UInt8]
+}
+
+/// The server's side: frames go out unmasked.
+public struct ServerFraming: WebSocketFraming, Sendable {
+    public static let peer = WebSocketRole.client
+    public init() {}
+    public func serialize(_ frame: WebSocketFrame) -> [UInt8] { frame.serialize() }
+}
+
+/// The client's side: every frame is masked with a fresh 32-bit key from
+/// `maskingKey`, which the caller backs with a strong random source
+/// (section 5.3: the key must be unpredictable, so a proxy cannot be fed
+/// chosen bytes).
+public struct ClientFraming: WebSocketFraming {
+    public static let peer = WebSocketRole.server
+    let maskingKey: () -> UInt32
+    public init(maskingKey: @escaping () -> UInt32) { self.maskingKey = maskingKey }
+    public func serialize(_ frame: WebSocketFrame) -> [UInt8] { frame.serialize(maskingKey: maskingKey()) }
+}
+
+/// One WebSocket connection after the handshake, sans-IO (RFC 6455
+/// sections 5 to 7): bytes in, events out, bytes to write collected until
+/// the shell takes them. The server's is `WebSocketConnection`, the
+/// client's `WebSocketClientConnection`; they differ only in `Framing`
+/// (frames from a peer that masks the wrong way fail the connection,
+/// section 5.1).
 ///
 /// Pings are answered with pongs at once (section 5.5.2). A close from the
 /// peer is answered with a close and the connection is closed (section
@@ -21,7 +51,7 @@ public enum WebSocketEvent: Equatable, Sendable {
 /// fails the connection: a close frame with the error's code is queued and
 /// the connection is closed at once (section 7.1.7). Keep-alive pings are
 /// the shell's to schedule, through `sendPing`.
-public struct WebSocketConnection: Sendable {
+public struct WebSocketEndpoint<Framing: WebSocketFraming> {
     public enum State: Equatable, Sendable {
         case open
         /// We sent a close and wait for the peer's.
@@ -31,10 +61,12 @@ public struct WebSocketConnection: Sendable {
 
     public private(set) var state: State = .open
     private var decoder: WebSocketFrameDecoder
+    private var framing: Framing
     private var output: [UInt8] = []
 
-    public init(maxMessageBytes: Int = 1024 * 1024) {
-        decoder = WebSocketFrameDecoder(maxMessageBytes: maxMessageBytes)
+    public init(maxMessageBytes: Int = 1024 * 1024, framing: Framing) {
+        decoder = WebSocketFrameDecoder(maxMessageBytes: maxMessageBytes, decodingFramesFrom: Framing.peer)
+        self.framing = framing
     }
 
     public var isClosed: Bool { state == .closed }
@@ -51,7 +83,7 @@ public struct WebSocketConnection: Sendable {
                 message = try decoder.nextMessage()
             } catch {
                 let reason = error.reason
-                output += Self.closeFrame(code: error.closeCode, reason: reason)
+                queueClose(code: error.closeCode, reason: reason)
                 state = .closed
                 events.append(.closed(code: error.closeCode, reason: reason))
                 break
@@ -61,14 +93,12 @@ public struct WebSocketConnection: Sendable {
             case .text(let text): events.append(.text(text))
             case .binary(let data): events.append(.binary(data))
             case .ping(let payload):
-                if state == .open { output += WebSocketFrame(opcode: .pong, payload: payload).serialize() }
+                if state == .open { queue(.pong, payload) }
             case .pong(let payload): events.append(.pong(payload))
             case .close(let code, let reason):
                 // Echo the peer's code (section 5.5.1) unless we already
                 // sent our close.
-                if state == .open {
-                    output += Self.closeFrame(code: code, reason: "")
-                }
+                if state == .open { queueClose(code: code, reason: "") }
                 state = .closed
                 events.append(.closed(code: code, reason: reason))
             }
@@ -78,26 +108,26 @@ public struct WebSocketConnection: Sendable {
 
     public mutating func send(text: String) {
         guard state == .open else { return }
-        output += WebSocketFrame(opcode: .text, payload: Array(text.utf8)).serialize()
+        queue(.text, Array(text.utf8))
     }
 
     public mutating func send(binary: [UInt8]) {
         guard state == .open else { return }
-        output += WebSocketFrame(opcode: .binary, payload: binary).serialize()
+        queue(.binary, binary)
     }
 
     /// Queues a ping; its payload is cut to the 125 bytes a control frame
     /// may carry.
     public mutating func sendPing(_ payload: [UInt8] = []) {
         guard state == .open else { return }
-        output += WebSocketFrame(opcode: .ping, payload: Array(payload.prefix(125))).serialize()
+        queue(.ping, Array(payload.prefix(125)))
     }
 
     /// Starts the closing handshake: queues a close frame and waits for the
     /// peer's. Data messages that arrive meanwhile are still reported.
     public mutating func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
         guard state == .open else { return }
-        output += Self.closeFrame(code: code, reason: reason)
+        queueClose(code: code, reason: reason)
         state = .closing
     }
 
@@ -107,16 +137,39 @@ public struct WebSocketConnection: Sendable {
         return output
     }
 
+    private mutating func queue(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
+        output += framing.serialize(WebSocketFrame(opcode: opcode, payload: payload))
+    }
+
     /// A close frame; the reason is cut at a character boundary so the
     /// payload stays within 125 bytes.
-    static func closeFrame(code: WebSocketCloseCode?, reason: String) -> [UInt8] {
-        guard let code, code.isValidOnTheWire else { return WebSocketFrame(opcode: .close, payload: []).serialize() }
+    private mutating func queueClose(code: WebSocketCloseCode?, reason: String) {
+        guard let code, code.isValidOnTheWire else { return queue(.close, []) }
         var payload = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
         for character in reason {
             let utf8 = Array(String(character).utf8)
             guard payload.count + utf8.count <= 125 else { break }
             payload += utf8
         }
-        return WebSocketFrame(opcode: .close, payload: payload).serialize()
+        queue(.close, payload)
+    }
+}
+
+extension WebSocketEndpoint: Sendable where Framing: Sendable {}
+
+/// The server side of a WebSocket connection.
+public typealias WebSocketConnection = WebSocketEndpoint<ServerFraming>
+
+extension WebSocketEndpoint where Framing == ServerFraming {
+    public init(maxMessageBytes: Int = 1024 * 1024) { self.init(maxMessageBytes: maxMessageBytes, framing: ServerFraming()) }
+}
+
+/// The client side (roombot): every frame masked, pings answered, a close
+/// from the server echoed, as on the server side.
+public typealias WebSocketClientConnection = WebSocketEndpoint<ClientFraming>
+
+extension WebSocketEndpoint where Framing == ClientFraming {
+    public init(maxMessageBytes: Int = 1024 * 1024, maskingKey: @escaping () -> UInt32) {
+        self.init(maxMessageBytes: maxMessageBytes, framing: ClientFraming(maskingKey: maskingKey))
     }
 }
