@@ -147,6 +147,7 @@ extension RoomMediaEngine {
         }
         if track.subscriptions.isEmpty { return }
         let source = SourcePacket(header: header, vp8: vp8, isSwitchPoint: isSwitchPoint)
+        let capture = captureTime(of: packet, header: header, track: track)
 
         for s in track.subscriptions {
             let decision: ForwardDecision
@@ -177,8 +178,8 @@ extension RoomMediaEngine {
             case .forward(let rewrite):
                 guard
                     send(
-                        packet, header: header, vp8: vp8, rewrite: rewrite, to: s,
-                        captureTimeID: track.description.headerExtensions.absoluteCaptureTime, now: now, transmit: transmit)
+                        packet, header: header, vp8: vp8, rewrite: rewrite, to: s, captureTime: capture, now: now,
+                        transmit: transmit)
                 else { continue }
                 s.history.record(rewrite, sourceSSRC: header.ssrc, sourceSequenceNumber: header.sequenceNumber)
                 s.sendStatistics.record(timestamp: rewrite.timestamp, payloadOctets: header.payloadLength, sentAt: now)
@@ -241,6 +242,19 @@ extension RoomMediaEngine {
         return route
     }
 
+    /// The publisher's abs-capture-time of `packet`, read once for all its
+    /// copies.
+    func captureTime(
+        of packet: UnsafeRawBufferPointer, header: RTPHeader, track: IncomingTrack
+    ) -> (
+        timestamp: UInt64, clockOffset: Int64?
+    )? {
+        guard let id = track.description.headerExtensions.absoluteCaptureTime,
+            let range = header.extensionValueRange(id: id, in: RawSpan(_unsafeBytes: packet))
+        else { return nil }
+        return EgressHeaderExtensions.absoluteCaptureTime(in: RawSpan(_unsafeBytes: packet), range: range)
+    }
+
     /// Sends subscription `s` a padding-only packet (RFC 3550 section 5.1,
     /// P bit) with the sequence number and timestamp of `rewrite`: a
     /// number kept free for a packet that was late and then not forwarded.
@@ -279,11 +293,12 @@ extension RoomMediaEngine {
     /// stream when `retransmission` and RTX was negotiated), protects it
     /// there and queues it. Returns whether it went out.
     ///
-    /// `captureTimeID` is the publisher's id of abs-capture-time: its value
-    /// is passed through (receivers measure end-to-end delay with it).
+    /// `captureTime` is the packet's abs-capture-time, passed through
+    /// (receivers measure end-to-end delay with it).
     func send(
         _ packet: UnsafeRawBufferPointer, header: RTPHeader, vp8: VP8PayloadDescriptor?, rewrite: RTPRewrite,
-        to s: Subscription, retransmission: Bool = false, captureTimeID: UInt8?, now: Instant, transmit: TransmitQueue
+        to s: Subscription, retransmission: Bool = false, captureTime: (timestamp: UInt64, clockOffset: Int64?)?,
+        now: Instant, transmit: TransmitQueue
     ) -> Bool {
         guard let id = s.transportID, let transport = transports.transport(id), transport.state == .connected,
             let destination = transport.selectedAddress
@@ -308,10 +323,7 @@ extension RoomMediaEngine {
         if let ext = egressExtensionIDs.absoluteSendTime {
             egress.absoluteSendTime = (ext, AbsoluteSendTime(nanoseconds: UInt64(max(now.nanoseconds, 0))).rawValue)
         }
-        if let ext = egressExtensionIDs.absoluteCaptureTime, let id = captureTimeID,
-            let range = header.extensionValueRange(id: id, in: RawSpan(_unsafeBytes: packet)),
-            let capture = EgressHeaderExtensions.absoluteCaptureTime(in: RawSpan(_unsafeBytes: packet), range: range)
-        {
+        if let ext = egressExtensionIDs.absoluteCaptureTime, let capture = captureTime {
             egress.absoluteCaptureTime = (ext, capture.timestamp, capture.clockOffset)
         }
         let rtx: (ssrc: SSRC, sequenceNumber: UInt16, payloadType: PayloadType)? =

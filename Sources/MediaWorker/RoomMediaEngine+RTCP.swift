@@ -160,7 +160,7 @@ extension RoomMediaEngine {
                     return send(
                         packet, header: header, vp8: track.formats[header.payloadType]?.codec == .video(.vp8) ? vp8 : nil,
                         rewrite: entry.rewrite, to: s, retransmission: true,
-                        captureTimeID: track.description.headerExtensions.absoluteCaptureTime, now: now, transmit: transmit)
+                        captureTime: captureTime(of: packet, header: header, track: track), now: now, transmit: transmit)
                 }
                 switch sent {
                 case true?: counters.retransmissionsSent &+= 1
