@@ -162,21 +162,32 @@ final class Bot {
         }
     }
 
+    // MARK: Transports
+
+    /// A client-role transport on its own UDP socket, registered with the
+    /// loop, and how our SDP describes it (full ICE, one host candidate);
+    /// nil (and a "socket" error) when the socket cannot be opened.
+    private func openTransport(now: Instant) -> (BotTransport, LocalTransportParameters)? {
+        let t: BotTransport
+        do {
+            t = try BotTransport(
+                bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+        } catch {
+            record.error("socket")
+            return nil
+        }
+        context.register(t, for: self)
+        let local = LocalTransportParameters(
+            credentials: t.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
+            candidates: [ICECandidate.host(t.local)], isICELite: false)
+        return (t, local)
+    }
+
     // MARK: Publishing
 
     private func startPublishing(now: Instant) {
-        let transport: BotTransport
-        do {
-            transport = try BotTransport(
-                bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
-        } catch {
-            return record.error("socket")
-        }
+        guard let (transport, local) = openTransport(now: now) else { return }
         publisher = transport
-        context.register(transport, for: self)
-        let local = LocalTransportParameters(
-            credentials: transport.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
-            candidates: [ICECandidate.host(transport.local)], isICELite: false)
         var builder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
         func ssrc() -> SSRC { SSRC(UInt32.random(in: 1...UInt32.max, using: &random)) }
         var layers: [ClientPublication.VideoLayer] = []
@@ -239,19 +250,9 @@ final class Bot {
     /// first publisher.
     private func startPlayback(now: Instant) {
         if subscriber == nil {
-            do {
-                let t = try BotTransport(
-                    bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
-                subscriber = t
-                context.register(t, for: self)
-                let local = LocalTransportParameters(
-                    credentials: t.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
-                    candidates: [ICECandidate.host(t.local)], isICELite: false)
-                playbackBuilder = ClientOfferBuilder(
-                    sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
-            } catch {
-                return record.error("socket")
-            }
+            guard let (t, local) = openTransport(now: now) else { return }
+            subscriber = t
+            playbackBuilder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
         }
         guard var builder = playbackBuilder else { return }
         let offer = builder.playbackOffer(audio: true, video: !context.options.audioOnly)
@@ -329,19 +330,9 @@ final class Bot {
 
     private func answerSubscriberOffer(_ sdp: String, version: Int, now: Instant) {
         if subscriber == nil {
-            do {
-                let t = try BotTransport(
-                    bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
-                subscriber = t
-                context.register(t, for: self)
-                let local = LocalTransportParameters(
-                    credentials: t.transport.localCredentials, fingerprint: context.certificate.fingerprint(),
-                    candidates: [ICECandidate.host(t.local)], isICELite: false)
-                answerBuilder = ClientAnswerBuilder(
-                    sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
-            } catch {
-                return record.error("socket")
-            }
+            guard let (t, local) = openTransport(now: now) else { return }
+            subscriber = t
+            answerBuilder = ClientAnswerBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
         }
         guard var builder = answerBuilder, let subscriber else { return }
         do {

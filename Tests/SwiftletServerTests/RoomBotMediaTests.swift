@@ -6,30 +6,6 @@ import Testing
 /// The run must meet its thresholds (exit 0), and what the bots say they
 /// received must agree with what the server says it sent (/metrics).
 @Suite(.serialized) struct RoomBotMediaTests {
-    private func binary(_ name: String) -> URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
-    }
-
-    private func startServer() throws -> (Process, Pipe, String) {
-        let process = Process()
-        process.executableURL = binary("swiftlet")
-        process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while !text.contains("stop with Ctrl-C"), Date() < deadline, process.isRunning {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
-        let url = line.split(separator: " ").last.map(String.init) ?? ""
-        return (process, output, url)
-    }
-
     /// The server's Prometheus counters, through curl.
     private func metrics(_ wsURL: String) throws -> [String: Double] {
         let http = wsURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/rtc", with: "/metrics")
@@ -50,14 +26,14 @@ import Testing
     }
 
     @Test func smallRoomMeetsThresholdsAndAgreesWithServerMetrics() throws {
-        let (server, _, url) = try startServer()
+        let (server, _, url) = try startDevServer()
         defer { server.terminate() }
         try #require(url.hasPrefix("ws://"))
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-media-\(getpid()).json")
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache")
         defer { try? FileManager.default.removeItem(at: json) }
         let bot = Process()
-        bot.executableURL = binary("roombot")
+        bot.executableURL = builtProduct("roombot")
         bot.arguments = [
             "--url", url, "--room", "ci-media", "--dev", "--publishers", "2", "--subscribers", "6", "--duration", "15",
             "--ramp", "20", "--cache-dir", cache.path, "--json", json.path, "--max-loss", "2", "--max-join-ms", "2000",

@@ -5,34 +5,9 @@ import Testing
 /// room WebSocket, connect ICE+DTLS on both transports, answer subscriber
 /// offers, and report it all in the JSON summary.
 @Suite struct RoomBotProcessTests {
-    private func binary(_ name: String) -> URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
-    }
-
-    /// Starts `swiftlet serve --dev` on free ports; returns it and its room URL.
-    private func startServer() throws -> (Process, Pipe, String) {
-        let process = Process()
-        process.executableURL = binary("swiftlet")
-        process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while !text.contains("stop with Ctrl-C"), Date() < deadline, process.isRunning {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
-        let url = line.split(separator: " ").last.map(String.init) ?? ""
-        return (process, output, url)
-    }
-
     private func runBot(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let bot = Process()
-        bot.executableURL = binary("roombot")
+        bot.executableURL = builtProduct("roombot")
         bot.arguments = arguments
         let output = Pipe()
         bot.standardOutput = output
@@ -44,7 +19,7 @@ import Testing
     }
 
     @Test func botsJoinConnectAndReportInJSON() throws {
-        let (server, _, url) = try startServer()
+        let (server, _, url) = try startDevServer()
         defer {
             if server.isRunning {
                 server.terminate()
@@ -83,7 +58,7 @@ import Testing
     }
 
     @Test func whipPublisherAndWHEPSubscribersConnect() throws {
-        let (server, _, url) = try startServer()
+        let (server, _, url) = try startDevServer()
         defer {
             if server.isRunning {
                 server.terminate()
