@@ -13,6 +13,8 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
     /// Applied to half the mutants: repairs a header so the mutation gets
     /// past the first length check (e.g. STUN's message length).
     var fixup: (@Sendable (inout [UInt8]) -> Void)?
+    /// Seeded mutants run per seed.
+    var mutationsPerSeed = 2000
     var description: String { name }
 
     static let all: [FuzzTarget] = [
@@ -42,6 +44,19 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "websocket", entry: { FuzzEntryPoints.websocket($0) },
             interesting: [0x00, 0x01, 0x02, 0x08, 0x09, 0x0A, 0x80, 0x81, 0x82, 0x88, 0xFE, 0xFF, 0x7E, 0x7F, 0x03, 0xE8]),
+        // RTP packets with and without CSRCs, extensions and padding, RTX
+        // packets, a padding-only probe; the entry point checks that wrap
+        // and unwrap round-trip.
+        FuzzTarget(
+            name: "rtx", entry: { FuzzEntryPoints.rtx($0) },
+            interesting: [0x80, 0x90, 0xA0, 0xBE, 0xDE, 0x10, 0x00, 0x01, 0x02, 0x0F, 0xFF], mutationsPerSeed: 3000),
+        FuzzTarget(
+            name: "vp8KeyframeHeader", entry: { FuzzEntryPoints.vp8KeyframeHeader($0) },
+            interesting: [0x00, 0x01, 0x10, 0x50, 0x80, 0x90, 0x9D, 0x2A, 0x3F, 0xC0, 0xFF], mutationsPerSeed: 3000),
+        // roombot's WebSocket: the server's 101 head, then server frames.
+        FuzzTarget(
+            name: "websocket-client", entry: { FuzzEntryPoints.websocketClient($0) },
+            interesting: Array(" :\r\n01HTw".utf8) + [0x00, 0x7E, 0x7F, 0x80, 0x81, 0x88, 0x89, 0xFF]),
     ]
 
     func seeds() throws -> [[UInt8]] {
@@ -84,7 +99,7 @@ struct XorShift64 {
     func seededMutationsNeverTrap(target: FuzzTarget) throws {
         var rng = XorShift64(seed: 0x5357_4946_544C_4554 ^ UInt64(target.name.utf8.count))
         for seed in try target.seeds() {
-            for _ in 0..<2000 {
+            for _ in 0..<target.mutationsPerSeed {
                 var bytes = seed
                 for _ in 0...rng.below(4) { Self.mutate(&bytes, target.interesting, &rng) }
                 if let fixup = target.fixup, rng.below(2) == 0 { fixup(&bytes) }
