@@ -148,35 +148,27 @@ extension RoomMediaEngine {
         for (id, link) in links {
             guard let probe = link.probes.poll(now: now), probe.bytes > 0 else { continue }
             guard let s = subscriptions.values.first(where: { $0.transportID == id && $0.rtxSSRC != nil }),
-                let rtxSSRC = s.rtxSSRC, let rtxPayloadType = s.rtxPayloadType, let transport = transports.transport(id),
-                transport.state == .connected, let destination = transport.selectedAddress
+                let rtxSSRC = s.rtxSSRC, let rtxPayloadType = s.rtxPayloadType
             else { continue }
             var remaining = probe.bytes
             while remaining > 0 {
                 let padding = min(remaining, RTXPacket.paddingRange.upperBound)
                 remaining -= padding
-                let number = link.nextTransportSequenceNumber()
-                var egress = EgressHeaderExtensions()
-                if let ext = egressExtensionIDs.transportWideSequenceNumber { egress.transportSequenceNumber = (ext, number) }
                 let sequence = s.rtxSequenceNumber
-                var sent = 0
-                transmit.send(to: destination) { slot in
+                let sent = transmitToSubscriber(
+                    on: id, kind: .probe, extraRoom: RTPHeader.fixedHeaderLength + padding, now: now, transmit: transmit
+                ) { slot in
                     guard
                         let length = RTXPacket.makePadding(
                             in: slot, rtxSSRC: rtxSSRC, sequenceNumber: sequence, payloadType: rtxPayloadType, timestamp: 0,
                             paddingBytes: padding),
                         let header = try? RTPHeader(
-                            parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: slot[0..<length]))),
-                        slot.count >= length + egress.blockLength + SRTPSession.rtpTrailerRoom,
-                        let out = egress.write(into: slot, length: length, header: header),
-                        let result = transport.protectRTP(slot, length: out), result.to == destination
-                    else { return 0 }
-                    sent = result.length
-                    return sent
+                            parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: slot[0..<length])))
+                    else { return nil }
+                    return (length, header)
                 }
-                guard sent > 0 else { break }
+                guard let sent, sent > 0 else { break }
                 s.rtxSequenceNumber &+= 1
-                link.sent(number, size: sent, at: now, kind: .probe)
                 counters.probeBytesSent &+= UInt64(padding)
             }
         }

@@ -1,3 +1,4 @@
+import BandwidthEstimation
 import Codecs
 import Forwarding
 import LossRecovery
@@ -259,39 +260,30 @@ extension RoomMediaEngine {
     /// P bit) with the sequence number and timestamp of `rewrite`: a
     /// number kept free for a packet that was late and then not forwarded.
     func fillGap(_ rewrite: RTPRewrite, for s: Subscription, now: Instant, transmit: TransmitQueue) {
-        guard let id = s.transportID, let transport = transports.transport(id), transport.state == .connected,
-            let destination = transport.selectedAddress
-        else { return }
-        let link = links[id]
-        let number = link?.nextTransportSequenceNumber()
-        var egress = EgressHeaderExtensions()
-        if let number, let ext = egressExtensionIDs.transportWideSequenceNumber { egress.transportSequenceNumber = (ext, number) }
+        guard let id = s.transportID else { return }
         let payloadType = s.payloadType
-        var sent = 0
-        transmit.send(to: destination) { slot in
+        let sent = transmitToSubscriber(
+            on: id, kind: .media, extraRoom: RTPHeader.fixedHeaderLength + 4, now: now, transmit: transmit
+        ) { slot in
             guard
                 let length = RTXPacket.makePadding(
                     in: slot, rtxSSRC: rewrite.ssrc, sequenceNumber: rewrite.sequenceNumber, payloadType: payloadType,
                     timestamp: rewrite.timestamp, paddingBytes: 4),
-                let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: slot[0..<length]))),
-                slot.count >= length + egress.blockLength + SRTPSession.rtpTrailerRoom,
-                let out = egress.write(into: slot, length: length, header: header),
-                let result = transport.protectRTP(slot, length: out), result.to == destination
-            else { return 0 }
-            sent = result.length
-            return sent
+                let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: slot[0..<length])))
+            else { return nil }
+            return (length, header)
         }
+        guard let sent else { return }
         guard sent > 0 else { return counters.dropped.sendFailed &+= 1 }
-        if let link, let number { link.sent(number, size: sent, at: now, kind: .media) }
         counters.gapsFilled &+= 1
         counters.rtpPacketsOut &+= 1
         counters.rtpBytesOut &+= UInt64(sent)
     }
 
     /// Rewrites a copy of `packet` for subscription `s` in a transmit slot
-    /// (header values, payload type, our header extensions; on the RTX
-    /// stream when `retransmission` and RTX was negotiated), protects it
-    /// there and queues it. Returns whether it went out.
+    /// (header values, payload type; on the RTX stream when
+    /// `retransmission` and RTX was negotiated) and sends it with
+    /// `transmitToSubscriber`. Returns whether it went out.
     ///
     /// `captureTime` is the packet's abs-capture-time, passed through
     /// (receivers measure end-to-end delay with it).
@@ -300,68 +292,93 @@ extension RoomMediaEngine {
         to s: Subscription, retransmission: Bool = false, captureTime: (timestamp: UInt64, clockOffset: Int64?)?,
         now: Instant, transmit: TransmitQueue
     ) -> Bool {
-        guard let id = s.transportID, let transport = transports.transport(id), transport.state == .connected,
-            let destination = transport.selectedAddress
-        else {
+        guard let id = s.transportID else {
             counters.dropped.subscriberNotConnected &+= 1
             return false
         }
-        let length = packet.count
         let payloadType = s.payloadType
-        // The publisher's header extensions use the ids it negotiated, which
-        // mean other things (or nothing) to this subscriber: a receiver that
-        // reads an audio-level byte as abs-send-time fails (aiortc drops the
-        // whole transport). They are replaced by ours, with the ids of our
-        // offer: the transport-wide sequence number the subscriber's
-        // transport-cc feedback reports on, and abs-send-time.
-        let link = links[id]
-        let transportSequence = link?.nextTransportSequenceNumber()
-        var egress = EgressHeaderExtensions()
-        if let seq = transportSequence, let ext = egressExtensionIDs.transportWideSequenceNumber {
-            egress.transportSequenceNumber = (ext, seq)
-        }
-        if let ext = egressExtensionIDs.absoluteSendTime {
-            egress.absoluteSendTime = (ext, AbsoluteSendTime(nanoseconds: UInt64(max(now.nanoseconds, 0))).rawValue)
-        }
-        if let ext = egressExtensionIDs.absoluteCaptureTime, let capture = captureTime {
-            egress.absoluteCaptureTime = (ext, capture.timestamp, capture.clockOffset)
-        }
         let rtx: (ssrc: SSRC, sequenceNumber: UInt16, payloadType: PayloadType)? =
             retransmission
             ? s.rtxSSRC.flatMap { ssrc in s.rtxPayloadType.map { (ssrc, s.rtxSequenceNumber, $0) } } : nil
-        var sent = 0
-        transmit.send(to: destination) { slot in
-            let room = SRTPSession.rtpTrailerRoom + egress.blockLength + RTXPacket.originalSequenceNumberLength
-            guard length + room <= slot.count else { return 0 }
-            slot.copyMemory(from: packet)
-            let bytes = MutableBytes(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length]))
-            guard rewrite.apply(to: bytes, header: header, vp8: vp8),
-                RTPHeaderRewriter.setPayloadType(payloadType, in: bytes),
-                var outLength = egress.write(into: slot, length: length, header: header)
-            else { return 0 }
-            if let rtx {
-                guard
-                    let wrapped = RTXPacket.wrap(
-                        in: slot, length: outLength, rtxSSRC: rtx.ssrc, rtxSequenceNumber: rtx.sequenceNumber,
-                        rtxPayloadType: rtx.payloadType)
-                else { return 0 }
-                outLength = wrapped
-            }
-            guard let result = transport.protectRTP(slot, length: outLength), result.to == destination
-            else { return 0 }
-            sent = result.length
-            return result.length
+        let sent = transmitToSubscriber(
+            on: id, kind: retransmission ? .retransmission : .media, captureTime: captureTime,
+            extraRoom: packet.count + RTXPacket.originalSequenceNumberLength, now: now, transmit: transmit,
+            write: { slot in
+                slot.copyMemory(from: packet)
+                let bytes = MutableBytes(UnsafeMutableRawBufferPointer(rebasing: slot[0..<packet.count]))
+                guard rewrite.apply(to: bytes, header: header, vp8: vp8),
+                    RTPHeaderRewriter.setPayloadType(payloadType, in: bytes)
+                else { return nil }
+                return (packet.count, header)
+            },
+            wrap: { slot, length in
+                guard let rtx else { return length }
+                return RTXPacket.wrap(
+                    in: slot, length: length, rtxSSRC: rtx.ssrc, rtxSequenceNumber: rtx.sequenceNumber,
+                    rtxPayloadType: rtx.payloadType)
+            })
+        guard let sent else {
+            counters.dropped.subscriberNotConnected &+= 1
+            return false
         }
         guard sent > 0 else {
             counters.dropped.sendFailed &+= 1
             return false
         }
         if rtx != nil { s.rtxSequenceNumber &+= 1 }
-        if let link, let number = transportSequence {
-            link.sent(number, size: sent, at: now, kind: retransmission ? .retransmission : .media)
-        }
         counters.rtpPacketsOut &+= 1
         counters.rtpBytesOut &+= UInt64(sent)
         return true
+    }
+
+    /// The one way an RTP packet leaves for a subscriber transport: `write`
+    /// puts the packet in the transmit slot (returning its length and
+    /// parsed header; nil drops it), the publisher's header extensions are
+    /// replaced by ours, `wrap` may transform it (RTX), and it is protected
+    /// and queued and recorded in the link's sent history under its
+    /// transport-wide number. `extraRoom` is what the slot needs beyond
+    /// the extensions and the SRTP trailer. Returns the bytes sent (0:
+    /// nothing went out), nil when the transport is not connected.
+    ///
+    /// The publisher's extensions use the ids it negotiated, which mean
+    /// other things (or nothing) to this subscriber: a receiver that reads
+    /// an audio-level byte as abs-send-time fails (aiortc drops the whole
+    /// transport). Ours use the ids of our offer: the transport-wide
+    /// sequence number the subscriber's transport-cc feedback reports on,
+    /// abs-send-time, and the publisher's abs-capture-time.
+    func transmitToSubscriber(
+        on id: TransportID, kind: SentPacketKind, captureTime: (timestamp: UInt64, clockOffset: Int64?)? = nil,
+        extraRoom: Int, now: Instant, transmit: TransmitQueue,
+        write: (UnsafeMutableRawBufferPointer) -> (length: Int, header: RTPHeader)?,
+        wrap: (UnsafeMutableRawBufferPointer, Int) -> Int? = { _, length in length }
+    ) -> Int? {
+        guard let transport = transports.transport(id), transport.state == .connected,
+            let destination = transport.selectedAddress
+        else { return nil }
+        let link = links[id]
+        let transportSequence = link?.nextTransportSequenceNumber()
+        var egress = EgressHeaderExtensions()
+        if let seq = transportSequence, let ext = egressExtensionIDs.transportWideSequenceNumber {
+            egress.transportSequenceNumber = (ext, seq)
+        }
+        if kind != .probe, let ext = egressExtensionIDs.absoluteSendTime {
+            egress.absoluteSendTime = (ext, AbsoluteSendTime(nanoseconds: UInt64(max(now.nanoseconds, 0))).rawValue)
+        }
+        if let ext = egressExtensionIDs.absoluteCaptureTime, let capture = captureTime {
+            egress.absoluteCaptureTime = (ext, capture.timestamp, capture.clockOffset)
+        }
+        var sent = 0
+        transmit.send(to: destination) { slot in
+            guard extraRoom + egress.blockLength + SRTPSession.rtpTrailerRoom <= slot.count,
+                let (length, header) = write(slot),
+                let withExtensions = egress.write(into: slot, length: length, header: header),
+                let out = wrap(slot, withExtensions),
+                let result = transport.protectRTP(slot, length: out), result.to == destination
+            else { return 0 }
+            sent = result.length
+            return sent
+        }
+        if sent > 0, let link, let number = transportSequence { link.sent(number, size: sent, at: now, kind: kind) }
+        return sent
     }
 }
