@@ -67,15 +67,32 @@ final class Bot {
     var usesWHIP: Bool { record.role == .publisher && context.options.whip }
     var usesWHEP: Bool { record.role == .subscriber && context.options.whep }
 
+    /// Connection attempts that failed before the server answered, and
+    /// when the next one is due (`Bot+Connect.swift`).
+    var connectFailures = 0
+    var reconnectAt: Instant?
+    /// The WebSocket opened at least once: a close after that is a
+    /// signalling error, not a failed connect.
+    var opened = false
+    var lastConnectError: String?
+    /// The last WHIP/WHEP POST, sent again after a failed connect.
+    var lastPost: (path: String, sdp: String, purpose: HTTPPurpose)?
+
     func start(now: Instant) {
         record.startedAt = now
+        record.usesHTTP = usesWHIP || usesWHEP
         if usesWHIP { return startPublishing(now: now) }
         if usesWHEP { return startPlayback(now: now) }
+        openSignaling(now: now)
+    }
+
+    func openSignaling(now: Instant) {
         do {
             signaling = try SignalingClient(
                 to: context.server, host: context.hostHeader, path: context.options.path, random: &random)
+            context.registerSignaling(self)
         } catch {
-            record.error("connect")
+            connectFailed("\(error)", now: now)
         }
     }
 
@@ -84,10 +101,14 @@ final class Bot {
     func handle(_ events: [SignalingClient.Event], now: Instant) {
         for e in events {
             switch e {
-            case .opened: sendJoin()
+            case .opened:
+                opened = true
+                record.signalingUp = true
+                sendJoin()
             case .text(let t): handleMessage(t, now: now)
             case .closed(let reason):
-                if !leaving { record.error(reason.hasPrefix("connect") ? "connect" : "signaling_closed") }
+                record.signalingUp = false
+                signalingClosed(reason, now: now)
             }
         }
     }
@@ -135,7 +156,10 @@ final class Bot {
             }
             answerSubscriberOffer(sdp, version: version, now: now)
         case "error":
-            record.error("server_" + ((message["code"] as? String) ?? "unknown"))
+            record.error("server_" + ((message["code"] as? String) ?? "unknown"), message["message"] as? String)
+        case "going-away":
+            // The server drains (docs/PROTOCOL.md): this bot will be cut off.
+            record.error("going_away", (message["reason"] as? String) ?? "server is shutting down")
         case "stream-state":
             record.streamStates += 1
             if let track = message["trackId"] as? String {
@@ -234,7 +258,8 @@ final class Bot {
 
     // MARK: WHIP and WHEP
 
-    private func post(path: String, sdp: String, purpose: HTTPPurpose) {
+    func post(path: String, sdp: String, purpose: HTTPPurpose) {
+        lastPost = (path, sdp, purpose)
         do {
             http = try HTTPExchange(
                 to: context.server, method: "POST", path: path,
@@ -242,7 +267,7 @@ final class Bot {
             httpPurpose = purpose
             context.registerHTTP(self)
         } catch {
-            record.error("connect")
+            connectFailed("\(error)", now: MonotonicClock.now())
         }
     }
 
@@ -266,7 +291,13 @@ final class Bot {
         let purpose = httpPurpose
         httpPurpose = .none
         guard case .response(let head, let body) = outcome else {
-            if purpose != .delete { record.error("http_failed") }
+            if case .failed(let reason) = outcome, purpose != .delete {
+                if reason.hasPrefix("connect"), record.joinedAt == nil {
+                    connectFailed(reason, now: now)
+                } else {
+                    record.error("http_failed", reason)
+                }
+            }
             return
         }
         switch (purpose, head.status) {
@@ -283,7 +314,9 @@ final class Bot {
             let sdp = String(decoding: body, as: UTF8.self)
             if purpose == .whip { applyPublishAnswer(sdp, now: now) } else { applyPlaybackAnswer(sdp, now: now) }
         case (_, let status):
-            record.error("\(purpose == .whip ? "whip" : "whep")_\(status)")
+            // A wrong path or a refused token: trying again changes nothing.
+            record.error("\(purpose == .whip ? "whip" : "whep")_\(status)", "HTTP \(status) on \(lastPost?.path ?? "?")")
+            if record.joinedAt == nil { record.gaveUp = true }
         }
     }
 
@@ -301,7 +334,7 @@ final class Bot {
                         codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
                         ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
             }
-            announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description))
+            announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description), now: now)
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -309,8 +342,14 @@ final class Bot {
         }
     }
 
-    private func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8]) {
+    private func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8], now: Instant) {
         record.tracksAnnounced = tracks.count
+        // A track no longer offered was unpublished: its silence from now
+        // on is no stall.
+        let still = Set(tracks.compactMap(\.ssrc))
+        for (ssrc, stats) in record.tracks where !still.contains(ssrc) && stats.endedAt == nil {
+            record.tracks[ssrc]?.endedAt = now
+        }
         announced = [:]
         repairs = [:]
         for track in tracks {
@@ -341,7 +380,7 @@ final class Bot {
             answerBuilder = builder
             send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
             record.subscriberOffersAnswered += 1
-            announce(answer.tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: offer))
+            announce(answer.tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: offer), now: now)
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -373,9 +412,7 @@ final class Bot {
         guard let track = announced[header.ssrc] else { return }  // not yet announced
         var stats = record.tracks[header.ssrc] ?? TrackStats(track: track, ssrc: header.ssrc)
         _ = stats.reception.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
-        stats.bytes &+= UInt64(raw.count)
-        if stats.firstPacketAt == nil { stats.firstPacketAt = arrival }
-        stats.lastPacketAt = arrival
+        stats.packet(bytes: raw.count, at: arrival)
         record.tracks[header.ssrc] = stats
         if record.firstMediaAt == nil { record.firstMediaAt = arrival }
         if track.kind == .video {
@@ -447,7 +484,7 @@ final class Bot {
             if record.publisherConnectedAt == nil, let at = p.connectedAt { record.publisherConnectedAt = at }
             if let f = p.failure, !leaving, !publisherFailureCounted {
                 publisherFailureCounted = true
-                record.error("publisher_transport: \(f)")
+                record.error(f.kind, "publisher transport: \(f.detail)")
             }
             if p.isConnected, let source = mediaSource {
                 context.sendBuffer.withUnsafeMutableBytes { buffer in
@@ -474,8 +511,13 @@ final class Bot {
             if record.subscriberConnectedAt == nil, let at = s.connectedAt { record.subscriberConnectedAt = at }
             if let f = s.failure, !leaving, !subscriberFailureCounted {
                 subscriberFailureCounted = true
-                record.error("subscriber_transport: \(f)")
+                record.error(f.kind, "subscriber transport: \(f.detail)")
             }
+        }
+        record.transportUp = (record.role == .publisher ? publisher : subscriber)?.isConnected ?? false
+        if let at = reconnectAt, now >= at, !leaving {
+            reconnectAt = nil
+            reconnect(now: now)
         }
     }
 
@@ -572,12 +614,16 @@ final class Bot {
     }
 
     var nextDeadline: Instant? {
-        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline]
-            .compactMap { $0 }.min()
+        [
+            publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline,
+            reconnectAt, retryAt,
+        ].compactMap { $0 }.min()
     }
 
     func leave(now: Instant) {
         guard !leaving else { return }
+        // Still trying when the run ended: that is a failed connect too.
+        if connectFailures > 0, record.joinedAt == nil { giveUpConnecting(now: now) }
         leaving = true
         send(["type": "leave"])
         signaling?.close()

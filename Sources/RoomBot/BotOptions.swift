@@ -33,7 +33,21 @@ struct BotOptions: Equatable {
     var switchEvery: Double?
     /// Join and connect only: no media is sent or checked.
     var noMedia = false
+    /// Seconds: the longest a received track may deliver nothing (a stall
+    /// that lasts to the end of the run counts) before the run fails.
+    /// 1.5 s: a 2 s stall fails, while a layer switch or a keyframe wait
+    /// (a few hundred ms) does not.
+    var maxFreezeSeconds = 1.5
+    /// Errors (signalling closed, ICE/DTLS failure, server errors) do not
+    /// fail the run; they are still counted and printed.
+    var allowErrors = false
+    /// Seconds a bot keeps trying to reach the server before it gives up.
+    var connectTimeout: Double = 10
+    /// The summary table with every column (about 190 characters wide).
+    var wideTable = false
 
+    /// Kept equal to `swiftlet --version` (SwiftletServer's SwiftletVersion).
+    static let version = "0.1.0-dev"
     static let devKey = "devkey"
     static let devSecret = "devsecret"
 
@@ -71,19 +85,27 @@ struct BotOptions: Equatable {
           --switch-every SEC   subscribers cycle each video track's maxLayer 1, 2, 1, 0, ... this often
                                and time each switch to the first frame at the new resolution
           --no-media           join and connect only; send and check no media
+          --connect-timeout S  keep retrying a failed TCP connect for S seconds, then give up (default 10)
+          --allow-errors       errors (signalling closed, ICE/DTLS failure, server errors) do not fail the run
+          --wide               the summary table with every column (about 190 characters)
+          --version            print the version
 
         THRESHOLDS (any one missed makes the exit status 1):
+          --max-freeze S       longest a received track may deliver no frames or packets, a stall that
+                               lasts to the end included (default 1.5; a 2 s stall fails)
           --max-loss PERCENT   highest acceptable receive loss
           --max-join-ms MS     highest acceptable p95 join time
           --max-delay-ms MS    highest acceptable p95 end-to-end delay
           --min-bitrate KBPS   lowest acceptable mean receive bitrate per track
 
         EXIT STATUS:
-          0  every bot joined and connected, every threshold met
-          1  a threshold was missed
-          2  a bot failed to join, publish or connect, or tracks were missing
-          64 bad command line
-          70 internal error (sockets, certificates)
+          0   every bot joined and connected, every track flowed, no errors, every threshold met
+          1   a threshold was missed (--max-freeze included)
+          2   the run failed: a bot did not join, publish or connect, tracks were missing or never
+              delivered, or an error happened (without --allow-errors)
+          64  bad command line
+          70  internal error (sockets, certificates)
+          130 cut short by SIGINT (143: SIGTERM) before --duration ended; the summary is still printed
         """
 
     static func parse(_ arguments: [String]) throws(Invalid) -> BotOptions {
@@ -142,6 +164,14 @@ struct BotOptions: Equatable {
                 o.switchEvery = try number(a)
                 guard (o.switchEvery ?? 0) > 0 else { throw Invalid(description: "--switch-every must be above 0") }
             case "--no-media": o.noMedia = true
+            case "--max-freeze":
+                o.maxFreezeSeconds = try number(a)
+                guard o.maxFreezeSeconds > 0 else { throw Invalid(description: "--max-freeze must be above 0") }
+            case "--allow-errors": o.allowErrors = true
+            case "--connect-timeout":
+                o.connectTimeout = try number(a)
+                guard o.connectTimeout > 0 else { throw Invalid(description: "--connect-timeout must be above 0") }
+            case "--wide": o.wideTable = true
             default: throw Invalid(description: "unknown option '\(a)'; see roombot --help")
             }
             i += 1
