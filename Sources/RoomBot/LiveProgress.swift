@@ -12,6 +12,11 @@ struct LiveProgress {
     var window = Duration.seconds(1)
     private var previous: (at: Instant, bytes: UInt64, received: UInt64, lost: Int64)?
 
+    /// `start`: the first line's interval begins there.
+    init(start: Instant? = nil) {
+        previous = start.map { ($0, 0, 0, 0) }
+    }
+
     struct Sample: Equatable {
         var joined: Int
         var bots: Int

@@ -69,6 +69,13 @@ do {
 }
 
 signal(SIGPIPE, SIG_IGN)
+// A parent may start us with these blocked (a mask is inherited across
+// exec): then Ctrl-C or a supervisor's SIGTERM would never reach the loop.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
 signal(SIGINT) { s in
     stopSignal.store(s, ordering: .relaxed)
     stopRequested.store(true, ordering: .relaxed)
@@ -105,7 +112,7 @@ let bots = options.plan.enumerated().map { index, entry in
 }
 let start = MonotonicClock.now()
 let isTerminal = isatty(1) == 1
-var progress = LiveProgress()
+var progress = LiveProgress(start: start)
 let loop = BotLoop(context: context, bots: bots) { now in
     let line = LiveProgress.line(
         progress.sample(bots.map(\.record), now: now), elapsedSeconds: Double((now - start).nanoseconds) / 1e9)
