@@ -26,22 +26,22 @@ final class Bot {
     var publisher: BotTransport?
     var subscriber: BotTransport?
     private var offerBuilder: ClientOfferBuilder?
-    private var pendingOffer: SessionDescription?
+    var pendingOffer: SessionDescription?
     private var publication: ClientPublication?
     private var answerBuilder: ClientAnswerBuilder?
     private var mediaSource: BotMediaSource?
-    private var sinks: [SSRC: BotMediaSink] { record.sinks }
-    private var announced: [SSRC: AnnouncedTrack] = [:]
+    var sinks: [SSRC: BotMediaSink] { record.sinks }
+    var announced: [SSRC: AnnouncedTrack] = [:]
     /// RTX SSRC -> the SSRC it repairs (RFC 4588 section 4).
     private var repairs: [SSRC: SSRC] = [:]
     /// NACKs with retries and reorder tolerance, per received video SSRC.
     private var lossRecovery = SubscriberLossRecovery()
     private var lastPLI: [SSRC: Instant] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
-    private var videoTrackIDs: [String] = []
-    private var nextSwitchAt: Instant?
-    private var switchStep = 0
-    private var random = SystemRandomNumberGenerator()
+    var videoTrackIDs: [String] = []
+    var nextSwitchAt: Instant?
+    var switchStep = 0
+    var random = SystemRandomNumberGenerator()
     private(set) var leaving = false
     private var roundTrip = RoundTripEstimator()
     private var sendStats: [SSRC: SendStatistics] = [:]
@@ -57,10 +57,10 @@ final class Bot {
 
     /// The WHIP/WHEP request in flight, and the session's Location.
     var http: HTTPExchange?
-    private var httpPurpose = HTTPPurpose.none
-    private var sessionLocation: String?
-    private var retryAt: Instant?
-    private var playbackBuilder: ClientOfferBuilder?
+    var httpPurpose = HTTPPurpose.none
+    var sessionLocation: String?
+    var retryAt: Instant?
+    var playbackBuilder: ClientOfferBuilder?
 
     enum HTTPPurpose { case none, whip, whep, delete }
 
@@ -115,7 +115,7 @@ final class Bot {
 
     /// A token for this bot's room and identity: publishers may publish,
     /// subscribers subscribe (docs/TOKENS.md), valid for a day.
-    private var token: String {
+    var token: String {
         let grants =
             record.role == .publisher
             ? AccessTokenGrants(publish: true) : AccessTokenGrants(subscribe: true)
@@ -130,7 +130,7 @@ final class Bot {
         send(["type": "join", "token": token])
     }
 
-    private func send(_ object: [String: Any]) {
+    func send(_ object: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else { return }
         signaling?.send(text: String(decoding: data, as: UTF8.self))
     }
@@ -191,7 +191,7 @@ final class Bot {
     /// A client-role transport on its own UDP socket, registered with the
     /// loop, and how our SDP describes it (full ICE, one host candidate);
     /// nil (and a "socket" error) when the socket cannot be opened.
-    private func openTransport(now: Instant) -> (BotTransport, LocalTransportParameters)? {
+    func openTransport(now: Instant) -> (BotTransport, LocalTransportParameters)? {
         let t: BotTransport
         do {
             t = try BotTransport(
@@ -232,7 +232,7 @@ final class Bot {
         }
     }
 
-    private func applyPublishAnswer(_ sdp: String, now: Instant) {
+    func applyPublishAnswer(_ sdp: String, now: Instant) {
         guard let builder = offerBuilder, let offer = pendingOffer, let publication, let publisher else { return }
         do {
             let answer = try builder.applyAnswer(try SessionDescription.parse(sdp), to: offer)
@@ -256,93 +256,7 @@ final class Bot {
         }
     }
 
-    // MARK: WHIP and WHEP
-
-    func post(path: String, sdp: String, purpose: HTTPPurpose) {
-        lastPost = (path, sdp, purpose)
-        do {
-            http = try HTTPExchange(
-                to: context.server, method: "POST", path: path,
-                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/sdp")], body: Array(sdp.utf8))
-            httpPurpose = purpose
-            context.registerHTTP(self)
-        } catch {
-            connectFailed("\(error)", now: MonotonicClock.now())
-        }
-    }
-
-    /// WHEP: a subscriber transport and a recvonly offer for the room's
-    /// first publisher.
-    private func startPlayback(now: Instant) {
-        if subscriber == nil {
-            guard let (t, local) = openTransport(now: now) else { return }
-            subscriber = t
-            playbackBuilder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
-        }
-        guard var builder = playbackBuilder else { return }
-        let offer = builder.playbackOffer(audio: true, video: !context.options.audioOnly)
-        playbackBuilder = builder
-        pendingOffer = offer
-        post(path: "/whep/\(record.room)", sdp: offer.text, purpose: .whep)
-    }
-
-    /// The outcome of the request in flight.
-    func handleHTTP(_ outcome: HTTPExchange.Outcome, now: Instant) {
-        let purpose = httpPurpose
-        httpPurpose = .none
-        guard case .response(let head, let body) = outcome else {
-            if case .failed(let reason) = outcome, purpose != .delete {
-                if reason.hasPrefix("connect"), record.joinedAt == nil {
-                    connectFailed(reason, now: now)
-                } else {
-                    record.error("http_failed", reason)
-                }
-            }
-            return
-        }
-        switch (purpose, head.status) {
-        case (.delete, _), (.none, _):
-            break
-        case (.whep, 409):
-            // Nothing published yet: post again after Retry-After.
-            record.retries += 1
-            let seconds = head.headers["Retry-After"].flatMap { Int64($0) } ?? 2
-            retryAt = now + .seconds(min(max(seconds, 1), 10))
-        case (.whip, 201), (.whep, 201):
-            record.joinedAt = now
-            sessionLocation = head.headers["Location"]
-            let sdp = String(decoding: body, as: UTF8.self)
-            if purpose == .whip { applyPublishAnswer(sdp, now: now) } else { applyPlaybackAnswer(sdp, now: now) }
-        case (_, let status):
-            // A wrong path or a refused token: trying again changes nothing.
-            record.error("\(purpose == .whip ? "whip" : "whep")_\(status)", "HTTP \(status) on \(lastPost?.path ?? "?")")
-            if record.joinedAt == nil { record.gaveUp = true }
-        }
-    }
-
-    private func applyPlaybackAnswer(_ sdp: String, now: Instant) {
-        guard let builder = playbackBuilder, let offer = pendingOffer, let subscriber else { return }
-        do {
-            let description = try SessionDescription.parse(sdp)
-            let answer = try builder.applyAnswer(description, to: offer)
-            var tracks: [AnnouncedTrack] = []
-            for m in description.media where m.port != 0 && m.direction == .sendonly {
-                guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
-                tracks.append(
-                    AnnouncedTrack(
-                        mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID,
-                        codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
-                        ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
-            }
-            announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description), now: now)
-            let t = answer.transport
-            subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
-        } catch {
-            record.error("whep_answer_refused")
-        }
-    }
-
-    private func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8], now: Instant) {
+    func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8], now: Instant) {
         record.tracksAnnounced = tracks.count
         // A track no longer offered was unpublished: its silence from now
         // on is no stall.
@@ -451,30 +365,6 @@ final class Bot {
         lastPLI[ssrc] = now
         record.plisSent += 1
         sendRTCP(PictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc).serialized(), on: s)
-    }
-
-    /// `--switch-every`: every period, each video track's `maxLayer` steps
-    /// through 0, 1, 2 (0, 1, 2, 1, 0, ...); the sink times the first
-    /// complete frame at the new layer's height.
-    private func cycleLayers(now: Instant) {
-        guard let period = context.options.switchEvery, record.role == .subscriber, !context.options.audioOnly,
-            context.options.simulcast, record.subscriberConnectedAt != nil, record.firstMediaAt != nil
-        else { return }
-        guard let due = nextSwitchAt else {
-            nextSwitchAt = now + .nanoseconds(Int64(period * 1e9))
-            return
-        }
-        guard now >= due else { return }
-        nextSwitchAt = due + .nanoseconds(Int64(period * 1e9))
-        let cycle = [0, 1, 2, 1]
-        switchStep += 1
-        let layer = cycle[switchStep % cycle.count]
-        let heights: [UInt16] = VideoClipPreset.simulcast.map { UInt16($0.height) }
-        for id in videoTrackIDs { send(["type": "set-preference", "trackId": id, "maxLayer": layer]) }
-        record.switchesRequested += videoTrackIDs.count
-        for (ssrc, track) in announced where track.kind == .video {
-            sinks[ssrc]?.switchRequested(height: heights[layer], at: now)
-        }
     }
 
     /// Timers of both transports, then whatever media is due.
