@@ -27,4 +27,14 @@ extension Bot {
             sinks[ssrc]?.switchRequested(height: heights[layer], at: now)
         }
     }
+
+    /// `--layout`: once per video track, as soon as it is known, the
+    /// tile width of its place in the layout.
+    func applyLayout() {
+        guard let layout = context.options.layout, record.role == .subscriber, !usesWHEP else { return }
+        for (index, id) in videoTrackIDs.enumerated() where !layoutSent.contains(id) {
+            layoutSent.insert(id)
+            send(["type": "set-preference", "trackId": id, "maxWidth": layout.maxWidth(tile: index)])
+        }
+    }
 }

@@ -39,6 +39,8 @@ final class Bot {
     private var lastPLI: [SSRC: Instant] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
     var videoTrackIDs: [String] = []
+    /// Video tracks whose `--layout` width was sent.
+    var layoutSent: Set<String> = []
     var nextSwitchAt: Instant?
     var switchStep = 0
     var random = SystemRandomNumberGenerator()
@@ -391,6 +393,7 @@ final class Bot {
             sendNACKs(now: now)
             sendReports(now: now)
             cycleLayers(now: now)
+            applyLayout()
         }
         if let at = retryAt, now >= at, !leaving {
             retryAt = nil

@@ -45,6 +45,32 @@ struct BotOptions: Equatable {
     var connectTimeout: Double = 10
     /// The summary table with every column (about 190 characters wide).
     var wideTable = false
+    /// How subscribers show the room's video, like `lk load-test --layout`.
+    var layout: Layout?
+
+    /// A viewer's screen layout: the width of the tile each video track
+    /// is shown in, sent as `set-preference` `maxWidth` (the server then
+    /// forwards the largest simulcast layer that fits, or the lowest).
+    /// The tile sizes are LiveKit's load tester's: speaker one 1280x720
+    /// and the others 356x200; grids 400x225, 320x180, 256x144. Tracks
+    /// beyond the tiles get the smallest tile, not a pause: every track
+    /// is still checked for freezes.
+    enum Layout: String, CaseIterable, Equatable {
+        case speaker
+        case grid3x3 = "3x3"
+        case grid4x4 = "4x4"
+        case grid5x5 = "5x5"
+
+        /// The width for the `index`th video track (in announcement order).
+        func maxWidth(tile index: Int) -> Int {
+            switch self {
+            case .speaker: index == 0 ? 1280 : 356
+            case .grid3x3: 400
+            case .grid4x4: 320
+            case .grid5x5: 256
+            }
+        }
+    }
 
     /// Kept equal to `swiftlet --version` (SwiftletServer's SwiftletVersion).
     static let version = "0.1.0-dev"
@@ -88,6 +114,8 @@ struct BotOptions: Equatable {
           --connect-timeout S  keep retrying a failed TCP connect for S seconds, then give up (default 10)
           --allow-errors       errors (signalling closed, ICE/DTLS failure, server errors) do not fail the run
           --wide               the summary table with every column (about 190 characters)
+          --layout L           subscribers view the room as L: speaker (one track at 1280 wide, the rest
+                               at 356), 3x3 (400), 4x4 (320), 5x5 (256), sent as set-preference maxWidth
           --version            print the version
 
         THRESHOLDS (any one missed makes the exit status 1):
@@ -172,6 +200,12 @@ struct BotOptions: Equatable {
                 o.connectTimeout = try number(a)
                 guard o.connectTimeout > 0 else { throw Invalid(description: "--connect-timeout must be above 0") }
             case "--wide": o.wideTable = true
+            case "--layout":
+                let v = try value(a)
+                guard let layout = Layout(rawValue: v) else {
+                    throw Invalid(description: "--layout wants speaker, 3x3, 4x4 or 5x5, got '\(v)'")
+                }
+                o.layout = layout
             default: throw Invalid(description: "unknown option '\(a)'; see roombot --help")
             }
             i += 1
@@ -182,6 +216,9 @@ struct BotOptions: Equatable {
         case (let name?, nil): o.rooms = [name]
         case (let name, let n?): o.rooms = (1...n).map { "\(name ?? "roombot")-\($0)" }
         case (nil, nil): throw Invalid(description: "give --room NAME or --rooms N")
+        }
+        if o.layout != nil, o.switchEvery != nil {
+            throw Invalid(description: "--layout and --switch-every exclude each other (both set each track's layer)")
         }
         guard o.publishers + o.subscribers > 0 else { throw Invalid(description: "no bots: give --publishers or --subscribers") }
         if dev {

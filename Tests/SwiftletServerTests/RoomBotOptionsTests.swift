@@ -111,5 +111,13 @@ import Wire
             try parse("--url ws://127.0.0.1:1/rtc --room r --dev --connect-timeout x")
         }
         #expect(BotOptions.usage.contains("130 cut short by SIGINT"))
+        #expect(try parse("--url ws://127.0.0.1:1/rtc --room r --dev --layout 3x3").layout == .grid3x3)
+        #expect(throws: BotOptions.Invalid.self) { try parse("--url ws://127.0.0.1:1/rtc --room r --dev --layout 2x2") }
+        #expect(throws: BotOptions.Invalid.self) {
+            try parse("--url ws://127.0.0.1:1/rtc --room r --dev --layout speaker --switch-every 2")
+        }
+        #expect(BotOptions.Layout.speaker.maxWidth(tile: 0) == 1280)
+        #expect(BotOptions.Layout.speaker.maxWidth(tile: 3) == 356)
+        #expect(BotOptions.Layout.grid4x4.maxWidth(tile: 20) == 320)
     }
 }
