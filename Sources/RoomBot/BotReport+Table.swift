@@ -77,7 +77,10 @@ extension [GroupSummary] {
             return line
         }
         var rows = [
-            row(["role", "bots", "join", "conn", "join p50/95", "frame p50/95", "tracks e/a/f", "loss%", "kbps/tr", "Mbps", "frz", "err"])
+            row([
+                "role", "bots", "join", "conn", "join p50/95", "frame p50/95", "tracks e/a/f", "loss%", "kbps/tr", "Mbps", "frz",
+                "err",
+            ])
         ]
         for g in self {
             rows.append(

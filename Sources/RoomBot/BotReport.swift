@@ -295,7 +295,7 @@ struct BotReport {
             "audioOnly": o.audioOnly, "simulcast": o.simulcast, "whip": o.whip, "whep": o.whep,
             "durationSeconds": durationSeconds, "interrupted": interrupted, "cutShort": cutShortBy != nil,
             "exitStatus": Int(status), "failures": reasons, "groups": byRole, "longestStalls": stallList,
-            "maxFreezeSeconds": o.maxFreezeSeconds,
+            "maxFreezeSeconds": o.maxFreezeSeconds, "errorDetails": errorDetails,
         ]
     }
 }

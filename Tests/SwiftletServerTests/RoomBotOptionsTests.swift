@@ -80,7 +80,8 @@ import Wire
         record.startedAt = .zero
         record.joinedAt = Instant.zero + .milliseconds(250)
         record.publisherConnectedAt = Instant.zero + .milliseconds(400)
-        let report = BotReport(records: [record], options: o, end: Instant.zero + .seconds(1), durationSeconds: 1, interrupted: false)
+        let report = BotReport(
+            records: [record], options: o, end: Instant.zero + .seconds(1), durationSeconds: 1, interrupted: false)
         #expect(report.overall.join.p95 == 250)
         #expect(report.overall.connect.p50 == 150)
         #expect(report.exitStatus(o).0 == 1)
