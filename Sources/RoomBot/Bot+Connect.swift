@@ -67,4 +67,32 @@ extension Bot {
             record.gaveUp = true
         }
     }
+
+    /// While a connection is being set up (TCP connect, the upgrade or the
+    /// WHIP/WHEP exchange before 201): the instant it must be done by.
+    var connectDeadline: Instant? {
+        guard !record.gaveUp, !opened, record.joinedAt == nil, !leaving, let started = record.startedAt else {
+            return nil
+        }
+        let inFlight =
+            (usesWHIP || usesWHEP)
+            ? http != nil && httpPurpose != .delete
+            : signaling.map { $0.phase == .connecting || $0.phase == .handshaking } ?? false
+        return inFlight ? started + connectTimeout : nil
+    }
+
+    /// A server that takes the TCP connection and then says nothing (or a
+    /// SYN that is never answered) must not hold the bot past the deadline
+    /// either: the attempt is dropped and the bot gives up.
+    func checkConnectDeadline(now: Instant) {
+        guard let deadline = connectDeadline, now >= deadline else { return }
+        let waiting =
+            (usesWHIP || usesWHEP) ? "HTTP answer" : signaling?.phase == .connecting ? "TCP connect" : "WebSocket upgrade"
+        connectFailures += 1
+        lastConnectError = "connect \(context.server): no \(waiting) within \(context.options.connectTimeout) s"
+        signaling = nil
+        http = nil
+        httpPurpose = .none
+        giveUpConnecting(now: now)
+    }
 }

@@ -40,6 +40,8 @@ extension Bot {
     func handleHTTP(_ outcome: HTTPExchange.Outcome, now: Instant) {
         let purpose = httpPurpose
         httpPurpose = .none
+        // An exchange dropped at the connect deadline: nobody waits for it.
+        guard purpose != .none else { return }
         guard case .response(let head, let body) = outcome else {
             if case .failed(let reason) = outcome, purpose != .delete {
                 if reason.hasPrefix("connect"), record.joinedAt == nil {

@@ -371,6 +371,7 @@ final class Bot {
 
     /// Timers of both transports, then whatever media is due.
     func tick(now: Instant) {
+        checkConnectDeadline(now: now)
         if let p = publisher {
             p.tick(now: now)
             if record.publisherConnectedAt == nil, let at = p.connectedAt { record.publisherConnectedAt = at }
@@ -509,7 +510,7 @@ final class Bot {
     var nextDeadline: Instant? {
         [
             publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline,
-            reconnectAt, retryAt,
+            reconnectAt, retryAt, connectDeadline,
         ].compactMap { $0 }.min()
     }
 
