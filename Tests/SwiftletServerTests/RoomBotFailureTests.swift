@@ -171,28 +171,32 @@ import Testing
     }
 }
 
-/// A server that takes the TCP connection and never answers the upgrade:
-/// the bot gives up at --connect-timeout instead of waiting for ever.
-@Test func silentServerTimesOutAtTheConnectDeadline() throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+extension RoomBotFailureTests {
+    /// A server that takes the TCP connection and never answers the upgrade:
+    /// the bot gives up at --connect-timeout instead of waiting for ever.
+    @Test func silentServerTimesOutAtTheConnectDeadline() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(bound && listen(fd, 8) == 0)
+        // Listening but never accepting: the kernel completes the handshake.
+        let port = UInt16(bigEndian: address.sin_port)
+        let bot = try BotProcess([
+            "--url", "ws://127.0.0.1:\(port)/rtc", "--room", "r", "--dev", "--no-media", "--duration", "30",
+            "--connect-timeout", "1.5",
+        ])
+        let status = bot.finish(within: 20)
+        #expect(status == 2, "\(bot.output)")
+        #expect(bot.output.contains("no WebSocket upgrade within 1.5 s"), "\(bot.output)")
+        #expect(Date().timeIntervalSince(bot.started) < 10)
     }
-    try #require(bound && listen(fd, 8) == 0)
-    // Listening but never accepting: the kernel completes the handshake.
-    let port = UInt16(bigEndian: address.sin_port)
-    let bot = try RoomBotFailureTests.BotProcess([
-        "--url", "ws://127.0.0.1:\(port)/rtc", "--room", "r", "--dev", "--no-media", "--duration", "30",
-        "--connect-timeout", "1.5",
-    ])
-    let status = bot.finish(within: 20)
-    #expect(status == 2, "\(bot.output)")
-    #expect(bot.output.contains("no WebSocket upgrade within 1.5 s"), "\(bot.output)")
-    #expect(Date().timeIntervalSince(bot.started) < 10)
 }
