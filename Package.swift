@@ -126,7 +126,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "Negotiation"]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
         testTarget(
             "MediaWorkerTests",

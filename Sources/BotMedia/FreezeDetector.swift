@@ -10,13 +10,18 @@ import Wire
 /// period, so a fixed 500 ms is comfortably above any normal gap even when
 /// the SFU forwards only the base layer (7.5 fps, 133 ms), and it keeps
 /// the measure comparable across layers. Allocates nothing.
+///
+/// A freeze that is still going on has no closing frame: `measured(until:)`
+/// counts it as ending at a given instant (the end of the run, or now), so
+/// a track that stops for good is a freeze too, not a silent one.
 public struct FreezeDetector: Sendable {
     public let threshold: Duration
     public private(set) var freezeCount = 0
     public private(set) var totalFreezeDuration: Duration = .zero
     public private(set) var longestGap: Duration = .zero
     public private(set) var frames = 0
-    private var last: Instant?
+    /// When the last frame came; nil before the first.
+    public private(set) var last: Instant?
 
     public init(threshold: Duration = .milliseconds(500)) {
         self.threshold = threshold
@@ -32,7 +37,27 @@ public struct FreezeDetector: Sendable {
         }
         guard time >= previous else { return }
         last = time
-        let gap = time - previous
+        account(time - previous)
+    }
+
+    /// The figures with the gap since the last frame closed at `end`, as
+    /// if a frame came then (not counted as a frame): the freeze in
+    /// progress, if any, is counted with the time it has lasted so far.
+    /// Unchanged before the first frame or for an `end` before the last.
+    public func measured(until end: Instant) -> FreezeDetector {
+        guard let previous = last, end > previous else { return self }
+        var copy = self
+        copy.account(end - previous)
+        return copy
+    }
+
+    /// The gap since the last frame at `now`; nil before the first frame.
+    public func currentGap(at now: Instant) -> Duration? {
+        guard let previous = last else { return nil }
+        return now > previous ? now - previous : .zero
+    }
+
+    private mutating func account(_ gap: Duration) {
         if gap > longestGap { longestGap = gap }
         if gap > threshold {
             freezeCount += 1

@@ -26,22 +26,24 @@ final class Bot {
     var publisher: BotTransport?
     var subscriber: BotTransport?
     private var offerBuilder: ClientOfferBuilder?
-    private var pendingOffer: SessionDescription?
+    var pendingOffer: SessionDescription?
     private var publication: ClientPublication?
     private var answerBuilder: ClientAnswerBuilder?
     private var mediaSource: BotMediaSource?
-    private var sinks: [SSRC: BotMediaSink] { record.sinks }
-    private var announced: [SSRC: AnnouncedTrack] = [:]
+    var sinks: [SSRC: BotMediaSink] { record.sinks }
+    var announced: [SSRC: AnnouncedTrack] = [:]
     /// RTX SSRC -> the SSRC it repairs (RFC 4588 section 4).
     private var repairs: [SSRC: SSRC] = [:]
     /// NACKs with retries and reorder tolerance, per received video SSRC.
     private var lossRecovery = SubscriberLossRecovery()
     private var lastPLI: [SSRC: Instant] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
-    private var videoTrackIDs: [String] = []
-    private var nextSwitchAt: Instant?
-    private var switchStep = 0
-    private var random = SystemRandomNumberGenerator()
+    var videoTrackIDs: [String] = []
+    /// Video tracks whose `--layout` width was sent.
+    var layoutSent: Set<String> = []
+    var nextSwitchAt: Instant?
+    var switchStep = 0
+    var random = SystemRandomNumberGenerator()
     private(set) var leaving = false
     private var roundTrip = RoundTripEstimator()
     private var sendStats: [SSRC: SendStatistics] = [:]
@@ -57,25 +59,42 @@ final class Bot {
 
     /// The WHIP/WHEP request in flight, and the session's Location.
     var http: HTTPExchange?
-    private var httpPurpose = HTTPPurpose.none
-    private var sessionLocation: String?
-    private var retryAt: Instant?
-    private var playbackBuilder: ClientOfferBuilder?
+    var httpPurpose = HTTPPurpose.none
+    var sessionLocation: String?
+    var retryAt: Instant?
+    var playbackBuilder: ClientOfferBuilder?
 
     enum HTTPPurpose { case none, whip, whep, delete }
 
     var usesWHIP: Bool { record.role == .publisher && context.options.whip }
     var usesWHEP: Bool { record.role == .subscriber && context.options.whep }
 
+    /// Connection attempts that failed before the server answered, and
+    /// when the next one is due (`Bot+Connect.swift`).
+    var connectFailures = 0
+    var reconnectAt: Instant?
+    /// The WebSocket opened at least once: a close after that is a
+    /// signalling error, not a failed connect.
+    var opened = false
+    var lastConnectError: String?
+    /// The last WHIP/WHEP POST, sent again after a failed connect.
+    var lastPost: (path: String, sdp: String, purpose: HTTPPurpose)?
+
     func start(now: Instant) {
         record.startedAt = now
+        record.usesHTTP = usesWHIP || usesWHEP
         if usesWHIP { return startPublishing(now: now) }
         if usesWHEP { return startPlayback(now: now) }
+        openSignaling(now: now)
+    }
+
+    func openSignaling(now: Instant) {
         do {
             signaling = try SignalingClient(
                 to: context.server, host: context.hostHeader, path: context.options.path, random: &random)
+            context.registerSignaling(self)
         } catch {
-            record.error("connect")
+            connectFailed("\(error)", now: now)
         }
     }
 
@@ -84,17 +103,21 @@ final class Bot {
     func handle(_ events: [SignalingClient.Event], now: Instant) {
         for e in events {
             switch e {
-            case .opened: sendJoin()
+            case .opened:
+                opened = true
+                record.signalingUp = true
+                sendJoin()
             case .text(let t): handleMessage(t, now: now)
             case .closed(let reason):
-                if !leaving { record.error(reason.hasPrefix("connect") ? "connect" : "signaling_closed") }
+                record.signalingUp = false
+                signalingClosed(reason, now: now)
             }
         }
     }
 
     /// A token for this bot's room and identity: publishers may publish,
     /// subscribers subscribe (docs/TOKENS.md), valid for a day.
-    private var token: String {
+    var token: String {
         let grants =
             record.role == .publisher
             ? AccessTokenGrants(publish: true) : AccessTokenGrants(subscribe: true)
@@ -109,7 +132,7 @@ final class Bot {
         send(["type": "join", "token": token])
     }
 
-    private func send(_ object: [String: Any]) {
+    func send(_ object: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else { return }
         signaling?.send(text: String(decoding: data, as: UTF8.self))
     }
@@ -135,7 +158,10 @@ final class Bot {
             }
             answerSubscriberOffer(sdp, version: version, now: now)
         case "error":
-            record.error("server_" + ((message["code"] as? String) ?? "unknown"))
+            record.error("server_" + ((message["code"] as? String) ?? "unknown"), message["message"] as? String)
+        case "going-away":
+            // The server drains (docs/PROTOCOL.md): this bot will be cut off.
+            record.error("going_away", (message["reason"] as? String) ?? "server is shutting down")
         case "stream-state":
             record.streamStates += 1
             if let track = message["trackId"] as? String {
@@ -167,7 +193,7 @@ final class Bot {
     /// A client-role transport on its own UDP socket, registered with the
     /// loop, and how our SDP describes it (full ICE, one host candidate);
     /// nil (and a "socket" error) when the socket cannot be opened.
-    private func openTransport(now: Instant) -> (BotTransport, LocalTransportParameters)? {
+    func openTransport(now: Instant) -> (BotTransport, LocalTransportParameters)? {
         let t: BotTransport
         do {
             t = try BotTransport(
@@ -208,7 +234,7 @@ final class Bot {
         }
     }
 
-    private func applyPublishAnswer(_ sdp: String, now: Instant) {
+    func applyPublishAnswer(_ sdp: String, now: Instant) {
         guard let builder = offerBuilder, let offer = pendingOffer, let publication, let publisher else { return }
         do {
             let answer = try builder.applyAnswer(try SessionDescription.parse(sdp), to: offer)
@@ -232,85 +258,14 @@ final class Bot {
         }
     }
 
-    // MARK: WHIP and WHEP
-
-    private func post(path: String, sdp: String, purpose: HTTPPurpose) {
-        do {
-            http = try HTTPExchange(
-                to: context.server, method: "POST", path: path,
-                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/sdp")], body: Array(sdp.utf8))
-            httpPurpose = purpose
-            context.registerHTTP(self)
-        } catch {
-            record.error("connect")
-        }
-    }
-
-    /// WHEP: a subscriber transport and a recvonly offer for the room's
-    /// first publisher.
-    private func startPlayback(now: Instant) {
-        if subscriber == nil {
-            guard let (t, local) = openTransport(now: now) else { return }
-            subscriber = t
-            playbackBuilder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
-        }
-        guard var builder = playbackBuilder else { return }
-        let offer = builder.playbackOffer(audio: true, video: !context.options.audioOnly)
-        playbackBuilder = builder
-        pendingOffer = offer
-        post(path: "/whep/\(record.room)", sdp: offer.text, purpose: .whep)
-    }
-
-    /// The outcome of the request in flight.
-    func handleHTTP(_ outcome: HTTPExchange.Outcome, now: Instant) {
-        let purpose = httpPurpose
-        httpPurpose = .none
-        guard case .response(let head, let body) = outcome else {
-            if purpose != .delete { record.error("http_failed") }
-            return
-        }
-        switch (purpose, head.status) {
-        case (.delete, _), (.none, _):
-            break
-        case (.whep, 409):
-            // Nothing published yet: post again after Retry-After.
-            record.retries += 1
-            let seconds = head.headers["Retry-After"].flatMap { Int64($0) } ?? 2
-            retryAt = now + .seconds(min(max(seconds, 1), 10))
-        case (.whip, 201), (.whep, 201):
-            record.joinedAt = now
-            sessionLocation = head.headers["Location"]
-            let sdp = String(decoding: body, as: UTF8.self)
-            if purpose == .whip { applyPublishAnswer(sdp, now: now) } else { applyPlaybackAnswer(sdp, now: now) }
-        case (_, let status):
-            record.error("\(purpose == .whip ? "whip" : "whep")_\(status)")
-        }
-    }
-
-    private func applyPlaybackAnswer(_ sdp: String, now: Instant) {
-        guard let builder = playbackBuilder, let offer = pendingOffer, let subscriber else { return }
-        do {
-            let description = try SessionDescription.parse(sdp)
-            let answer = try builder.applyAnswer(description, to: offer)
-            var tracks: [AnnouncedTrack] = []
-            for m in description.media where m.port != 0 && m.direction == .sendonly {
-                guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
-                tracks.append(
-                    AnnouncedTrack(
-                        mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID,
-                        codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
-                        ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
-            }
-            announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description))
-            let t = answer.transport
-            subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
-        } catch {
-            record.error("whep_answer_refused")
-        }
-    }
-
-    private func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8]) {
+    func announce(_ tracks: [AnnouncedTrack], absCaptureTimeIDs: [MID: UInt8], now: Instant) {
         record.tracksAnnounced = tracks.count
+        // A track no longer offered was unpublished: its silence from now
+        // on is no stall.
+        let still = Set(tracks.compactMap(\.ssrc))
+        for (ssrc, stats) in record.tracks where !still.contains(ssrc) && stats.endedAt == nil {
+            record.tracks[ssrc]?.endedAt = now
+        }
         announced = [:]
         repairs = [:]
         for track in tracks {
@@ -341,7 +296,7 @@ final class Bot {
             answerBuilder = builder
             send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
             record.subscriberOffersAnswered += 1
-            announce(answer.tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: offer))
+            announce(answer.tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: offer), now: now)
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -373,9 +328,7 @@ final class Bot {
         guard let track = announced[header.ssrc] else { return }  // not yet announced
         var stats = record.tracks[header.ssrc] ?? TrackStats(track: track, ssrc: header.ssrc)
         _ = stats.reception.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
-        stats.bytes &+= UInt64(raw.count)
-        if stats.firstPacketAt == nil { stats.firstPacketAt = arrival }
-        stats.lastPacketAt = arrival
+        stats.packet(bytes: raw.count, at: arrival)
         record.tracks[header.ssrc] = stats
         if record.firstMediaAt == nil { record.firstMediaAt = arrival }
         if track.kind == .video {
@@ -416,38 +369,15 @@ final class Bot {
         sendRTCP(PictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc).serialized(), on: s)
     }
 
-    /// `--switch-every`: every period, each video track's `maxLayer` steps
-    /// through 0, 1, 2 (0, 1, 2, 1, 0, ...); the sink times the first
-    /// complete frame at the new layer's height.
-    private func cycleLayers(now: Instant) {
-        guard let period = context.options.switchEvery, record.role == .subscriber, !context.options.audioOnly,
-            context.options.simulcast, record.subscriberConnectedAt != nil, record.firstMediaAt != nil
-        else { return }
-        guard let due = nextSwitchAt else {
-            nextSwitchAt = now + .nanoseconds(Int64(period * 1e9))
-            return
-        }
-        guard now >= due else { return }
-        nextSwitchAt = due + .nanoseconds(Int64(period * 1e9))
-        let cycle = [0, 1, 2, 1]
-        switchStep += 1
-        let layer = cycle[switchStep % cycle.count]
-        let heights: [UInt16] = VideoClipPreset.simulcast.map { UInt16($0.height) }
-        for id in videoTrackIDs { send(["type": "set-preference", "trackId": id, "maxLayer": layer]) }
-        record.switchesRequested += videoTrackIDs.count
-        for (ssrc, track) in announced where track.kind == .video {
-            sinks[ssrc]?.switchRequested(height: heights[layer], at: now)
-        }
-    }
-
     /// Timers of both transports, then whatever media is due.
     func tick(now: Instant) {
+        checkConnectDeadline(now: now)
         if let p = publisher {
             p.tick(now: now)
             if record.publisherConnectedAt == nil, let at = p.connectedAt { record.publisherConnectedAt = at }
             if let f = p.failure, !leaving, !publisherFailureCounted {
                 publisherFailureCounted = true
-                record.error("publisher_transport: \(f)")
+                record.error(f.kind, "publisher transport: \(f.detail)")
             }
             if p.isConnected, let source = mediaSource {
                 context.sendBuffer.withUnsafeMutableBytes { buffer in
@@ -464,6 +394,7 @@ final class Bot {
             sendNACKs(now: now)
             sendReports(now: now)
             cycleLayers(now: now)
+            applyLayout()
         }
         if let at = retryAt, now >= at, !leaving {
             retryAt = nil
@@ -474,8 +405,13 @@ final class Bot {
             if record.subscriberConnectedAt == nil, let at = s.connectedAt { record.subscriberConnectedAt = at }
             if let f = s.failure, !leaving, !subscriberFailureCounted {
                 subscriberFailureCounted = true
-                record.error("subscriber_transport: \(f)")
+                record.error(f.kind, "subscriber transport: \(f.detail)")
             }
+        }
+        record.transportUp = (record.role == .publisher ? publisher : subscriber)?.isConnected ?? false
+        if let at = reconnectAt, now >= at, !leaving {
+            reconnectAt = nil
+            reconnect(now: now)
         }
     }
 
@@ -572,12 +508,16 @@ final class Bot {
     }
 
     var nextDeadline: Instant? {
-        [publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline]
-            .compactMap { $0 }.min()
+        [
+            publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline,
+            reconnectAt, retryAt, connectDeadline,
+        ].compactMap { $0 }.min()
     }
 
     func leave(now: Instant) {
         guard !leaving else { return }
+        // Still trying when the run ended: that is a failed connect too.
+        if connectFailures > 0, record.joinedAt == nil { giveUpConnecting(now: now) }
         leaving = true
         send(["type": "leave"])
         signaling?.close()

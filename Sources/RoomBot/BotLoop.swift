@@ -11,6 +11,8 @@ import Wire
 
 /// Set by SIGINT/SIGTERM; the loop stops at its next round.
 let stopRequested = Atomic<Bool>(false)
+/// Which signal asked to stop (SIGINT or SIGTERM), 0 for none.
+let stopSignal = Atomic<Int32>(0)
 
 /// What every bot shares: the server, the certificate, the media factory,
 /// the loop's registration and its buffers (one thread, so one of each).
@@ -29,6 +31,13 @@ final class BotContext {
     var register: (BotTransport, Bot) -> Void = { _, _ in }
     /// Set by the loop: registers a bot's `http` exchange with epoll.
     var httpRegistrar: (Bot) -> Void = { _ in }
+    /// Set by the loop: registers a bot's (new) `signaling` socket.
+    var signalingRegistrar: (Bot) -> Void = { _ in }
+    /// Where notes go while the run is on (stderr).
+    var log: (String) -> Void = { _ in }
+    /// Only the first failed connect of the process is printed as it
+    /// happens; the rest are in the summary.
+    var connectFailureLogged = false
 
     init(options: BotOptions, server: SocketAddress, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
         self.options = options
@@ -41,6 +50,7 @@ final class BotContext {
 
     func register(_ transport: BotTransport, for bot: Bot) { register(transport, bot) }
     func registerHTTP(_ bot: Bot) { httpRegistrar(bot) }
+    func registerSignaling(_ bot: Bot) { signalingRegistrar(bot) }
 }
 
 /// The single-threaded loop that drives every bot: one epoll set with each
@@ -82,6 +92,14 @@ final class BotLoop {
             self.endpoints[tag] = .http(bot, exchange)
             _ = swiftlet_epoll_add_interest(self.epoll, exchange.descriptor, tag, 1, 1)
         }
+        context.signalingRegistrar = { [unowned self] bot in
+            guard let s = bot.signaling else { return }
+            let tag = self.nextTag
+            self.nextTag += 1
+            self.endpoints[tag] = .signaling(bot)
+            self.watchingWritable[tag] = true
+            _ = swiftlet_epoll_add_interest(self.epoll, s.descriptor, tag, 1, 1)
+        }
     }
 
     deinit { close(epoll) }
@@ -99,19 +117,13 @@ final class BotLoop {
         while !stopRequested.load(ordering: .relaxed) {
             var now = MonotonicClock.now()
             while started < bots.count, nextStart <= now {
-                let bot = bots[started]
-                bot.start(now: now)
-                if let s = bot.signaling {
-                    let tag = nextTag
-                    nextTag += 1
-                    endpoints[tag] = .signaling(bot)
-                    watchingWritable[tag] = true
-                    _ = swiftlet_epoll_add_interest(epoll, s.descriptor, tag, 1, 1)
-                }
+                bots[started].start(now: now)
                 started += 1
                 nextStart = nextStart + interval
             }
             if started == bots.count, let end, now >= end { break }
+            // Every bot gave up connecting: waiting longer measures nothing.
+            if started == bots.count, bots.allSatisfy(\.record.gaveUp) { break }
             var wake = nextProgress
             if started < bots.count { wake = min(wake, nextStart) }
             for bot in bots { if let d = bot.nextDeadline { wake = min(wake, d) } }

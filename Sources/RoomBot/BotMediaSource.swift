@@ -50,11 +50,15 @@ protocol BotMediaSink: AnyObject {
     /// An SR for this track: NTP and RTP time of the same instant.
     func senderReport(ntp: UInt64, rtpTimestamp: UInt32)
     var figures: SinkFigures { get }
+    /// Gaps between frames shown (video), to count a freeze still going on
+    /// at the end of the run; nil where the sink has no frames.
+    var freezes: FreezeDetector? { get }
 }
 
 extension BotMediaSink {
     func switchRequested(height: UInt16, at now: Instant) {}
     func senderReport(ntp: UInt64, rtpTimestamp: UInt32) {}
+    var freezes: FreezeDetector? { nil }
 }
 
 /// What a sink asks the bot to do after a packet: a browser sends a PLI

@@ -33,7 +33,47 @@ struct BotOptions: Equatable {
     var switchEvery: Double?
     /// Join and connect only: no media is sent or checked.
     var noMedia = false
+    /// Seconds: the longest a received track may deliver nothing (a stall
+    /// that lasts to the end of the run counts) before the run fails.
+    /// 1.5 s: a 2 s stall fails, while a layer switch or a keyframe wait
+    /// (a few hundred ms) does not.
+    var maxFreezeSeconds = 1.5
+    /// Errors (signalling closed, ICE/DTLS failure, server errors) do not
+    /// fail the run; they are still counted and printed.
+    var allowErrors = false
+    /// Seconds a bot keeps trying to reach the server before it gives up.
+    var connectTimeout: Double = 10
+    /// The summary table with every column (about 190 characters wide).
+    var wideTable = false
+    /// How subscribers show the room's video, like `lk load-test --layout`.
+    var layout: Layout?
 
+    /// A viewer's screen layout: the width of the tile each video track
+    /// is shown in, sent as `set-preference` `maxWidth` (the server then
+    /// forwards the largest simulcast layer that fits, or the lowest).
+    /// The tile sizes are LiveKit's load tester's: speaker one 1280x720
+    /// and the others 356x200; grids 400x225, 320x180, 256x144. Tracks
+    /// beyond the tiles get the smallest tile, not a pause: every track
+    /// is still checked for freezes.
+    enum Layout: String, CaseIterable, Equatable {
+        case speaker
+        case grid3x3 = "3x3"
+        case grid4x4 = "4x4"
+        case grid5x5 = "5x5"
+
+        /// The width for the `index`th video track (in announcement order).
+        func maxWidth(tile index: Int) -> Int {
+            switch self {
+            case .speaker: index == 0 ? 1280 : 356
+            case .grid3x3: 400
+            case .grid4x4: 320
+            case .grid5x5: 256
+            }
+        }
+    }
+
+    /// Kept equal to `swiftlet --version` (SwiftletServer's SwiftletVersion).
+    static let version = "0.1.0-dev"
     static let devKey = "devkey"
     static let devSecret = "devsecret"
 
@@ -71,19 +111,29 @@ struct BotOptions: Equatable {
           --switch-every SEC   subscribers cycle each video track's maxLayer 1, 2, 1, 0, ... this often
                                and time each switch to the first frame at the new resolution
           --no-media           join and connect only; send and check no media
+          --connect-timeout S  keep retrying a failed TCP connect for S seconds, then give up (default 10)
+          --allow-errors       errors (signalling closed, ICE/DTLS failure, server errors) do not fail the run
+          --wide               the summary table with every column (about 190 characters)
+          --layout L           subscribers view the room as L: speaker (one track at 1280 wide, the rest
+                               at 356), 3x3 (400), 4x4 (320), 5x5 (256), sent as set-preference maxWidth
+          --version            print the version
 
         THRESHOLDS (any one missed makes the exit status 1):
+          --max-freeze S       longest a received track may deliver no frames or packets, a stall that
+                               lasts to the end included (default 1.5; a 2 s stall fails)
           --max-loss PERCENT   highest acceptable receive loss
           --max-join-ms MS     highest acceptable p95 join time
           --max-delay-ms MS    highest acceptable p95 end-to-end delay
           --min-bitrate KBPS   lowest acceptable mean receive bitrate per track
 
         EXIT STATUS:
-          0  every bot joined and connected, every threshold met
-          1  a threshold was missed
-          2  a bot failed to join, publish or connect, or tracks were missing
-          64 bad command line
-          70 internal error (sockets, certificates)
+          0   every bot joined and connected, every track flowed, no errors, every threshold met
+          1   a threshold was missed (--max-freeze included)
+          2   the run failed: a bot did not join, publish or connect, tracks were missing or never
+              delivered, or an error happened (without --allow-errors)
+          64  bad command line
+          70  internal error (sockets, certificates)
+          130 cut short by SIGINT (143: SIGTERM) before --duration ended; the summary is still printed
         """
 
     static func parse(_ arguments: [String]) throws(Invalid) -> BotOptions {
@@ -142,6 +192,20 @@ struct BotOptions: Equatable {
                 o.switchEvery = try number(a)
                 guard (o.switchEvery ?? 0) > 0 else { throw Invalid(description: "--switch-every must be above 0") }
             case "--no-media": o.noMedia = true
+            case "--max-freeze":
+                o.maxFreezeSeconds = try number(a)
+                guard o.maxFreezeSeconds > 0 else { throw Invalid(description: "--max-freeze must be above 0") }
+            case "--allow-errors": o.allowErrors = true
+            case "--connect-timeout":
+                o.connectTimeout = try number(a)
+                guard o.connectTimeout > 0 else { throw Invalid(description: "--connect-timeout must be above 0") }
+            case "--wide": o.wideTable = true
+            case "--layout":
+                let v = try value(a)
+                guard let layout = Layout(rawValue: v) else {
+                    throw Invalid(description: "--layout wants speaker, 3x3, 4x4 or 5x5, got '\(v)'")
+                }
+                o.layout = layout
             default: throw Invalid(description: "unknown option '\(a)'; see roombot --help")
             }
             i += 1
@@ -152,6 +216,9 @@ struct BotOptions: Equatable {
         case (let name?, nil): o.rooms = [name]
         case (let name, let n?): o.rooms = (1...n).map { "\(name ?? "roombot")-\($0)" }
         case (nil, nil): throw Invalid(description: "give --room NAME or --rooms N")
+        }
+        if o.layout != nil, o.switchEvery != nil {
+            throw Invalid(description: "--layout and --switch-every exclude each other (both set each track's layer)")
         }
         guard o.publishers + o.subscribers > 0 else { throw Invalid(description: "no bots: give --publishers or --subscribers") }
         if dev {

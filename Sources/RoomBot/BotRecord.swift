@@ -1,26 +1,60 @@
+import BotMedia
 import Negotiation
 import RTP
 import RTPStreams
 import Wire
 
 /// One received track's statistics (RFC 3550 appendix A.3 and A.8 through
-/// ReceptionStatistics) and byte count for its bitrate.
+/// ReceptionStatistics), byte count for its bitrate, and the gaps between
+/// its packets: a track that stops delivering is stalled from its last
+/// packet on, whether or not another packet ever comes.
 struct TrackStats {
     var track: AnnouncedTrack
     var reception: ReceptionStatistics
     var bytes: UInt64 = 0
     var firstPacketAt: Instant?
     var lastPacketAt: Instant?
+    /// Packet arrival gaps. 500 ms is above a DTX audio track's longest
+    /// normal gap (a comfort-noise packet every 400 ms, AudioClip) and a
+    /// base-layer video track's (133 ms at 7.5 fps).
+    var gaps = FreezeDetector(threshold: .milliseconds(500))
+    /// When the track left the subscriber offer (its publisher left, or
+    /// unpublished): its silence after that is no stall.
+    var endedAt: Instant?
 
     init(track: AnnouncedTrack, ssrc: SSRC) {
         self.track = track
         reception = ReceptionStatistics(ssrc: ssrc, clockRate: track.codec.clockRate)
     }
 
-    /// Mean bitrate between the first and the last packet, bits/s.
-    var bitsPerSecond: Double {
-        guard let first = firstPacketAt, let last = lastPacketAt, last > first else { return 0 }
-        return Double(bytes * 8) / (Double((last - first).nanoseconds) / 1e9)
+    mutating func packet(bytes count: Int, at arrival: Instant) {
+        bytes &+= UInt64(count)
+        if firstPacketAt == nil { firstPacketAt = arrival }
+        lastPacketAt = arrival
+        gaps.frame(at: arrival)
+        endedAt = nil
+    }
+
+    /// Where measuring this track stops: the run's end, or earlier when the
+    /// track was withdrawn.
+    func measuredEnd(_ end: Instant) -> Instant { endedAt.map { min($0, end) } ?? end }
+
+    /// Mean bitrate from the first packet to `end` (the end of the run), in
+    /// bits/s: a stall lowers it, as it lowers what a viewer gets.
+    func bitsPerSecond(until end: Instant) -> Double {
+        guard let first = firstPacketAt else { return 0 }
+        let stop = measuredEnd(end)
+        guard stop > first else { return 0 }
+        return Double(bytes * 8) / (Double((stop - first).nanoseconds) / 1e9)
+    }
+
+    /// Packet gaps with the one in progress closed at `end`.
+    func gaps(until end: Instant) -> FreezeDetector { gaps.measured(until: measuredEnd(end)) }
+
+    /// Whether a packet arrived within `window` before `now`.
+    func isFlowing(at now: Instant, window: Duration) -> Bool {
+        guard let last = lastPacketAt, endedAt == nil else { return false }
+        return now - last <= window
     }
 }
 
@@ -61,6 +95,15 @@ final class BotRecord {
     var keyframeRequestsReceived = 0
     var nacksReceived = 0
     var errors: [String: Int] = [:]
+    /// The first detail seen per error kind (errno text, HTTP status,
+    /// close code), for the reasons a run failed.
+    var errorDetails: [String: String] = [:]
+    /// Live state for the progress line: the transport this role depends
+    /// on is connected now, and (room protocol) its WebSocket is open.
+    var transportUp = false
+    var signalingUp = false
+    /// Gave up connecting (`--connect-timeout` passed): nothing more to do.
+    var gaveUp = false
 
     init(role: BotRole, room: String, identity: String) {
         self.role = role
@@ -68,7 +111,10 @@ final class BotRecord {
         self.identity = identity
     }
 
-    func error(_ kind: String) { errors[kind, default: 0] += 1 }
+    func error(_ kind: String, _ detail: String? = nil) {
+        errors[kind, default: 0] += 1
+        if let detail, errorDetails[kind] == nil { errorDetails[kind] = detail }
+    }
 
     func milliseconds(_ from: Instant?, _ to: Instant?) -> Double? {
         guard let from, let to else { return nil }
@@ -89,5 +135,13 @@ final class BotRecord {
         return milliseconds(joinedAt, (video.isEmpty ? audio : video).min())
     }
     var isConnected: Bool { role == .publisher ? publisherConnectedAt != nil : subscriberConnectedAt != nil }
+    /// Tracks that delivered at least one packet during the run.
     var tracksFlowing: Int { tracks.values.filter { $0.reception.packetsReceived > 0 }.count }
+    /// Tracks with a packet in the last `window`: drops when media stops.
+    func tracksFlowing(at now: Instant, window: Duration) -> Int {
+        tracks.values.filter { $0.isFlowing(at: now, window: window) }.count
+    }
+    /// Connected now and, over the room WebSocket, still in the room.
+    var isUp: Bool { transportUp && (signalingUp || usesHTTP) }
+    var usesHTTP = false
 }

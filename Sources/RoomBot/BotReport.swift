@@ -76,7 +76,9 @@ struct GroupSummary {
         return expected > 0 ? Double(max(lost, 0)) / expected * 100 : 0
     }
 
-    init(name: String, records: [BotRecord]) {
+    /// `end`: when the run stopped; stalls and freezes still going on then
+    /// count up to it, and bitrates are over the time up to it.
+    init(name: String, records: [BotRecord], end: Instant) {
         self.name = name
         bots = records.count
         joined = records.filter { $0.joinedAt != nil }.count
@@ -97,8 +99,14 @@ struct GroupSummary {
                 framesUndecodable += f.framesUndecodable
                 framesIncomplete += f.framesIncomplete
                 audioDecodeErrors += f.decodeErrors
-                freezeCount += f.freezeCount
-                freezeSeconds += f.freezeDuration.milliseconds / 1000
+                if let fz = sink.freezes {
+                    let measured = fz.measured(until: end)
+                    freezeCount += measured.freezeCount
+                    freezeSeconds += measured.totalFreezeDuration.milliseconds / 1000
+                } else {
+                    freezeCount += f.freezeCount
+                    freezeSeconds += f.freezeDuration.milliseconds / 1000
+                }
                 switches += f.switches
                 switchesNotOnKeyframe += f.switchesNotOnKeyframe
                 switchesUnfinished += f.switchesUnfinished
@@ -126,8 +134,9 @@ struct GroupSummary {
                 packets += t.reception.packetsReceived
                 lost += max(t.reception.cumulativeLost, 0)
                 jitters.append(Double(t.reception.jitter) / Double(t.track.codec.clockRate) * 1000)
-                kbps.append(t.bitsPerSecond / 1000)
-                aggregateMbps += t.bitsPerSecond / 1e6
+                let rate = t.bitsPerSecond(until: end)
+                kbps.append(rate / 1000)
+                aggregateMbps += rate / 1e6
             }
             for (k, v) in r.errors { errors[k, default: 0] += v }
         }
@@ -155,72 +164,73 @@ struct GroupSummary {
     }
 }
 
+/// The longest stretch one received track delivered nothing: frames for
+/// video (complete and decodable), packets for audio and for video too
+/// (a track whose packets stop stops its frames).
+struct TrackStall: Equatable {
+    var bot: String
+    var track: String
+    var longest: Duration
+    /// Still going on when the run ended.
+    var ongoing: Bool
+}
+
 /// The end-of-run report: a table per role and overall, the JSON file, and
 /// the exit status from the thresholds.
 struct BotReport {
     var groups: [GroupSummary]
     var durationSeconds: Double
     var interrupted: Bool
+    /// The signal that cut the run short before `--duration` ended.
+    var cutShortBy: Int32?
+    /// Per received track that flowed, its longest stall, longest first.
+    var stalls: [TrackStall]
+    /// The first detail of each error kind, for the reasons.
+    var errorDetails: [String: String]
+    /// Tracks that never delivered a packet though announced, with media on.
+    var mediaChecked: Bool
+    var wide: Bool
 
-    init(records: [BotRecord], options: BotOptions, durationSeconds: Double, interrupted: Bool) {
+    init(
+        records: [BotRecord], options: BotOptions, end: Instant, durationSeconds: Double, interrupted: Bool,
+        cutShortBy: Int32? = nil
+    ) {
         groups = BotRole.allCases.map { role in
-            GroupSummary(name: role.rawValue, records: records.filter { $0.role == role })
+            GroupSummary(name: role.rawValue, records: records.filter { $0.role == role }, end: end)
         }
-        groups.append(GroupSummary(name: "overall", records: records))
+        groups.append(GroupSummary(name: "overall", records: records, end: end))
         self.durationSeconds = durationSeconds
         self.interrupted = interrupted
+        self.cutShortBy = cutShortBy
+        mediaChecked = !options.noMedia
+        wide = options.wideTable
+        var stalls: [TrackStall] = []
+        var details: [String: String] = [:]
+        for r in records {
+            for (kind, detail) in r.errorDetails where details[kind] == nil { details[kind] = "\(r.identity): \(detail)" }
+            for (ssrc, t) in r.tracks where t.firstPacketAt != nil {
+                let stop = t.measuredEnd(end)
+                var gaps = t.gaps(until: end)
+                var ongoing = gaps.last.map { stop - $0 > gaps.threshold } ?? false
+                if let frames = r.sinks[ssrc]?.freezes?.measured(until: stop), frames.longestGap > gaps.longestGap {
+                    ongoing = frames.last.map { stop - $0 > frames.threshold } ?? false
+                    gaps = frames
+                }
+                let name = "\(t.track.kind) track \(t.track.trackID ?? "mid \(t.track.mid)")"
+                stalls.append(TrackStall(bot: r.identity, track: name, longest: gaps.longestGap, ongoing: ongoing))
+            }
+        }
+        self.stalls = stalls.sorted { $0.longest > $1.longest }
+        errorDetails = details
     }
 
     var overall: GroupSummary { groups[groups.count - 1] }
 
-    static func ms(_ v: Double?) -> String { v.map { String(format: "%.0f", $0) } ?? "-" }
-
-    var table: String {
-        var lines = [
-            String(
-                format: "roombot summary after %.1f s%@", durationSeconds, interrupted ? " (interrupted)" : ""),
-            "role         bots joined conn  join p50/p95/p99 ms   connect p50/p95/p99 ms  1st frame p50/p95 ms  tracks exp/ann/flow  packets   loss%  jitter ms  kbps/track  Mbps   errors",
-        ]
-        for g in groups where g.bots > 0 || g.name == "overall" {
-            let join = "\(Self.ms(g.join.p50))/\(Self.ms(g.join.p95))/\(Self.ms(g.join.p99))"
-            let connect = "\(Self.ms(g.connect.p50))/\(Self.ms(g.connect.p95))/\(Self.ms(g.connect.p99))"
-            let first = "\(Self.ms(g.firstFrame.p50))/\(Self.ms(g.firstFrame.p95))"
-            let tracks = "\(g.tracksExpected)/\(g.tracksAnnounced)/\(g.tracksFlowing)"
-            let errors = g.errors.values.reduce(0, +)
-            lines.append(
-                g.name.padding(toLength: 12, withPad: " ", startingAt: 0)
-                    + String(format: " %4d %6d %4d", g.bots, g.joined, g.connected)
-                    + "  " + join.padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + connect.padding(toLength: 24, withPad: " ", startingAt: 0)
-                    + first.padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + tracks.padding(toLength: 20, withPad: " ", startingAt: 0)
-                    + String(
-                        format: "%8llu  %5.2f  %9@  %10@  %5.2f  %d", g.packets, g.lossPercent,
-                        g.meanJitterMs.map { String(format: "%.1f", $0) } ?? "-",
-                        g.meanTrackKbps.map { String(format: "%.0f", $0) } ?? "-", g.aggregateMbps, errors))
-        }
-        for g in groups where g.bots > 0 || g.name == "overall" {
-            let delay = "\(Self.ms(g.delay.p50))/\(Self.ms(g.delay.p95))/\(Self.ms(g.delay.p99))"
-            let switchMs = "\(Self.ms(g.switchTime.p50))/\(Self.ms(g.switchTime.p95))"
-            lines.append(
-                "  \(g.name): delay p50/p95/p99 \(delay) ms, rtt p50 \(Self.ms(g.rtt.p50)) ms, video frames \(g.videoFrames)"
-                    + " (undecodable \(g.framesUndecodable)), freezes \(g.freezeCount)"
-                    + String(format: " (%.1f s)", g.freezeSeconds)
-                    + ", switches \(g.switches) (not on keyframe \(g.switchesNotOnKeyframe)), requested \(g.switchesRequested)"
-                    + " took p50/p95 \(switchMs) ms, audio decode errors \(g.audioDecodeErrors),"
-                    + " NACKs \(g.nacksSent) sent/\(g.nacksReceived) received, PLIs \(g.plisSent), RTX \(g.retransmissionsReceived)"
-            )
-        }
-        let errors = overall.errors.sorted { $0.key < $1.key }
-        if !errors.isEmpty {
-            lines.append("errors by kind: " + errors.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// 2 when the run itself failed (a bot did not join or connect, or a
-    /// subscriber was not offered every track), else 1 when a threshold is
-    /// missed, else 0. Returns the reasons too.
+    /// 2 when the run itself failed (a bot did not join or connect, a
+    /// subscriber was not offered or never received every track, or an
+    /// error happened without --allow-errors), else 1 when a threshold is
+    /// missed, else 0; a run cut short by a signal is 128 + the signal
+    /// whatever it measured. Returns every reason, with values unrounded.
     func exitStatus(_ o: BotOptions) -> (Int32, [String]) {
         let all = overall
         var failures: [String] = []
@@ -228,39 +238,64 @@ struct BotReport {
         if all.connected < all.bots {
             failures.append("\(all.bots - all.connected) of \(all.bots) bots did not connect their transport")
         }
-        if all.tracksAnnounced < all.tracksExpected - 0 && all.tracksExpected > 0 {
+        if all.tracksAnnounced < all.tracksExpected && all.tracksExpected > 0 {
             failures.append("subscribers were offered \(all.tracksAnnounced) of \(all.tracksExpected) tracks")
         }
-        if !failures.isEmpty { return (2, failures) }
+        if mediaChecked, all.tracksFlowing < all.tracksExpected {
+            failures.append("subscribers received media on \(all.tracksFlowing) of \(all.tracksExpected) expected tracks")
+        }
+        let errors = all.errors.values.reduce(0, +)
+        if errors > 0, !o.allowErrors {
+            let kinds = all.errors.sorted { $0.key < $1.key }.map { kind, n in
+                "\(kind) x\(n)" + (errorDetails[kind].map { " (\($0))" } ?? "")
+            }
+            failures.append("\(errors) errors: " + kinds.joined(separator: "; "))
+        }
         var missed: [String] = []
+        let maxFreeze = Duration.nanoseconds(Int64(o.maxFreezeSeconds * 1e9))
+        let frozen = stalls.filter { $0.longest > maxFreeze }
+        if let worst = frozen.first {
+            missed.append(
+                "freeze \(worst.longest.milliseconds / 1000) s > --max-freeze \(o.maxFreezeSeconds) s on \(worst.bot) \(worst.track)"
+                    + (worst.ongoing ? " (still frozen at the end)" : "")
+                    + (frozen.count > 1 ? " and \(frozen.count - 1) more tracks" : ""))
+        }
         if let max = o.maxLossPercent, all.lossPercent > max {
-            missed.append(String(format: "loss %.2f%% > %.2f%%", all.lossPercent, max))
+            missed.append("loss \(all.lossPercent)% > --max-loss \(max)%")
         }
         if let max = o.maxJoinMilliseconds, let p95 = all.join.p95, p95 > max {
-            missed.append(String(format: "join p95 %.0f ms > %.0f ms", p95, max))
+            missed.append("join p95 \(p95) ms > --max-join-ms \(max) ms")
         }
         if let max = o.maxDelayMilliseconds {
             if let p95 = all.delay.p95 {
-                if p95 > max { missed.append(String(format: "delay p95 %.0f ms > %.0f ms", p95, max)) }
+                if p95 > max { missed.append("delay p95 \(p95) ms > --max-delay-ms \(max) ms") }
             } else {
                 missed.append("--max-delay-ms: no end-to-end delay measured")
             }
         }
         if let min = o.minBitrateKbps, (all.meanTrackKbps ?? 0) < min {
-            missed.append(String(format: "bitrate %.0f kbps per track < %.0f", all.meanTrackKbps ?? 0, min))
+            missed.append("bitrate \(all.meanTrackKbps ?? 0) kbps per track < --min-bitrate \(min) kbps")
         }
-        return (missed.isEmpty ? 0 : 1, missed)
+        let status: Int32 = !failures.isEmpty ? 2 : !missed.isEmpty ? 1 : 0
+        if let signal = cutShortBy {
+            return (128 + signal, ["cut short by signal \(signal) after \(durationSeconds) s"] + failures + missed)
+        }
+        return (status, failures + missed)
     }
 
     func json(_ o: BotOptions) -> [String: Any] {
         let (status, reasons) = exitStatus(o)
         var byRole: [String: Any] = [:]
         for g in groups { byRole[g.name] = g.json }
+        let stallList: [[String: Any]] = stalls.prefix(20).map {
+            ["bot": $0.bot, "track": $0.track, "longestSeconds": $0.longest.milliseconds / 1000, "ongoing": $0.ongoing]
+        }
         return [
             "url": o.url, "rooms": o.rooms, "publishersPerRoom": o.publishers, "subscribersPerRoom": o.subscribers,
             "audioOnly": o.audioOnly, "simulcast": o.simulcast, "whip": o.whip, "whep": o.whep,
-            "durationSeconds": durationSeconds,
-            "interrupted": interrupted, "exitStatus": Int(status), "failures": reasons, "groups": byRole,
+            "durationSeconds": durationSeconds, "interrupted": interrupted, "cutShort": cutShortBy != nil,
+            "exitStatus": Int(status), "failures": reasons, "groups": byRole, "longestStalls": stallList,
+            "maxFreezeSeconds": o.maxFreezeSeconds, "errorDetails": errorDetails,
         ]
     }
 }

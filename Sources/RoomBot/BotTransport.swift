@@ -20,7 +20,10 @@ final class BotTransport {
     private var remoteCredentials: ICECredentials?
     private var remoteCandidates: Set<TransportAddress> = []
     private(set) var connectedAt: Instant?
-    private(set) var failure: String?
+    /// Why the transport died, as an error kind (`ice_failed`,
+    /// `consent_expired`, `dtls_failed`, `srtp_failed`, `dtls_closed`) and a
+    /// detail; nil while it lives.
+    private(set) var failure: (kind: String, detail: String)?
 
     init(bindIP: String, certificate: DTLSCertificate, now: Instant, batch: DatagramBatch) throws {
         guard let address = SocketAddress(ip: bindIP, port: 0) else { throw BotError.badAddress(bindIP) }
@@ -78,14 +81,24 @@ final class BotTransport {
         while let e = transport.pollEvent() {
             switch e {
             case .connected: if connectedAt == nil { connectedAt = now }
-            case .failed(let f): failure = "\(f)"
-            case .closed: failure = failure ?? "closed by server"
+            case .failed(let f): failure = failure ?? Self.kind(of: f)
+            // close_notify (RFC 5246 section 7.2.1): the server ended DTLS.
+            case .closed: failure = failure ?? ("dtls_closed", "close_notify from the server")
             case .selectedAddressChanged: break
             }
         }
     }
 
     var nextDeadline: Instant? { transport.nextDeadline }
+
+    static func kind(of f: PeerTransportFailure) -> (kind: String, detail: String) {
+        switch f {
+        case .iceFailed: ("ice_failed", "no ICE check succeeded (RFC 8445 section 8.1)")
+        case .consentExpired: ("consent_expired", "no consent response for 30 s (RFC 7675 section 5.1)")
+        case .dtls(let e): ("dtls_failed", "\(e)")
+        case .srtpSetupFailed: ("srtp_failed", "DTLS-SRTP keys unusable")
+        }
+    }
 
     /// Protects the RTP (or RTCP) packet at the start of `buffer` in place
     /// and sends it to the selected address.

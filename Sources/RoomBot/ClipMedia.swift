@@ -177,6 +177,7 @@ final class VideoSink: BotMediaSink {
 
     func switchRequested(height: UInt16, at now: Instant) { receiver.switchRequested(height: height, at: now) }
     func senderReport(ntp: UInt64, rtpTimestamp: UInt32) { receiver.senderReport(ntp: ntp, rtpTimestamp: rtpTimestamp) }
+    var freezes: FreezeDetector? { receiver.freezes }
 
     var figures: SinkFigures {
         let s = receiver.assembler.statistics

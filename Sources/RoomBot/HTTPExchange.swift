@@ -2,6 +2,10 @@ import NetIO
 import Signaling
 import Wire
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One HTTP/1.1 request and its response on a connection of its own
 /// (`Connection: close`): WHIP and WHEP POSTs and DELETEs. Driven by the
 /// bot loop's epoll like `SignalingClient`; `handleReady` returns the
@@ -39,7 +43,7 @@ final class HTTPExchange {
             switch socket.finishConnect() {
             case .inProgress: return nil
             case .connected: connected = true
-            case .failed(let e): return finish(.failed("connect: errno \(e)"))
+            case .failed(let e): return finish(.failed("connect \(socket.remote): \(String(cString: strerror(e)))"))
             }
         }
         if connected { flush() }

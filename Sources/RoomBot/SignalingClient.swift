@@ -2,6 +2,10 @@ import NetIO
 import Signaling
 import Wire
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One bot's room WebSocket: a non-blocking TCP connect, the opening
 /// handshake, then JSON text messages. Driven by the bot loop's epoll:
 /// `handleReady` when the socket is readable or writable; the events it
@@ -64,7 +68,7 @@ final class SignalingClient {
             switch socket.finishConnect() {
             case .inProgress: return []
             case .connected: startHandshake()
-            case .failed(let e): return fail("connect: errno \(e)")
+            case .failed(let e): return fail("connect \(socket.remote): \(String(cString: strerror(e)))")
             }
         }
         if readable || hangup { events += read() }
@@ -101,6 +105,7 @@ final class SignalingClient {
             do {
                 length = try handshake.receiveResponse(inbound.span.bytes)
             } catch {
+                if case .notSwitchingProtocols(let status) = error { return fail("HTTP \(status) on \(handshake.path)") }
                 return fail("handshake: \(error)")
             }
             guard let length else { return [] }

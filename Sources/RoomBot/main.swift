@@ -41,6 +41,10 @@ if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h")
     print(BotOptions.usage)
     exit(arguments.isEmpty ? 64 : 0)
 }
+if arguments.contains("--version") {
+    print("roombot \(BotOptions.version)")
+    exit(0)
+}
 let options: BotOptions
 do {
     options = try BotOptions.parse(arguments)
@@ -65,8 +69,21 @@ do {
 }
 
 signal(SIGPIPE, SIG_IGN)
-signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
-signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
+// A parent may start us with these blocked (a mask is inherited across
+// exec): then Ctrl-C or a supervisor's SIGTERM would never reach the loop.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
+signal(SIGINT) { s in
+    stopSignal.store(s, ordering: .relaxed)
+    stopRequested.store(true, ordering: .relaxed)
+}
+signal(SIGTERM) { s in
+    stopSignal.store(s, ordering: .relaxed)
+    stopRequested.store(true, ordering: .relaxed)
+}
 
 let media: BotMediaFactory
 if options.noMedia {
@@ -85,6 +102,7 @@ if options.noMedia {
     }
 }
 let context = BotContext(options: options, server: server, bindIP: bindIP, certificate: certificate, media: media)
+context.log = writeError
 context.clock = (media as? ClipMedia)?.clock
 let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 let bots = options.plan.enumerated().map { index, entry in
@@ -94,44 +112,36 @@ let bots = options.plan.enumerated().map { index, entry in
 }
 let start = MonotonicClock.now()
 let isTerminal = isatty(1) == 1
+var progress = LiveProgress(start: start)
 let loop = BotLoop(context: context, bots: bots) { now in
-    let records = bots.map(\.record)
-    let joined = records.filter { $0.joinedAt != nil }.count
-    let connected = records.filter(\.isConnected).count
-    let announced = records.reduce(0) { $0 + $1.tracksAnnounced }
-    let flowing = records.reduce(0) { $0 + $1.tracksFlowing }
-    var packets: UInt64 = 0
-    var lost: Int64 = 0
-    var mbps = 0.0
-    for r in records {
-        for t in r.tracks.values {
-            packets += t.reception.packetsReceived
-            lost += max(t.reception.cumulativeLost, 0)
-            mbps += t.bitsPerSecond / 1e6
-        }
-    }
-    let errors = records.reduce(0) { $0 + $1.errors.values.reduce(0, +) }
-    let loss = packets + UInt64(lost) > 0 ? Double(lost) / Double(packets + UInt64(lost)) * 100 : 0
-    let line = String(
-        format: "[%5.1fs] bots %d/%d joined, %d connected, tracks %d announced %d flowing, %.2f Mbps, loss %.2f%%, errors %d",
-        Double((now - start).nanoseconds) / 1e9, joined, records.count, connected, announced, flowing, mbps, loss, errors)
+    let line = LiveProgress.line(
+        progress.sample(bots.map(\.record), now: now), elapsedSeconds: Double((now - start).nanoseconds) / 1e9)
     if isTerminal {
         print("\r\u{1B}[2K" + line, terminator: "")
         fflush(nil)
     } else {
+        // Line by line, so a pipe (tee, a test) sees each as it comes.
         print(line)
+        fflush(nil)
     }
 }
 loop.run(start: start)
 let interrupted = stopRequested.load(ordering: .relaxed)
-let elapsed = Double((MonotonicClock.now() - start).nanoseconds) / 1e9
+let end = MonotonicClock.now()
+let elapsed = Double((end - start).nanoseconds) / 1e9
 loop.shutdown()
 if isTerminal { print("") }
 
-let report = BotReport(records: bots.map(\.record), options: options, durationSeconds: elapsed, interrupted: interrupted)
+// A signal before --duration ended cuts the run short; with --duration 0
+// a signal is the planned end.
+let signalNumber = stopSignal.load(ordering: .relaxed)
+let report = BotReport(
+    records: bots.map(\.record), options: options, end: end, durationSeconds: elapsed, interrupted: interrupted,
+    cutShortBy: interrupted && options.duration > 0 && signalNumber != 0 ? signalNumber : nil)
 print(report.table)
+fflush(nil)
 let (status, reasons) = report.exitStatus(options)
-for r in reasons { print("roombot: \(r)") }
+for r in reasons { writeError("roombot: \(r)\n") }
 if let path = options.jsonPath {
     do {
         let data = try JSONSerialization.data(

@@ -46,3 +46,21 @@ import Wire
     let p50 = samples.percentile(50) ?? .zero
     #expect(p50 > .milliseconds(400) && p50 < .milliseconds(600))
 }
+
+@Test func freezeInProgressCountsUntilTheGivenEnd() {
+    var detector = FreezeDetector()
+    for t in [0, 33, 66] { detector.frame(at: Instant(nanoseconds: Int64(t) * 1_000_000)) }
+    // No closing frame: before measured(until:) the stall is invisible.
+    #expect(detector.freezeCount == 0)
+    let end = Instant(nanoseconds: 3_066_000_000)
+    let measured = detector.measured(until: end)
+    #expect(measured.freezeCount == 1)
+    #expect(measured.totalFreezeDuration == .seconds(3))
+    #expect(measured.longestGap == .seconds(3))
+    #expect(measured.frames == 3)
+    #expect(detector.currentGap(at: end) == .seconds(3))
+    // Within the threshold it is no freeze; before the first frame nothing.
+    #expect(detector.measured(until: Instant(nanoseconds: 400_000_000)).freezeCount == 0)
+    #expect(FreezeDetector().measured(until: end).freezeCount == 0)
+    #expect(FreezeDetector().currentGap(at: end) == nil)
+}

@@ -7,12 +7,13 @@ func builtProduct(_ name: String) -> URL {
 }
 
 /// Starts `swiftlet serve --dev` on free ports with one media worker and
-/// waits (at most 20 s) until it says how to stop it; returns the process,
+/// waits (at most 20 s) until it says how to stop it (`extraArguments`
+/// after the defaults); returns the process,
 /// its output pipe and its room WebSocket URL ("" if it never said).
-func startDevServer() throws -> (Process, Pipe, String) {
+func startDevServer(_ extraArguments: [String] = []) throws -> (Process, Pipe, String) {
     let process = Process()
     process.executableURL = builtProduct("swiftlet")
-    process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"]
+    process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"] + extraArguments
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output

@@ -80,7 +80,8 @@ import Wire
         record.startedAt = .zero
         record.joinedAt = Instant.zero + .milliseconds(250)
         record.publisherConnectedAt = Instant.zero + .milliseconds(400)
-        let report = BotReport(records: [record], options: o, durationSeconds: 1, interrupted: false)
+        let report = BotReport(
+            records: [record], options: o, end: Instant.zero + .seconds(1), durationSeconds: 1, interrupted: false)
         #expect(report.overall.join.p95 == 250)
         #expect(report.overall.connect.p50 == 150)
         #expect(report.exitStatus(o).0 == 1)
@@ -88,8 +89,36 @@ import Wire
         #expect(report.exitStatus(o).0 == 0)
         // A bot that never joined fails the run, whatever the thresholds.
         let lost = BotRecord(role: .subscriber, room: "r", identity: "s")
-        let failed = BotReport(records: [record, lost], options: o, durationSeconds: 1, interrupted: true)
+        let failed = BotReport(
+            records: [record, lost], options: o, end: Instant.zero + .seconds(1), durationSeconds: 1, interrupted: true)
         #expect(failed.exitStatus(o).0 == 2)
         #expect(failed.table.contains("(interrupted)"))
+    }
+}
+
+@Suite struct RoomBotFailureOptionsTests {
+    private func parse(_ line: String) throws(BotOptions.Invalid) -> BotOptions {
+        try BotOptions.parse(line.split(separator: " ").map(String.init))
+    }
+
+    @Test func failureOptionsDefaultsAndValues() throws {
+        let d = try parse("--url ws://127.0.0.1:1/rtc --room r --dev")
+        #expect(d.maxFreezeSeconds == 1.5 && !d.allowErrors && d.connectTimeout == 10 && !d.wideTable)
+        let o = try parse(
+            "--url ws://127.0.0.1:1/rtc --room r --dev --max-freeze 0.75 --allow-errors --connect-timeout 3 --wide")
+        #expect(o.maxFreezeSeconds == 0.75 && o.allowErrors && o.connectTimeout == 3 && o.wideTable)
+        #expect(throws: BotOptions.Invalid.self) { try parse("--url ws://127.0.0.1:1/rtc --room r --dev --max-freeze 0") }
+        #expect(throws: BotOptions.Invalid.self) {
+            try parse("--url ws://127.0.0.1:1/rtc --room r --dev --connect-timeout x")
+        }
+        #expect(BotOptions.usage.contains("130 cut short by SIGINT"))
+        #expect(try parse("--url ws://127.0.0.1:1/rtc --room r --dev --layout 3x3").layout == .grid3x3)
+        #expect(throws: BotOptions.Invalid.self) { try parse("--url ws://127.0.0.1:1/rtc --room r --dev --layout 2x2") }
+        #expect(throws: BotOptions.Invalid.self) {
+            try parse("--url ws://127.0.0.1:1/rtc --room r --dev --layout speaker --switch-every 2")
+        }
+        #expect(BotOptions.Layout.speaker.maxWidth(tile: 0) == 1280)
+        #expect(BotOptions.Layout.speaker.maxWidth(tile: 3) == 356)
+        #expect(BotOptions.Layout.grid4x4.maxWidth(tile: 20) == 320)
     }
 }

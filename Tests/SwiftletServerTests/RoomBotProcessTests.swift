@@ -83,6 +83,34 @@ import Testing
         #expect(overall["tracksAnnounced"] as? Int == 4)
     }
 
+    /// `--layout 5x5`: each subscriber asks for every video track at the
+    /// 5x5 tile width, which the server logs as the subscriber's preference.
+    @Test func layoutSendsTheTileWidthAsPreference() throws {
+        let (server, serverOutput, url) = try startDevServer()
+        defer {
+            if server.isRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache")
+        let run = try runBot([
+            "--url", url, "--room", "grid", "--publishers", "1", "--subscribers", "2", "--duration", "4", "--dev",
+            "--layout", "5x5", "--cache-dir", cache.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        server.terminate()
+        server.waitUntilExit()
+        let log = String(decoding: serverOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.components(separatedBy: "at max width 256").count - 1 == 2, "\(log.suffix(3000))")
+    }
+
+    @Test func versionPrintsTheVersion() throws {
+        let run = try runBot(["--version"])
+        #expect(run.status == 0)
+        #expect(run.output.hasPrefix("roombot 0."))
+    }
+
     @Test func badCommandLinesExit64AndHelpExits0() throws {
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--dev"]).status == 64)  // no room
         #expect(try runBot(["--url", "wss://h/rtc", "--room", "r", "--dev"]).status == 64)
