@@ -58,6 +58,16 @@ final class HTTPSession: TCPConnectionHandler {
                     return .sendThenClose(out + error.response.serialize())
                 }
                 guard let request else { break }
+                // Draining: no new room connections (a resume too would
+                // end at the deadline; the client should go elsewhere).
+                if request.path == "/rtc", let refusal = service.refusalWhileDraining(now: now) {
+                    out += refusal.serialize(omittingBody: request.method == "HEAD")
+                    if !request.keepAlive {
+                        mode = .http(parser)
+                        return .sendThenClose(out)
+                    }
+                    continue
+                }
                 if request.path == "/rtc" {
                     do {
                         let response = try WebSocketHandshake.response(to: request)
@@ -102,6 +112,17 @@ final class HTTPSession: TCPConnectionHandler {
             mode = .webSocket(socket)
             return TCPConnectionAction(send: output, close: close)
         }
+    }
+
+    /// The drain's end: a room WebSocket starts the closing handshake with
+    /// 1001 going away (RFC 6455 section 7.4.1); the TCP connection closes
+    /// when the client's close arrives (or at the server's stop). Plain
+    /// HTTP connections are left to finish their request.
+    func goAway() -> TCPConnectionAction {
+        guard case .webSocket(var socket) = mode else { return .none }
+        socket.close(code: .goingAway, reason: "server shutting down")
+        mode = .webSocket(socket)
+        return .send(socket.takeOutput())
     }
 
     func timeout(now: Instant) -> TCPConnectionAction {
