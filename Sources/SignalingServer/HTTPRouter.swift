@@ -59,6 +59,9 @@ struct HTTPRouter: Sendable {
             # HELP swiftlet_signaling_connections Open room WebSocket connections.
             # TYPE swiftlet_signaling_connections gauge
             swiftlet_signaling_connections \(s.webSockets)
+            # HELP swiftlet_draining 1 from SIGTERM until the process exits (no new joins), else 0.
+            # TYPE swiftlet_draining gauge
+            swiftlet_draining \(service.isDraining ? 1 : 0)
             # HELP swiftlet_join_failures_total Joins refused, by reason.
             # TYPE swiftlet_join_failures_total counter
 

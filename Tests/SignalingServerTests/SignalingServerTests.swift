@@ -38,6 +38,7 @@ import Wire
         #expect(try request(server, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
         let metrics = try request(server, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(metrics.contains("swiftlet_rooms 0"))
+        #expect(metrics.contains("\nswiftlet_draining 0\n"))
         #expect(metrics.contains("# TYPE swiftlet_participants gauge"))
         #expect(try request(server, "GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404"))
         #expect(try request(server, "GARBAGE\r\n\r\n").hasPrefix("HTTP/1.1 400"))
@@ -79,7 +80,8 @@ import Wire
 
         // Still served: health, metrics, readiness (503 saying why).
         #expect(try request(server, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
-        #expect(try request(server, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        let metrics = try request(server, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(metrics.hasPrefix("HTTP/1.1 200") && metrics.contains("\nswiftlet_draining 1\n"))
         let ready = try request(server, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(ready.hasPrefix("HTTP/1.1 503"))
         #expect(ready.contains("draining"))
