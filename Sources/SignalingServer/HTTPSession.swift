@@ -33,6 +33,8 @@ final class HTTPSession: TCPConnectionHandler {
     private var lastActivity: Instant
     private var requestStarted: Instant?
     private var lastPing: Instant
+    /// The rooms layer was told this WebSocket closed (once).
+    private var reportedClosed = false
 
     init(id: ConnectionID, router: HTTPRouter, service: RoomService, timeouts: Timeouts, now: Instant) {
         self.id = id
@@ -105,7 +107,11 @@ final class HTTPSession: TCPConnectionHandler {
                 case .text(let text): service.received(text: text, on: id, now: now)
                 case .binary: socket.close(code: .unsupportedData, reason: "the room protocol is JSON text")
                 case .pong: break
-                case .closed: close = .afterSend
+                case .closed:
+                    close = .afterSend
+                    // The closing handshake is over: the session ends now,
+                    // not when the TCP linger does.
+                    reportClosed(now: now)
                 }
             }
             let output = socket.takeOutput()
@@ -160,6 +166,12 @@ final class HTTPSession: TCPConnectionHandler {
     }
 
     func closed(_ reason: TCPCloseReason) {
-        if case .webSocket = mode { service.closed(id, now: MonotonicClock.now()) }
+        if case .webSocket = mode { reportClosed(now: MonotonicClock.now()) }
+    }
+
+    private func reportClosed(now: Instant) {
+        guard !reportedClosed else { return }
+        reportedClosed = true
+        service.closed(id, now: now)
     }
 }

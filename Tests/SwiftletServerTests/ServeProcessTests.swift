@@ -87,6 +87,7 @@ import Testing
         #expect(try curl(["\(http)/healthz"]).hasPrefix("HTTP/1.1 200"))
         let metrics = try curl(["\(http)/metrics"])
         #expect(metrics.hasPrefix("HTTP/1.1 200") && metrics.contains("process_resident_memory_bytes"))
+        #expect(metrics.contains("\nswiftlet_draining 1\n"))
         let upgrade = try curl([
             "-H", "Connection: Upgrade", "-H", "Upgrade: websocket", "-H", "Sec-WebSocket-Version: 13",
             "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "\(http)/rtc",
@@ -111,6 +112,8 @@ import Testing
         #expect(output.waitForExit(process, seconds: 10))
         #expect(process.terminationStatus == 0, "\(output.text)")
         #expect(output.text.contains("closed 1 media transport(s)"), "\(output.text)")
+        // Our close answered the server's: none left unanswered.
+        #expect(!output.text.contains("unanswered"), "\(output.text)")
     }
 
     /// A second signal during the drain stops at once, with status 143.
