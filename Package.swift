@@ -126,7 +126,12 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "Negotiation"]),
+        testTarget(
+            "SwiftletServerTests",
+            [
+                "SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "NetIO", "Negotiation", "SDP",
+                "DTLS", "ICE", "PeerSession",
+            ]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
         testTarget(
             "MediaWorkerTests",

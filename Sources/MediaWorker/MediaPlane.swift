@@ -130,6 +130,32 @@ public final class MediaPlane: Sendable {
         }
     }
 
+    /// The drain's end: each worker closes every transport it holds (DTLS
+    /// close_notify) and hands those datagrams to the kernel before it
+    /// answers, so they leave even if the process exits right after.
+    /// Waits up to `timeout` for each worker; returns the transports closed.
+    @discardableResult
+    public func closeAllTransports(timeout: Duration = .milliseconds(500)) -> Int {
+        var closed = 0
+        for worker in workers {
+            let answer = Mutex<Int?>(nil)
+            worker.mailbox.post { engine, now, transmit in
+                let n = engine.closeAllTransports(now: now, transmit: transmit)
+                transmit.flush()
+                answer.withLock { $0 = n }
+            }
+            let end = MonotonicClock.now() + timeout
+            while MonotonicClock.now() < end {
+                if let n = answer.withLock({ $0 }) {
+                    closed += n
+                    break
+                }
+                usleep(1000)
+            }
+        }
+        return closed
+    }
+
     public func stop() {
         for worker in workers { worker.requestStop() }
         for thread in threads { thread.join() }

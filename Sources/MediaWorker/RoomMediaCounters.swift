@@ -1,4 +1,6 @@
+import DTLS
 import Forwarding
+import PeerSession
 
 /// What one worker's media engine has done since it started, for metrics.
 /// A plain value: the server reads a copy through a control closure.
@@ -17,6 +19,11 @@ public struct RoomMediaCounters: Equatable, Sendable {
     /// Packet copies forwarded: one per subscriber a packet reached.
     public var forwarded: UInt64 = 0
     public var dropped = Drops()
+    /// Packet copies a subscriber did not get because of the layers it
+    /// gets: normal simulcast selection and pausing, not loss.
+    public var filtered = LayerFilter()
+    /// Transports that failed, by reason.
+    public var failures = TransportFailures()
     /// Keyframe requests sent upstream, and those the per-track throttle
     /// absorbed.
     public var plisForwarded: UInt64 = 0
@@ -60,14 +67,13 @@ public struct RoomMediaCounters: Equatable, Sendable {
         public var malformedRTCP: UInt64 = 0
         /// No track for the SSRC (nor its mid), or not a publisher transport.
         public var unknownSource: UInt64 = 0
-        /// A simulcast layer other than the one forwarded.
-        public var otherLayer: UInt64 = 0
+        /// A simulcast packet whose layer the track does not have (a rid
+        /// it did not announce, an unsignalled SSRC of an SSRC-group track).
+        public var unknownLayer: UInt64 = 0
         /// RTX (by payload type or SSRC): NACK/RTX is not implemented yet.
         public var retransmission: UInt64 = 0
         /// A payload type the track did not negotiate.
         public var unknownPayloadType: UInt64 = 0
-        /// The subscriber paused the track (maxWidth 0).
-        public var paused: UInt64 = 0
         /// The subscriber's transport is not open or not connected.
         public var subscriberNotConnected: UInt64 = 0
         /// The rewriter's reasons (`DropReason`).
@@ -82,22 +88,11 @@ public struct RoomMediaCounters: Equatable, Sendable {
 
         public init() {}
 
-        /// The simulcast selector's reasons (`SimulcastDropReason`;
-        /// `.paused` counts as `paused`, `.otherSpatialLayer` as
-        /// `otherLayer`).
+        /// The simulcast selector's reasons that are drops: nothing is
+        /// forwarded yet and the wanted layer's keyframe has not come (the
+        /// subscriber sees nothing meanwhile), or a layer index out of range.
         public var waitingForKeyframe: UInt64 = 0
-        public var temporalLayerAbove: UInt64 = 0
         public var spatialLayerOutOfRange: UInt64 = 0
-
-        mutating func count(_ reason: SimulcastDropReason) {
-            switch reason {
-            case .paused: paused &+= 1
-            case .otherSpatialLayer: otherLayer &+= 1
-            case .waitingForKeyframe: waitingForKeyframe &+= 1
-            case .temporalLayerAbove: temporalLayerAbove &+= 1
-            case .spatialLayerOutOfRange: spatialLayerOutOfRange &+= 1
-            }
-        }
 
         mutating func count(_ reason: DropReason) {
             switch reason {
@@ -107,6 +102,75 @@ public struct RoomMediaCounters: Equatable, Sendable {
             case .outsideHistory: outsideHistory &+= 1
             case .paddingOnly: paddingOnly &+= 1
             case .notForwarded: notForwarded &+= 1
+            }
+        }
+    }
+}
+
+/// Packets held back by layer selection (`swiftlet_layer_filtered_packets_total`):
+/// the forwarder chose not to send them and the subscriber misses nothing
+/// it asked for.
+public struct LayerFilter: Equatable, Sendable {
+    /// Another spatial layer than the one this subscriber gets.
+    public var otherLayer: UInt64 = 0
+    /// A temporal layer above the one this subscriber gets.
+    public var temporalLayerAbove: UInt64 = 0
+    /// The subscriber paused the track (maxWidth 0, or audio off).
+    public var paused: UInt64 = 0
+    public init() {}
+}
+
+extension RoomMediaCounters {
+    /// The simulcast selector's reason, as a filter or a drop.
+    mutating func count(_ reason: SimulcastDropReason) {
+        switch reason {
+        case .paused: filtered.paused &+= 1
+        case .otherSpatialLayer: filtered.otherLayer &+= 1
+        case .temporalLayerAbove: filtered.temporalLayerAbove &+= 1
+        case .waitingForKeyframe: dropped.waitingForKeyframe &+= 1
+        case .spatialLayerOutOfRange: dropped.spatialLayerOutOfRange &+= 1
+        }
+    }
+}
+
+/// Why transports failed, from what ICE and DTLS report
+/// (`PeerTransportFailure`).
+public struct TransportFailures: Equatable, Sendable {
+    /// ICE: no connectivity check arrived before the connect timeout (our
+    /// lite agent's only way to fail before it has an address).
+    public var iceConnectTimeout: UInt64 = 0
+    /// ICE: consent expired, no check for 30 s (RFC 7675 section 5.1).
+    public var iceConsentExpired: UInt64 = 0
+    /// DTLS: the handshake made no progress through every retransmission
+    /// (RFC 6347 section 4.2.4).
+    public var dtlsHandshakeTimeout: UInt64 = 0
+    /// DTLS: OpenSSL failed the handshake (a fatal alert, a protocol error).
+    public var dtlsHandshakeFailed: UInt64 = 0
+    /// DTLS: a fatal alert or protocol error after the handshake.
+    public var dtlsConnectionFailed: UInt64 = 0
+    /// DTLS: the peer's certificate matched no SDP fingerprint (RFC 8122
+    /// section 5).
+    public var dtlsFingerprintMismatch: UInt64 = 0
+    /// DTLS-SRTP: no `use_srtp` agreement (RFC 5764 section 4.1.2), key
+    /// export failed, or SRTP could not be set up with the keys.
+    public var dtlsSRTPSetupFailed: UInt64 = 0
+    /// DTLS: our own set-up failed (certificate, context).
+    public var dtlsSetupFailed: UInt64 = 0
+    public init() {}
+
+    mutating func count(_ failure: PeerTransportFailure) {
+        switch failure {
+        case .iceFailed: iceConnectTimeout &+= 1
+        case .consentExpired: iceConsentExpired &+= 1
+        case .srtpSetupFailed: dtlsSRTPSetupFailed &+= 1
+        case .dtls(let error):
+            switch error {
+            case .timeout: dtlsHandshakeTimeout &+= 1
+            case .handshakeFailed: dtlsHandshakeFailed &+= 1
+            case .connectionFailed: dtlsConnectionFailed &+= 1
+            case .fingerprintMismatch: dtlsFingerprintMismatch &+= 1
+            case .noSRTPProfile, .keyingMaterialExportFailed: dtlsSRTPSetupFailed &+= 1
+            case .certificateGenerationFailed, .invalidPEM, .setupFailed: dtlsSetupFailed &+= 1
             }
         }
     }

@@ -48,6 +48,17 @@ extension RoomMediaEngine {
 
     private func ignored() { counters.commandsIgnored &+= 1 }
 
+    /// The drain's end (or a stop): every transport sends DTLS close_notify
+    /// (RFC 5246 section 7.2.1; RFC 6347 section 4.1) to its peer and is
+    /// forgotten; tracks and subscriptions stay until the engine goes.
+    /// Returns how many transports were closed.
+    @discardableResult
+    public func closeAllTransports(now: Instant, transmit: TransmitQueue) -> Int {
+        let ids = transportKeys.keys.sorted { $0.rawValue < $1.rawValue }
+        for id in ids { closeTransport(id, now: now, transmit: transmit) }
+        return ids.count
+    }
+
     private func openTransport(
         participant: ParticipantID, role: TransportRole, local: ICECredentials, remote: RemoteTransportParameters?,
         now: Instant, transmit: TransmitQueue

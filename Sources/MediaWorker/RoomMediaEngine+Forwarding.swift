@@ -162,13 +162,13 @@ extension RoomMediaEngine {
                     continue
                 }
                 if let reason = outcome?.selectorDrop {
-                    counters.dropped.count(reason)
+                    counters.count(reason)
                     continue
                 }
                 decision = outcome?.decision ?? .drop(.notForwarded)
             } else {
                 guard !s.isPaused, !s.isAudioPaused else {
-                    counters.dropped.paused &+= 1
+                    counters.filtered.paused &+= 1
                     continue
                 }
                 decision = s.rewriter.rewrite(source, arrival: now)
@@ -226,14 +226,14 @@ extension RoomMediaEngine {
                 return nil
             }
             guard let index = track.layerIndex(rid: rid) else {
-                counters.dropped.otherLayer &+= 1
+                counters.dropped.unknownLayer &+= 1
                 return nil
             }
             layer = index
         } else if track.isSimulcast {
             // An unsignalled SSRC on an SSRC-group simulcast track: which
             // layer it is cannot be told.
-            counters.dropped.otherLayer &+= 1
+            counters.dropped.unknownLayer &+= 1
             return nil
         } else {
             layer = 0

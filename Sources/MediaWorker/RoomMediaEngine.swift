@@ -150,7 +150,10 @@ public final class RoomMediaEngine: WorkerEngine {
     func handleEvent(_ id: TransportID, _ event: PeerTransportEvent) {
         guard let key = transportKeys[id] else { return }
         switch event {
-        case .failed, .closed: forget(id)
+        case .failed(let failure):
+            counters.failures.count(failure)
+            forget(id)
+        case .closed: forget(id)
         default: break
         }
         onTransportEvent?(key.participant, key.role, event)

@@ -419,18 +419,18 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
 
     // MARK: Stopping
 
-    /// Closes the listener and every connection (one last non-blocking
-    /// flush each), then answers drains that raced with the stop.
+    /// Closes the listener; runs what was posted before the stop (so a
+    /// last message or close frame sent just before `stop()` still
+    /// leaves) and answers drains that raced with it; then closes every
+    /// connection after one last non-blocking flush each.
     private func finish() {
         stopAccepting()
+        shared.exited.withLock { $0 = true }
+        runMailbox(now: MonotonicClock.now())
         for id in connections.keys.sorted() {
             guard let connection = connections[id] else { continue }
             _ = connection.flush()
             end(connection, .serverStopped)
-        }
-        shared.exited.withLock { $0 = true }
-        for message in shared.mailbox.drain() {
-            if case .drain(let latch) = message { latch.signal() }
         }
     }
 }

@@ -113,8 +113,10 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     }
 
     /// Stops accepting: the listener closes, so new connections are refused
-    /// by the kernel, while existing connections are served until `stop()`
-    /// (SIGTERM drain). Returns once the listener is closed; called on the
+    /// by the kernel, while existing connections are served until `stop()`.
+    /// (The signalling server's SIGTERM drain does not use it: it keeps
+    /// accepting, to answer /readyz and refuse joins with 503.) Returns once
+    /// the listener is closed; called on the
     /// loop thread (from a handler) it returns at once and takes effect
     /// after the current round.
     public func drain() {

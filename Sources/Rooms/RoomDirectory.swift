@@ -37,7 +37,30 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     /// WHIP/WHEP sessions by the id in their Location.
     var httpSessions: [String: ParticipantID] = [:]
     private var calls: [CallID: Call] = [:]
-    public private(set) var isDraining = false
+    /// Set by `startDraining`: when this server closes its sessions.
+    public private(set) var drain: Drain?
+    public var isDraining: Bool { drain != nil }
+
+    /// A SIGTERM drain: sessions close at `deadline` (monotonic) and
+    /// clients are told `deadlineEpochMilliseconds` (wall clock, which the
+    /// shell reads: this value never does).
+    public struct Drain: Equatable, Sendable {
+        public var reason: String
+        public var deadline: Instant
+        public var deadlineEpochMilliseconds: Int64
+        public init(reason: String, deadline: Instant, deadlineEpochMilliseconds: Int64) {
+            self.reason = reason
+            self.deadline = deadline
+            self.deadlineEpochMilliseconds = deadlineEpochMilliseconds
+        }
+
+        /// `going-away` as sent at `now`: whole seconds left, rounded up.
+        public func notice(now: Instant) -> ServerMessage {
+            let left = max(0, (deadline - now).nanoseconds)
+            return .goingAway(
+                reason: reason, deadline: deadlineEpochMilliseconds, seconds: Int((left + 999_999_999) / 1_000_000_000))
+        }
+    }
 
     public init(configuration: Configuration = Configuration(), ids: IDs) {
         self.configuration = configuration
@@ -58,8 +81,20 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     // MARK: Input
 
-    /// Stop accepting joins (SIGTERM drain); everyone present stays.
-    public mutating func startDraining() { isDraining = true }
+    /// Stop accepting joins (SIGTERM drain); everyone present stays, and
+    /// every participant with a connection hears `going-away` so that its
+    /// client can move to another server before the deadline. A second
+    /// call changes nothing.
+    public mutating func startDraining(_ drain: Drain, now: Instant) -> [RoomEffect] {
+        guard self.drain == nil else { return [] }
+        self.drain = drain
+        let notice = drain.notice(now: now)
+        return participants.values.sorted { $0.id < $1.id }.compactMap { p in p.connection.map { .send($0, notice) } }
+    }
+
+    /// Every signalling connection of a participant (the shell closes them
+    /// at the drain's end).
+    public var connections: [ConnectionID] { byConnection.keys.sorted() }
 
     public mutating func join(_ request: JoinRequest, connection: ConnectionID, now: Instant) -> [RoomEffect] {
         guard byConnection[connection] == nil else {
@@ -73,7 +108,11 @@ public struct RoomDirectory<IDs: IdentifierSource> {
                         .error(code: .identityInUse, message: "'\(request.identity)' is in this room through WHIP/WHEP"))
                 ]
             }
-            return resume(existing, on: connection)
+            var effects = resume(existing, on: connection)
+            // Resuming on a connection opened before the drain: it must
+            // hear the deadline too.
+            if let drain { effects.append(.send(connection, drain.notice(now: now))) }
+            return effects
         }
         guard !isDraining else { return [.send(connection, .error(code: .draining, message: "the server is shutting down"))] }
         if let room = rooms[request.room] {

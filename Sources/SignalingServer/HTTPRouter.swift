@@ -26,8 +26,9 @@ struct HTTPRouter: Sendable {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return text(200, "ok\n")
         case ("GET", "/readyz"), ("HEAD", "/readyz"):
-            return service.isDraining ? text(503, "draining\n") : text(200, "ready\n")
-        case ("GET", "/metrics"):
+            guard let seconds = service.retryAfterSeconds(now: now) else { return text(200, "ready\n") }
+            return text(503, "draining: sessions close in \(seconds) s\n")
+        case ("GET", "/metrics"), ("HEAD", "/metrics"):
             var response = text(200, metrics())
             response.headers.replaceOrAdd(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
             return response
@@ -58,6 +59,9 @@ struct HTTPRouter: Sendable {
             # HELP swiftlet_signaling_connections Open room WebSocket connections.
             # TYPE swiftlet_signaling_connections gauge
             swiftlet_signaling_connections \(s.webSockets)
+            # HELP swiftlet_draining 1 from SIGTERM until the process exits (no new joins), else 0.
+            # TYPE swiftlet_draining gauge
+            swiftlet_draining \(service.isDraining ? 1 : 0)
             # HELP swiftlet_join_failures_total Joins refused, by reason.
             # TYPE swiftlet_join_failures_total counter
 
@@ -67,5 +71,19 @@ struct HTTPRouter: Sendable {
         }
         out += mediaMetrics()
         return out
+    }
+}
+
+extension RoomService {
+    /// What a new join (the `/rtc` upgrade, a WHIP/WHEP offer) gets while
+    /// the server drains: 503 with `Retry-After` (RFC 9110 section 15.6.4),
+    /// so that a client or load balancer goes elsewhere. Nil when not
+    /// draining.
+    func refusalWhileDraining(now: Instant) -> HTTPResponse? {
+        guard let seconds = retryAfterSeconds(now: now) else { return nil }
+        return HTTPResponse(
+            status: 503,
+            headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Retry-After", String(seconds))]),
+            body: Array("draining: this server is shutting down and takes no new sessions\n".utf8))
     }
 }

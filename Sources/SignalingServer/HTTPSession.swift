@@ -33,6 +33,8 @@ final class HTTPSession: TCPConnectionHandler {
     private var lastActivity: Instant
     private var requestStarted: Instant?
     private var lastPing: Instant
+    /// The rooms layer was told this WebSocket closed (once).
+    private var reportedClosed = false
 
     init(id: ConnectionID, router: HTTPRouter, service: RoomService, timeouts: Timeouts, now: Instant) {
         self.id = id
@@ -58,6 +60,16 @@ final class HTTPSession: TCPConnectionHandler {
                     return .sendThenClose(out + error.response.serialize())
                 }
                 guard let request else { break }
+                // Draining: no new room connections (a resume too would
+                // end at the deadline; the client should go elsewhere).
+                if request.path == "/rtc", let refusal = service.refusalWhileDraining(now: now) {
+                    out += refusal.serialize(omittingBody: request.method == "HEAD")
+                    if !request.keepAlive {
+                        mode = .http(parser)
+                        return .sendThenClose(out)
+                    }
+                    continue
+                }
                 if request.path == "/rtc" {
                     do {
                         let response = try WebSocketHandshake.response(to: request)
@@ -95,13 +107,28 @@ final class HTTPSession: TCPConnectionHandler {
                 case .text(let text): service.received(text: text, on: id, now: now)
                 case .binary: socket.close(code: .unsupportedData, reason: "the room protocol is JSON text")
                 case .pong: break
-                case .closed: close = .afterSend
+                case .closed:
+                    close = .afterSend
+                    // The closing handshake is over: the session ends now,
+                    // not when the TCP linger does.
+                    reportClosed(now: now)
                 }
             }
             let output = socket.takeOutput()
             mode = .webSocket(socket)
             return TCPConnectionAction(send: output, close: close)
         }
+    }
+
+    /// The drain's end: a room WebSocket starts the closing handshake with
+    /// 1001 going away (RFC 6455 section 7.4.1); the TCP connection closes
+    /// when the client's close arrives (or at the server's stop). Plain
+    /// HTTP connections are left to finish their request.
+    func goAway() -> TCPConnectionAction {
+        guard case .webSocket(var socket) = mode else { return .none }
+        socket.close(code: .goingAway, reason: "server shutting down")
+        mode = .webSocket(socket)
+        return .send(socket.takeOutput())
     }
 
     func timeout(now: Instant) -> TCPConnectionAction {
@@ -139,6 +166,12 @@ final class HTTPSession: TCPConnectionHandler {
     }
 
     func closed(_ reason: TCPCloseReason) {
-        if case .webSocket = mode { service.closed(id, now: MonotonicClock.now()) }
+        if case .webSocket = mode { reportClosed(now: MonotonicClock.now()) }
+    }
+
+    private func reportClosed(now: Instant) {
+        guard !reportedClosed else { return }
+        reportedClosed = true
+        service.closed(id, now: now)
     }
 }

@@ -45,6 +45,7 @@ extension ServerMessage {
         case .activeSpeakers: "active-speakers"
         case .publisherLayers: "publisher-layers"
         case .streamState: "stream-state"
+        case .goingAway: "going-away"
         case .error: "error"
         case .pong: "pong"
         }

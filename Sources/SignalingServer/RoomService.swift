@@ -100,8 +100,28 @@ public final class RoomService: Sendable {
         perform(effects)
     }
 
-    public func startDraining() { state.withLock { $0.directory.startDraining() } }
+    /// SIGTERM: no new joins from now on; every connected participant
+    /// hears `going-away` with the deadline.
+    public func startDraining(until deadline: Instant, deadlineEpochMilliseconds: Int64, now: Instant) {
+        log(.info, "draining: going-away to every connected participant")
+        let drain = RoomDirectory<RandomIdentifiers>.Drain(
+            reason: "server shutting down", deadline: deadline, deadlineEpochMilliseconds: deadlineEpochMilliseconds)
+        perform(state.withLock { $0.directory.startDraining(drain, now: now) })
+    }
+
     public var isDraining: Bool { state.withLock { $0.directory.isDraining } }
+
+    /// While draining, the `Retry-After` of refused joins (RFC 9110 section
+    /// 10.2.3): the seconds until this server's deadline, when its
+    /// replacement should be up; at least 1. Nil when not draining.
+    func retryAfterSeconds(now: Instant) -> Int? {
+        guard let drain = state.withLock({ $0.directory.drain }) else { return nil }
+        let left = (drain.deadline - now).nanoseconds
+        return max(1, Int((left + 999_999_999) / 1_000_000_000))
+    }
+
+    /// The room WebSockets open now (joined or not).
+    var openWebSockets: [ConnectionID] { state.withLock { $0.webSockets.sorted() } }
 
     public struct Snapshot: Sendable {
         public var rooms: Int

@@ -63,10 +63,29 @@ public final class SignalingServer: Sendable {
         }
     }
 
-    /// SIGTERM: refuse new joins and new connections; existing sessions go on.
-    public func drain() {
-        service.startDraining()
-        tcp.drain()
+    /// SIGTERM: HTTP keeps being served (`/readyz` answers 503, `/healthz`
+    /// and `/metrics` as before); new joins (the `/rtc` upgrade, WHIP/WHEP
+    /// offers) get 503 with `Retry-After`; existing sessions go on, and
+    /// every connected participant hears `going-away` with the deadline.
+    public func drain(until deadline: Instant, deadlineEpochMilliseconds: Int64) {
+        service.startDraining(until: deadline, deadlineEpochMilliseconds: deadlineEpochMilliseconds, now: MonotonicClock.now())
+    }
+
+    /// The drain's end: every room WebSocket gets a close frame with 1001
+    /// (going away); waits up to `wait` for the clients' close frames to
+    /// come back (the closing handshake, RFC 6455 section 7.1.2) and
+    /// returns how many WebSockets are still open.
+    @discardableResult
+    public func closeSessions(wait: Duration) -> Int {
+        for connection in service.openWebSockets {
+            tcp.post(to: TCPConnectionID(rawValue: connection.rawValue)) { session, _ in session.goAway() }
+        }
+        let end = MonotonicClock.now() + wait
+        while service.snapshot.webSockets > 0, MonotonicClock.now() < end {
+            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            nanosleep(&pause, nil)
+        }
+        return service.snapshot.webSockets
     }
 
     public func stop() {

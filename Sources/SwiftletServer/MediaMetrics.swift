@@ -7,9 +7,9 @@ enum MediaMetrics {
         func sum(_ value: (RoomMediaCounters) -> UInt64) -> UInt64 { workers.reduce(0) { $0 + value($1) } }
         let rows: [(String, String, UInt64)] = [
             ("swiftlet_rtp_packets_received_total", "Decrypted RTP packets received from publishers.", sum(\.rtpPacketsIn)),
-            ("swiftlet_rtp_received_bytes_total", "Bytes of decrypted RTP received.", sum(\.rtpBytesIn)),
+            ("swiftlet_rtp_bytes_received_total", "Bytes of decrypted RTP received.", sum(\.rtpBytesIn)),
             ("swiftlet_rtp_packets_sent_total", "RTP packets sent to subscribers.", sum(\.rtpPacketsOut)),
-            ("swiftlet_rtp_sent_bytes_total", "Bytes of protected RTP sent.", sum(\.rtpBytesOut)),
+            ("swiftlet_rtp_bytes_sent_total", "Bytes of protected RTP sent.", sum(\.rtpBytesOut)),
             ("swiftlet_rtcp_packets_received_total", "Decrypted RTCP compounds received.", sum(\.rtcpPacketsIn)),
             ("swiftlet_rtcp_packets_sent_total", "RTCP compounds sent.", sum(\.rtcpPacketsOut)),
             ("swiftlet_forwarded_packets_total", "Packet copies forwarded, one per subscriber reached.", sum(\.forwarded)),
@@ -53,20 +53,37 @@ enum MediaMetrics {
         }
         let drops: [(String, KeyPath<RoomMediaCounters.Drops, UInt64>)] = [
             ("malformed", \.malformed), ("malformed_rtcp", \.malformedRTCP), ("unknown_source", \.unknownSource),
-            ("other_layer", \.otherLayer), ("retransmission", \.retransmission), ("unknown_payload_type", \.unknownPayloadType),
-            ("paused", \.paused), ("subscriber_not_connected", \.subscriberNotConnected),
+            ("unknown_layer", \.unknownLayer), ("retransmission", \.retransmission),
+            ("unknown_payload_type", \.unknownPayloadType), ("subscriber_not_connected", \.subscriberNotConnected),
             ("not_current_source", \.notCurrentSource),
             ("before_source_switch", \.beforeSourceSwitch), ("duplicate", \.duplicate), ("outside_history", \.outsideHistory),
             ("padding_only", \.paddingOnly), ("not_forwarded", \.notForwarded), ("send_failed", \.sendFailed),
-            ("waiting_for_keyframe", \.waitingForKeyframe), ("temporal_layer_above", \.temporalLayerAbove),
-            ("spatial_layer_out_of_range", \.spatialLayerOutOfRange),
+            ("waiting_for_keyframe", \.waitingForKeyframe), ("spatial_layer_out_of_range", \.spatialLayerOutOfRange),
         ]
-        out += "# HELP swiftlet_dropped_packets_total RTP packets not forwarded, by reason.\n"
-        out += "# TYPE swiftlet_dropped_packets_total counter\n"
-        for (reason, path) in drops {
-            out +=
-                "swiftlet_dropped_packets_total{reason=\"\(reason)\"} \(workers.reduce(0) { $0 + $1.dropped[keyPath: path] })\n"
-        }
+        out += labelled(
+            "swiftlet_dropped_packets_total", "RTP packets not forwarded, by reason (layer selection is not a drop).",
+            drops.map { reason, path in (reason, sum { $0.dropped[keyPath: path] }) })
+        let filters: [(String, KeyPath<LayerFilter, UInt64>)] = [
+            ("other_layer", \.otherLayer), ("temporal_layer_above", \.temporalLayerAbove), ("paused", \.paused),
+        ]
+        out += labelled(
+            "swiftlet_layer_filtered_packets_total",
+            "Packet copies not sent to a subscriber because of the layers it gets (simulcast selection, pausing).",
+            filters.map { reason, path in (reason, sum { $0.filtered[keyPath: path] }) })
+        let ice: [(String, KeyPath<TransportFailures, UInt64>)] = [
+            ("connect_timeout", \.iceConnectTimeout), ("consent_expired", \.iceConsentExpired),
+        ]
+        out += labelled(
+            "swiftlet_ice_failures_total", "Media transports whose ICE failed, by reason.",
+            ice.map { reason, path in (reason, sum { $0.failures[keyPath: path] }) })
+        let dtls: [(String, KeyPath<TransportFailures, UInt64>)] = [
+            ("handshake_timeout", \.dtlsHandshakeTimeout), ("handshake_failed", \.dtlsHandshakeFailed),
+            ("connection_failed", \.dtlsConnectionFailed), ("fingerprint_mismatch", \.dtlsFingerprintMismatch),
+            ("srtp_setup_failed", \.dtlsSRTPSetupFailed), ("setup_failed", \.dtlsSetupFailed),
+        ]
+        out += labelled(
+            "swiftlet_dtls_failures_total", "Media transports whose DTLS (or DTLS-SRTP keying) failed, by reason.",
+            dtls.map { reason, path in (reason, sum { $0.failures[keyPath: path] }) })
         // Switch latency: request (target change) to first packet of the new
         // layer, a Prometheus histogram over fixed buckets.
         var latency = LatencyHistogram()
@@ -97,6 +114,13 @@ enum MediaMetrics {
         }
         out += "# HELP swiftlet_media_workers Media worker threads answering.\n# TYPE swiftlet_media_workers gauge\n"
         out += "swiftlet_media_workers \(workers.count)\n"
+        return out
+    }
+
+    /// One counter family with a `reason` label per row.
+    static func labelled(_ name: String, _ help: String, _ rows: [(String, UInt64)]) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+        for (reason, value) in rows { out += "\(name){reason=\"\(reason)\"} \(value)\n" }
         return out
     }
 }

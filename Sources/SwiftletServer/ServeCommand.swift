@@ -12,10 +12,8 @@ import Wire
 #endif
 
 /// `swiftlet serve`: starts the media plane (one UDP worker per core, each
-/// with its own port) and runs until SIGTERM or SIGINT, then stops the
-/// workers and exits 0. Room signalling (HTTP, WebSocket, WHIP/WHEP) is
-/// the next layer; until it lands no peer can be admitted, and the server
-/// says so on start.
+/// with its own port) and the signalling server, and runs until SIGTERM or
+/// SIGINT; then it drains (`ServeDrain`) and exits.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let options: ServeOptions
@@ -59,7 +57,8 @@ enum ServeCommand {
             signaling = try SignalingServer(
                 bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
-                media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) },
+                media: { media.post($0) },
+                mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) + ProcessMetrics.prometheus() },
                 log: ServerLog(minimum: options.dev ? .debug : .info),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
         } catch {
@@ -87,27 +86,11 @@ enum ServeCommand {
             print("  dev tokens       \(http)/dev/token?room=<room>&identity=<name>   (the page fetches them)")
         }
         print("  not built yet: simulcast layer selection (see docs/ARCHITECTURE.md)")
-        print("  stop with Ctrl-C or SIGTERM")
+        print("  stop with Ctrl-C or SIGTERM (drains up to \(options.drainSeconds) s; a second one stops at once)")
         fflush(nil)
 
         var received: Int32 = 0
         sigwait(&signals, &received)
-        // Drain: no new joins or connections; sessions go on until they end
-        // or the deadline passes (a second signal cuts it short).
-        print("swiftlet: \(received == SIGTERM ? "SIGTERM" : "SIGINT"): draining up to \(options.drainSeconds) s")
-        fflush(nil)
-        signaling.drain()
-        let deadline = MonotonicClock.now() + .seconds(options.drainSeconds)
-        var pending = sigset_t()
-        while signaling.service.snapshot.participants > 0, MonotonicClock.now() < deadline {
-            sigpending(&pending)
-            if sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 { break }
-            usleep(100_000)
-        }
-        signaling.stop()
-        media.stop()
-        print("swiftlet: stopped")
-        fflush(nil)
-        return 0
+        return ServeDrain.run(after: received, seconds: options.drainSeconds, signaling: signaling, media: media)
     }
 }

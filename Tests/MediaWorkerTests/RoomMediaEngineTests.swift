@@ -96,7 +96,7 @@ import Wire
         for n in 40..<45 { publisher.sendMedia(opusPacket(n, ssrc: 0xA0A0)) }
         try UDPClient.pump(all, for: .milliseconds(200))
         #expect(subs[0].receivedRTP.count == 40)
-        #expect(bed.counters?.dropped.paused == 5)
+        #expect(bed.counters?.filtered.paused == 5)
         bed.execute(.releaseParticipant(room: "r1", participant: ParticipantID("PA_pub")))
         #expect(bed.query { [$0.trackCount, $0.subscriptionCount, $0.transports.transportCount] } == [0, 0, 2])
     }
@@ -168,7 +168,7 @@ import Wire
             #expect(mid == nil)
         }
         let counters = try #require(bed.counters)
-        #expect(counters.dropped.otherLayer + counters.dropped.waitingForKeyframe == 60)
+        #expect(counters.filtered.otherLayer + counters.dropped.waitingForKeyframe == 60)
         #expect(counters.dropped.retransmission == 1)
         #expect(counters.forwarded == 30)
     }

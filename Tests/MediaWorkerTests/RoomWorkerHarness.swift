@@ -65,10 +65,15 @@ final class RoomWorkerHarness {
     /// Opens the server transport of `participant` for `client` (the
     /// remote parameters in `openTransport`, or for a subscriber with a
     /// later `setRemote`, as the rooms layer does), and points the client
-    /// at the worker.
-    func open(_ client: UDPClient, room: String, participant: String, role: TransportRole) throws {
+    /// at the worker. `claimedFingerprints` replaces what the client's SDP
+    /// would say about its certificate.
+    func open(
+        _ client: UDPClient, room: String, participant: String, role: TransportRole,
+        claimedFingerprints: [CertificateFingerprint]? = nil
+    ) throws {
         let local = ICECredentials.random()
-        let remote = try Self.remoteParameters(of: client)
+        var remote = try Self.remoteParameters(of: client)
+        if let claimedFingerprints { remote.fingerprints = claimedFingerprints }
         let id = ParticipantID(participant)
         switch role {
         case .publisher:

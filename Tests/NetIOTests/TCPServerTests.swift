@@ -286,6 +286,25 @@ import Wire
         #expect(!server.post(to: id) { _, _ in .none })
     }
 
+    @Test func bytesPostedJustBeforeStopStillLeave() throws {
+        let recorder = Recorder()
+        let server = try startServer(recorder: recorder)
+        let client = try BlockingClient(connectingTo: server.localAddress)
+        client.send("hi")
+        #expect(client.receiveString(count: 2) == "hi")
+        let id = try #require(recorder.created.first)
+        // Keep the loop busy so that the next post lands after it took its
+        // mailbox and the stop is seen before another round.
+        server.post(to: id) { _, _ in
+            usleep(200_000)
+            return .none
+        }
+        usleep(50_000)
+        server.send(Array("bye".utf8), to: id)
+        server.stop()
+        #expect(client.receiveString(count: 3) == "bye")
+    }
+
     @Test func servesIPv6Loopback() throws {
         let recorder = Recorder()
         let server = try startServer(on: "::1", recorder: recorder)

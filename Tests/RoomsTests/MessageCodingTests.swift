@@ -74,6 +74,9 @@ import Testing
                 == #"{"callId":"CA_1","from":"PA_1","identity":"alice","type":"incoming-call"}"#)
         #expect(try encode(.error(code: .roomFull, message: "full")) == #"{"code":"room_full","message":"full","type":"error"}"#)
         #expect(
+            try encode(.goingAway(reason: "shutdown", deadline: 1_700_000_000_123, seconds: 30))
+                == #"{"deadline":1700000000123,"reason":"shutdown","seconds":30,"type":"going-away"}"#)
+        #expect(
             try encode(.callStarted(callID: CallID("CA_1"), room: "call/CA_1", peer: a))
                 == #"{"callId":"CA_1","peer":"PA_1","room":"call/CA_1","type":"call-started"}"#)
         #expect(
@@ -106,6 +109,7 @@ import Testing
             .pong, .callRinging(callID: CallID("CA_9"), to: ParticipantID("PA_4")), .activeSpeakers([]),
             .publisherLayers(trackID: "TR_2", layers: [LayerActivity(rid: "h", active: true)]),
             .streamState(trackID: "TR_2", state: .paused, layer: nil, reason: .bandwidth),
+            .goingAway(reason: "shutdown", deadline: 1_700_000_000_123, seconds: 30),
         ]
         for m in all {
             let data = try JSONEncoder().encode(m)

@@ -108,9 +108,35 @@ private func joinedID(_ effects: [RoomEffect], _ c: UInt64) -> ParticipantID? {
         var h = Harness()
         let a = try #require(joinedID(h.join("alice", on: 1), 1))
         _ = h.directory.disconnected(ConnectionID(1), now: h.now)
-        h.directory.startDraining()
+        let drain = RoomDirectory<SequentialIdentifiers>.Drain(
+            reason: "shutdown", deadline: h.now + .seconds(30), deadlineEpochMilliseconds: 1_700_000_030_000)
+        // Alice is disconnected: nobody to tell.
+        #expect(h.directory.startDraining(drain, now: h.now).isEmpty)
         #expect(messages(h.join("bob", on: 2), to: 2) == [.error(code: .draining, message: "the server is shutting down")])
-        #expect(joinedID(h.join("alice", on: 3), 3) == a)
+        h.now += .milliseconds(10_500)
+        let resumed = h.join("alice", on: 3)
+        #expect(joinedID(resumed, 3) == a)
+        // The resumed connection hears the deadline, with the seconds left
+        // rounded up.
+        #expect(messages(resumed, to: 3).last == .goingAway(reason: "shutdown", deadline: 1_700_000_030_000, seconds: 20))
+    }
+
+    @Test func drainingTellsEveryConnectedParticipantOnce() throws {
+        var h = Harness()
+        _ = h.join("alice", on: 1)
+        _ = h.join("bob", room: "other", on: 2)
+        _ = h.join("carol", on: 3)
+        _ = h.directory.disconnected(ConnectionID(3), now: h.now)
+        let drain = RoomDirectory<SequentialIdentifiers>.Drain(
+            reason: "shutdown", deadline: h.now + .seconds(5), deadlineEpochMilliseconds: 42_000)
+        let effects = h.directory.startDraining(drain, now: h.now)
+        let notice = ServerMessage.goingAway(reason: "shutdown", deadline: 42_000, seconds: 5)
+        #expect(messages(effects, to: 1) == [notice])
+        #expect(messages(effects, to: 2) == [notice])
+        #expect(effects.count == 2)
+        #expect(h.directory.connections == [ConnectionID(1), ConnectionID(2)])
+        #expect(h.directory.startDraining(drain, now: h.now).isEmpty)
+        #expect(h.directory.isDraining)
     }
 
     @Test func modeIsFixedWhenTheRoomIsCreated() throws {

@@ -38,6 +38,7 @@ import Wire
         #expect(try request(server, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
         let metrics = try request(server, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(metrics.contains("swiftlet_rooms 0"))
+        #expect(metrics.contains("\nswiftlet_draining 0\n"))
         #expect(metrics.contains("# TYPE swiftlet_participants gauge"))
         #expect(try request(server, "GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404"))
         #expect(try request(server, "GARBAGE\r\n\r\n").hasPrefix("HTTP/1.1 400"))
@@ -47,9 +48,74 @@ import Wire
         let two = try request(
             server, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(two.components(separatedBy: "HTTP/1.1 200").count == 3)
-        server.drain()
-        // Draining: the listener is gone; nothing new connects.
-        #expect(server.service.isDraining)
+        // HEAD /metrics: the GET's headers and Content-Length, no body.
+        let head = try request(server, "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let getBody = metrics.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+        #expect(head.hasPrefix("HTTP/1.1 200"))
+        #expect(head.contains("Content-Length: \(getBody.utf8.count)\r\n"))
+        #expect(head.hasSuffix("\r\n\r\n"))
+        #expect(!head.contains("swiftlet_rooms"))
+    }
+
+    /// SIGTERM's drain as a client sees it: HTTP goes on, new sessions get
+    /// 503 with Retry-After, a joined participant hears `going-away` with
+    /// the deadline and, at the end, a close frame with 1001.
+    @Test func drainingKeepsServingHTTPAndRefusesNewSessions() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let alice = try BlockingWebSocket(server)
+        try #require(alice.refusal == nil)
+        alice.send(#"{"type":"join","token":"\#(token("alice", room: "r"))"}"#)
+        #expect(alice.nextText()?.contains(#""type":"joined""#) == true)
+
+        server.drain(until: MonotonicClock.now() + .seconds(30), deadlineEpochMilliseconds: 1_900_000_000_000)
+        let notice = try #require(alice.nextText())
+        let message = try JSONDecoder().decode(ServerMessage.self, from: Data(notice.utf8))
+        guard case .goingAway(_, let deadline, let seconds) = message else {
+            Issue.record("expected going-away, got \(notice)")
+            return
+        }
+        #expect(deadline == 1_900_000_000_000)
+        #expect((29...30).contains(seconds))
+
+        // Still served: health, metrics, readiness (503 saying why).
+        #expect(try request(server, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        let metrics = try request(server, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(metrics.hasPrefix("HTTP/1.1 200") && metrics.contains("\nswiftlet_draining 1\n"))
+        let ready = try request(server, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(ready.hasPrefix("HTTP/1.1 503"))
+        #expect(ready.contains("draining"))
+        // New sessions: the WebSocket upgrade and WHIP/WHEP offers.
+        let bob = try BlockingWebSocket(server)
+        let refusal = try #require(bob.refusal)
+        #expect(refusal.hasPrefix("HTTP/1.1 503"))
+        #expect(Self.retryAfter(refusal).map { (29...30).contains($0) } == true, "\(refusal)")
+        for path in ["/whip/r", "/whep/r"] {
+            let whip = try request(
+                server,
+                "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/sdp\r\nContent-Length: 3\r\n"
+                    + "Connection: close\r\n\r\nv=0")
+            #expect(whip.hasPrefix("HTTP/1.1 503"), "\(path): \(whip)")
+            #expect(Self.retryAfter(whip) != nil, "\(path): \(whip)")
+        }
+        #expect(server.service.snapshot.participants == 1)
+
+        // The end: a close frame with 1001; our close completes the
+        // handshake and the server lets the connection go.
+        #expect(server.closeSessions(wait: .zero) <= 1)
+        guard case .closed(let code, _)? = alice.next() else {
+            Issue.record("no close frame")
+            return
+        }
+        #expect(code == .goingAway)
+        let end = Date().addingTimeInterval(5)
+        while server.service.snapshot.webSockets > 0, Date() < end { usleep(10_000) }
+        #expect(server.service.snapshot.webSockets == 0)
+    }
+
+    private static func retryAfter(_ response: String) -> Int? {
+        response.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("retry-after:") }
+            .flatMap { Int($0.dropFirst("retry-after:".count).trimmingCharacters(in: .whitespaces)) }
     }
 
     @Test func roomProtocolWorksWithPythonWebsockets() throws {

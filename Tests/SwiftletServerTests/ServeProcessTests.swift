@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
+@testable import RoomBot
+
 /// The real binary: starts, binds its media workers, and stops with exit
 /// status 0 on SIGTERM.
-@Suite struct ServeProcessTests {
+@Suite(.serialized) struct ServeProcessTests {
     private var binary: URL {
         // The test bundle lives next to the products of the same build.
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("swiftlet")
@@ -37,6 +39,106 @@ import Testing
         #expect(text.contains("swiftlet: stopped"))
     }
 
+    /// Starts `swiftlet serve --dev` with one worker and `drainSeconds`;
+    /// returns it, its output (read so far) and its HTTP port.
+    private func startServer(drainSeconds: Int) throws -> (Process, OutputReader, UInt16) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [
+            "serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0", "--drain-seconds",
+            String(drainSeconds),
+        ]
+        let output = OutputReader()
+        process.standardOutput = output.pipe
+        process.standardError = output.pipe
+        try process.run()
+        _ = output.wait(for: "stop with Ctrl-C", seconds: 20)
+        let line = output.text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
+        let port = line.split(separator: ":").last.flatMap { UInt16($0.prefix { $0.isNumber }) } ?? 0
+        return (process, output, port)
+    }
+
+    /// The drain watched from outside: a participant with a DTLS-connected
+    /// publisher transport; SIGTERM; then HTTP still answers (/readyz 503,
+    /// /healthz, /metrics), new joins and WHIP get 503 with Retry-After,
+    /// the participant hears going-away with the deadline, and at the
+    /// deadline its WebSocket gets close 1001 and its transport DTLS
+    /// close_notify; the process exits 0.
+    @Test func drainIsVisibleFromOutsideAndEndsCleanly() throws {
+        let (process, output, port) = try startServer(drainSeconds: 4)
+        defer { if process.isRunning { process.terminate() } }
+        try #require(port > 0, "no port in: \(output.text)")
+        let client = try ProcessTestClient(port: port)
+        try #require(try client.joinAndPublishAudio(room: "drain", identity: "alice"), "\(output.text)")
+        let http = "http://127.0.0.1:\(port)"
+
+        let signalled = Date()
+        kill(process.processIdentifier, SIGTERM)
+        #expect(client.run(for: .seconds(3)) { client.message("going-away") != nil })
+        let notice = try #require(client.message("going-away"))
+        let deadline = Double(try #require(notice["deadline"] as? Int64 ?? (notice["deadline"] as? Int).map(Int64.init)))
+        let expected = (signalled.timeIntervalSince1970 + 4) * 1000
+        #expect(abs(deadline - expected) < 1500, "deadline \(deadline), expected about \(expected)")
+        #expect((1...4).contains(notice["seconds"] as? Int ?? -1), "\(notice)")
+        #expect(output.wait(for: "again to stop at once", seconds: 2), "\(output.text)")
+
+        let ready = try curl(["\(http)/readyz"])
+        #expect(ready.hasPrefix("HTTP/1.1 503") && ready.contains("draining"), "\(ready)")
+        #expect(try curl(["\(http)/healthz"]).hasPrefix("HTTP/1.1 200"))
+        let metrics = try curl(["\(http)/metrics"])
+        #expect(metrics.hasPrefix("HTTP/1.1 200") && metrics.contains("process_resident_memory_bytes"))
+        #expect(metrics.contains("\nswiftlet_draining 1\n"))
+        let upgrade = try curl([
+            "-H", "Connection: Upgrade", "-H", "Upgrade: websocket", "-H", "Sec-WebSocket-Version: 13",
+            "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "\(http)/rtc",
+        ])
+        #expect(upgrade.hasPrefix("HTTP/1.1 503") && upgrade.lowercased().contains("retry-after: "), "\(upgrade)")
+        let whip = try curl([
+            "-X", "POST", "-H", "Content-Type: application/sdp", "-H",
+            "Authorization: Bearer \(ProcessTestClient.devToken(identity: "bob", room: "drain"))", "--data-binary", "v=0",
+            "\(http)/whip/drain",
+        ])
+        #expect(whip.hasPrefix("HTTP/1.1 503") && whip.lowercased().contains("retry-after: "), "\(whip)")
+        // The session is still up while draining.
+        #expect(client.closedReason == nil)
+        #expect(client.publisher?.isConnected == true)
+
+        // The deadline: close 1001 on the WebSocket, close_notify on DTLS
+        // (the transport reports `closed`, which only close_notify causes).
+        #expect(client.run(for: .seconds(8)) { client.closedReason != nil && client.publisher?.failure != nil })
+        #expect(client.closedReason?.hasPrefix("websocket closed 1001") == true, "\(client.closedReason ?? "open")")
+        #expect(client.publisher?.failure == "closed by server")
+        #expect(Date().timeIntervalSince(signalled) > 3.5)
+        #expect(output.waitForExit(process, seconds: 10))
+        #expect(process.terminationStatus == 0, "\(output.text)")
+        #expect(output.text.contains("closed 1 media transport(s)"), "\(output.text)")
+        // Our close answered the server's: none left unanswered.
+        #expect(!output.text.contains("unanswered"), "\(output.text)")
+    }
+
+    /// A second signal during the drain stops at once, with status 143.
+    @Test func secondSIGTERMStopsAtOnce() throws {
+        let (process, output, port) = try startServer(drainSeconds: 60)
+        defer { if process.isRunning { process.terminate() } }
+        try #require(port > 0, "no port in: \(output.text)")
+        // A participant keeps the drain from ending by itself.
+        let client = try ProcessTestClient(port: port)
+        #expect(client.run(for: .seconds(5)) { client.signaling.phase == .open })
+        client.send(["type": "join", "token": ProcessTestClient.devToken(identity: "carol", room: "r")])
+        #expect(client.run(for: .seconds(5)) { client.message("joined") != nil })
+        kill(process.processIdentifier, SIGTERM)
+        #expect(output.wait(for: "again to stop at once", seconds: 5), "\(output.text)")
+        let second = Date()
+        kill(process.processIdentifier, SIGTERM)
+        #expect(output.waitForExit(process, seconds: 5))
+        #expect(Date().timeIntervalSince(second) < 3)
+        #expect(process.terminationStatus == 143, "\(output.text)")
+        #expect(output.text.contains("SIGTERM again: stopping now"), "\(output.text)")
+        // Still a clean close for the participant.
+        #expect(client.run(for: .seconds(3)) { client.closedReason != nil })
+        #expect(client.closedReason?.hasPrefix("websocket closed 1001") == true, "\(client.closedReason ?? "open")")
+    }
+
     @Test func refusesToStartWithoutKeysOutsideDevMode() throws {
         let process = Process()
         process.executableURL = binary
@@ -49,5 +151,38 @@ import Testing
         #expect(process.terminationStatus == 64)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(text.contains("SWIFTLET_API_KEY"))
+    }
+}
+
+/// A child's output, collected on a background thread so that reading it
+/// never blocks the test (waits are bounded).
+final class OutputReader: @unchecked Sendable {
+    let pipe = Pipe()
+    private let lock = NSLock()
+    private var collected = ""
+
+    init() {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.withLock { self.collected += String(decoding: data, as: UTF8.self) }
+        }
+    }
+
+    deinit { pipe.fileHandleForReading.readabilityHandler = nil }
+
+    var text: String { lock.withLock { collected } }
+
+    func wait(for needle: String, seconds: Double) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while !text.contains(needle), Date() < end { usleep(20_000) }
+        return text.contains(needle)
+    }
+
+    func waitForExit(_ process: Process, seconds: Double) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < end { usleep(20_000) }
+        usleep(100_000)  // the last output
+        return !process.isRunning
     }
 }

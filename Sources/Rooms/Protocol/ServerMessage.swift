@@ -68,6 +68,10 @@ public enum ServerMessage: Equatable, Sendable {
     /// To a subscriber: a track it receives was paused or resumed, or its
     /// forwarded spatial layer (0 lowest) changed.
     case streamState(trackID: String, state: StreamState, layer: Int?, reason: StreamStateReason)
+    /// The server is draining (SIGTERM): it closes this session at
+    /// `deadline` (Unix epoch milliseconds), `seconds` from when this was
+    /// sent; the client should move to another server before then.
+    case goingAway(reason: String, deadline: Int64, seconds: Int)
     case error(code: ErrorCode, message: String)
     case pong
 }
@@ -76,6 +80,7 @@ extension ServerMessage: Codable {
     private enum Keys: String, CodingKey {
         case type, participantId, room, mode, participants, resumed, participant, track, trackId, muted, sdp, version
         case callId, from, identity, peer, reason, payload, code, message, speakers, layers, state, layer, tracks, to
+        case deadline, seconds
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -153,6 +158,11 @@ extension ServerMessage: Codable {
             try c.encode(state, forKey: .state)
             try c.encodeIfPresent(layer, forKey: .layer)
             try c.encode(reason, forKey: .reason)
+        case .goingAway(let reason, let deadline, let seconds):
+            try c.encode("going-away", forKey: .type)
+            try c.encode(reason, forKey: .reason)
+            try c.encode(deadline, forKey: .deadline)
+            try c.encode(seconds, forKey: .seconds)
         case .error(let code, let message):
             try c.encode("error", forKey: .type)
             try c.encode(code, forKey: .code)
@@ -221,6 +231,10 @@ extension ServerMessage: Codable {
                 trackID: try c.decode(String.self, forKey: .trackId), state: try c.decode(StreamState.self, forKey: .state),
                 layer: try c.decodeIfPresent(Int.self, forKey: .layer),
                 reason: try c.decode(StreamStateReason.self, forKey: .reason))
+        case "going-away":
+            self = .goingAway(
+                reason: try c.decode(String.self, forKey: .reason), deadline: try c.decode(Int64.self, forKey: .deadline),
+                seconds: try c.decode(Int.self, forKey: .seconds))
         case "error":
             self = .error(code: try c.decode(ErrorCode.self, forKey: .code), message: try c.decode(String.self, forKey: .message))
         case "pong": self = .pong

@@ -4,7 +4,7 @@
 // CustomEvent's `detail` is the server message unless said otherwise):
 // state, joined, participants, tracks, own-tracks, local-muted,
 // active-speakers, stream-state, call-ringing, incoming-call, call-started,
-// call-declined, call-ended, server-error.
+// call-declined, call-ended, going-away, server-error.
 
 // Three simulcast layers, low to high (rids q, h, f).
 export const SIMULCAST = [
@@ -283,6 +283,12 @@ export class SwiftletClient extends EventTarget {
       case 'call-declined':
       case 'call-ended':
         this.emit(m.type, m);
+        break;
+      case 'going-away':
+        // The server drains: it closes this session at m.deadline (epoch
+        // ms); the page may move to another server before then.
+        this.goingAway = m;
+        this.emit('going-away', m);
         break;
       case 'error':
         if (this.state === 'connecting' || this.state === 'reconnecting') {
