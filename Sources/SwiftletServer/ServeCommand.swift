@@ -12,19 +12,24 @@ import Wire
 #endif
 
 /// `swiftlet serve`: starts the media plane (one UDP worker per core, each
-/// with its own port) and runs until SIGTERM or SIGINT, then stops the
-/// workers and exits 0. Room signalling (HTTP, WebSocket, WHIP/WHEP) is
-/// the next layer; until it lands no peer can be admitted, and the server
-/// says so on start.
+/// with its own port) and the signalling server (HTTP, the room WebSocket,
+/// WHIP/WHEP), prints the effective configuration and where everything
+/// listens, and runs until SIGTERM or SIGINT, then drains, stops the
+/// workers and exits 0.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        let options: ServeOptions
+        let parsed: ServeOptions.Parsed
         do {
-            options = try ServeOptions.parse(arguments, environment: ProcessInfo.processInfo.environment)
+            parsed = try ServeOptions.read(arguments, environment: ProcessInfo.processInfo.environment)
         } catch {
             FileHandleStderr.write("swiftlet serve: \(error)\n")
             return 64
         }
+        if parsed.helpRequested {
+            print(Help.text(for: "serve") ?? "")
+            return 0
+        }
+        let options = parsed.options
 
         // Signals are taken synchronously by this thread (sigwait); block
         // them before any worker thread exists so that all threads inherit
@@ -60,7 +65,8 @@ enum ServeCommand {
                 bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
                 media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) },
-                log: ServerLog(minimum: options.dev ? .debug : .info),
+                log: ServerLog(
+                    minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values)),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
@@ -79,6 +85,8 @@ enum ServeCommand {
         print("  metrics          \(http)/metrics")
         print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
         for address in media.localAddresses { print("  media worker on udp \(address)") }
+        print("  configuration (flag > environment > config file > default):")
+        print(ServeOptions.parser.effectiveConfiguration(parsed), terminator: "")
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")
         if options.dev {
             print("  dev API key 'devkey', secret 'devsecret'; a token: swiftlet token --dev --room demo --identity alice")
@@ -86,7 +94,6 @@ enum ServeCommand {
         if options.dev {
             print("  dev tokens       \(http)/dev/token?room=<room>&identity=<name>   (the page fetches them)")
         }
-        print("  not built yet: simulcast layer selection (see docs/ARCHITECTURE.md)")
         print("  stop with Ctrl-C or SIGTERM")
         fflush(nil)
 
