@@ -26,6 +26,8 @@ final class HTTPSession: TCPConnectionHandler {
     }
 
     private let id: ConnectionID
+    /// The peer's address as accept reported it, for the log.
+    private let remote: SocketAddress?
     private let router: HTTPRouter
     private let service: RoomService
     private let timeouts: Timeouts
@@ -34,8 +36,12 @@ final class HTTPSession: TCPConnectionHandler {
     private var requestStarted: Instant?
     private var lastPing: Instant
 
-    init(id: ConnectionID, router: HTTPRouter, service: RoomService, timeouts: Timeouts, now: Instant) {
+    init(
+        id: ConnectionID, remote: SocketAddress? = nil, router: HTTPRouter, service: RoomService, timeouts: Timeouts,
+        now: Instant
+    ) {
         self.id = id
+        self.remote = remote
         self.router = router
         self.service = service
         self.timeouts = timeouts
@@ -63,7 +69,7 @@ final class HTTPSession: TCPConnectionHandler {
                         let response = try WebSocketHandshake.response(to: request)
                         let leftover = parser.takeBufferedBytes()
                         mode = .webSocket(WebSocketConnection())
-                        service.opened(id)
+                        service.opened(id, remote: remote)
                         lastPing = now
                         var action = TCPConnectionAction.send(out + response.serialize())
                         if !leftover.isEmpty {
@@ -77,7 +83,7 @@ final class HTTPSession: TCPConnectionHandler {
                         return .sendThenClose(out + error.response.serialize())
                     }
                 }
-                let response = router.respond(to: request, now: now)
+                let response = router.respond(to: request, remote: remote, now: now)
                 out += response.serialize(omittingBody: request.method == "HEAD")
                 if !request.keepAlive {
                     mode = .http(parser)
