@@ -15,7 +15,7 @@ extension OptionParser {
             switch spec.kind {
             case .toggle: head = spec.flag ?? "(no flag)"
             case .value(let placeholder, _): head = spec.flag.map { "\($0) \(placeholder)" } ?? "(no flag)"
-            case .map: head = "(config file or environment only)"
+            case .map: head = "\"\(spec.key)\" (config file or environment only, no flag)"
             }
             out += "  \(head)\n      \(spec.help) (default: \(spec.defaultText))\n"
             var sources: [String] = []
@@ -33,13 +33,13 @@ extension OptionParser {
     func effectiveConfiguration(_ result: Result) -> String {
         let width = specs.map(\.key.count).max() ?? 0
         var out = ""
-        if let path = result.configPath { out += "  config file   \(path)\n" }
+        if let path = result.configPath { out += "    config file: \(path)\n" }
         for spec in specs {
             guard var value = spec.show(result.options) else { continue }
             if spec.secret { value = "<redacted>" }
             let source = result.sources[spec.key] ?? .defaultValue
             let padded = spec.key + String(repeating: " ", count: width - spec.key.count)
-            out += "  \(padded)  \(value)  (\(source.rawValue))\n"
+            out += "    \(padded)  \(value)  (\(source.rawValue))\n"
         }
         return out
     }

@@ -115,7 +115,9 @@ struct OptionParser<Options>: Sendable {
         }
     }
 
-    private func apply(_ spec: OptionSpec<Options>, text: String, origin: String, to options: inout Options)
+    private func apply(
+        _ spec: OptionSpec<Options>, text: String, origin: String, to options: inout Options
+    )
         throws(UsageError)
     {
         switch spec.kind {

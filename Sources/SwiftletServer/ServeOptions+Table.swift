@@ -20,7 +20,8 @@ extension ServeOptions {
                 return true
             }, show: { "\($0.httpAddress)" }),
         OptionSpec(
-            key: "udpPort", flag: "--udp-port", environment: "SWIFTLET_UDP_PORT", kind: .value(placeholder: "PORT", json: .integer),
+            key: "udpPort", flag: "--udp-port", environment: "SWIFTLET_UDP_PORT",
+            kind: .value(placeholder: "PORT", json: .integer),
             expects: "a port 0...65535 (0: any free port)", defaultText: "10000",
             help: "the first media worker's UDP port; worker n takes PORT+n", example: "--udp-port 20000",
             set: { o, v in
@@ -38,7 +39,8 @@ extension ServeOptions {
                 return true
             }, show: { $0.workers == 0 ? "one per core" : "\($0.workers)" }),
         OptionSpec(
-            key: "mediaBind", flag: "--media-bind", environment: "SWIFTLET_MEDIA_BIND", kind: .value(placeholder: "IP", json: .string),
+            key: "mediaBind", flag: "--media-bind", environment: "SWIFTLET_MEDIA_BIND",
+            kind: .value(placeholder: "IP", json: .string),
             expects: "a numeric IPv4 or IPv6 address", defaultText: "0.0.0.0 (127.0.0.1 with --dev)",
             help: "the address the media sockets bind", example: "--media-bind 10.0.0.5",
             set: { o, v in
@@ -47,7 +49,8 @@ extension ServeOptions {
                 return true
             }, show: { $0.mediaBind }),
         OptionSpec(
-            key: "announceIP", flag: "--announce-ip", environment: "SWIFTLET_ANNOUNCE_IP", kind: .value(placeholder: "IP", json: .string),
+            key: "announceIP", flag: "--announce-ip", environment: "SWIFTLET_ANNOUNCE_IP",
+            kind: .value(placeholder: "IP", json: .string),
             expects: "a numeric IPv4 or IPv6 address", defaultText: "the bound address",
             help: "the media address written in ICE candidates (the public address behind NAT)",
             example: "--announce-ip 203.0.113.7",

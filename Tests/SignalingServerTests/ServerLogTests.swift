@@ -9,7 +9,9 @@ import Wire
 @testable import SignalingServer
 
 @Suite struct ServerLogTests {
-    private func capture(_ minimum: ServerLog.Level, _ format: ServerLog.Format = .text, secrets: [String] = [])
+    private func capture(
+        _ minimum: ServerLog.Level, _ format: ServerLog.Format = .text, secrets: [String] = []
+    )
         -> (ServerLog, @Sendable () -> [String])
     {
         let lines = Mutex<[String]>([])

@@ -152,7 +152,8 @@ import Testing
 
     @Test func nestedObjectsAndDurationsInTheFile() throws {
         let o = try ServeOptions.parse(
-            ["--dev", "--config", "s.json"], readFile: { _ in Data(#"{"drainSeconds": "2m", "keys": {"x": "0123456789abcdef"}}"#.utf8) })
+            ["--dev", "--config", "s.json"],
+            readFile: { _ in Data(#"{"drainSeconds": "2m", "keys": {"x": "0123456789abcdef"}}"#.utf8) })
         #expect(o.drainSeconds == 120)
         #expect(o.keys["x"] == "0123456789abcdef")
         #expect(message(["--dev", "--config", "s.json"], file: #"{"keys": {"x": 5}}"#).contains("'keys.x' wants a string"))
