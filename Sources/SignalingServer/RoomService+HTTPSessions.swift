@@ -65,6 +65,10 @@ extension RoomService {
     /// Any thread: a participant's transport failed or closed (the media
     /// worker's report). WHIP/WHEP participants leave; others stay.
     public func transportFailed(_ participant: ParticipantID, now: Instant) {
+        let known = state.withLock { $0.logIDs.participants[participant] }
+        log(
+            .warning, "media transport failed or closed",
+            known.map { Self.fields(participant, $0) } ?? [("participant", participant.rawValue)])
         perform(state.withLock { $0.directory.transportFailed(participant, now: now) })
     }
 

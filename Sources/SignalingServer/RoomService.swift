@@ -145,7 +145,10 @@ public final class RoomService: Sendable {
             switch effect {
             case .send(let connection, let message):
                 if !logged { logSend(message, to: connection) }
-                guard let json = try? Self.encoder.encode(message) else { continue }
+                guard let json = try? Self.encoder.encode(message) else {
+                    log(.error, "cannot encode \(message.typeName) for the client", fields(connection))
+                    continue
+                }
                 outlet?.send(WebSocketFrame(fin: true, opcode: .text, payload: Array(json)).serialize(), to: connection)
             case .close(let connection):
                 log(.info, "connection closed: replaced by a newer connection of the same identity", fields(connection))

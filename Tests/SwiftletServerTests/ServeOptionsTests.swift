@@ -194,4 +194,46 @@ import Testing
         #expect(text.contains("127.0.0.1:8080  (default)"))
         #expect(text.contains("keys") && text.contains("(environment)"))
     }
+
+    /// Dotted keys are nested objects in the file (the coming `tls`
+    /// object, say): found, checked and suggested like top-level ones.
+    @Test func dottedKeysAreNestedObjects() throws {
+        struct TLS: Equatable {
+            var cert = "", key = ""
+        }
+        let parser = OptionParser<TLS>(
+            command: "test",
+            specs: [
+                OptionSpec(
+                    key: "tls.cert", flag: "--tls-cert", environment: "SWIFTLET_TLS_CERT",
+                    kind: .value(placeholder: "FILE", json: .string), expects: "a file", defaultText: "none", help: "",
+                    set: { o, v in
+                        o.cert = v
+                        return true
+                    }),
+                OptionSpec(
+                    key: "tls.key", flag: "--tls-key", kind: .value(placeholder: "FILE", json: .string), expects: "a file",
+                    defaultText: "none", help: "",
+                    set: { o, v in
+                        o.key = v
+                        return true
+                    }),
+            ], configFlag: "--config")
+        func parse(_ file: String, _ arguments: [String] = []) throws(UsageError) -> TLS {
+            try parser.parse(
+                ["--config", "t.json"] + arguments, environment: [:], defaults: TLS(), readFile: { _ in Array(file.utf8) }
+            ).options
+        }
+        #expect(try parse(#"{"tls": {"cert": "c.pem", "key": "k.pem"}}"#) == TLS(cert: "c.pem", key: "k.pem"))
+        #expect(try parse(#"{"tls": {"cert": "c.pem"}}"#, ["--tls-cert=d.pem"]).cert == "d.pem")
+        func message(_ file: String) -> String {
+            do {
+                _ = try parse(file)
+                return ""
+            } catch { return error.description }
+        }
+        #expect(message(#"{"tls": {"crt": "c.pem"}}"#).contains("t.json:1:10: unknown key 'tls.crt'; did you mean 'tls.cert'?"))
+        #expect(message(#"{"tls": "c.pem"}"#).contains("'tls' wants an object"))
+        #expect(message(#"{"tsl": {}}"#).contains("did you mean 'tls'?"))
+    }
 }
