@@ -101,6 +101,18 @@ struct OptionParser<Options>: Sendable {
         return result
     }
 
+    /// Warnings for `SWIFTLET_*` variables that look like a misspelt option
+    /// (`SWIFTLET_WORKERZ`). Not errors: other tools share the prefix.
+    func misspeltEnvironment(_ environment: [String: String], alsoKnown: [String] = []) -> [String] {
+        let known = specs.compactMap(\.environment) + (configEnvironment.map { [$0] } ?? []) + alsoKnown
+        return environment.keys.sorted().compactMap { name in
+            guard name.hasPrefix("SWIFTLET_"), !known.contains(name), let near = known.nearest(to: name, by: { $0 }) else {
+                return nil
+            }
+            return "\(name) is not an option of \(command) and is ignored; did you mean \(near)?"
+        }
+    }
+
     /// `--name=value` or `--name`.
     static func split(_ argument: String) -> (String, String?) {
         guard let eq = argument.firstIndex(of: "=") else { return (argument, nil) }

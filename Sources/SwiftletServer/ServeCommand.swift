@@ -30,6 +30,12 @@ enum ServeCommand {
             return 0
         }
         let options = parsed.options
+        let environment = ProcessInfo.processInfo.environment
+        for warning in ServeOptions.parser.misspeltEnvironment(
+            environment, alsoKnown: ["SWIFTLET_API_KEY", "SWIFTLET_API_SECRET"])
+        {
+            FileHandleStderr.write("swiftlet serve: warning: \(warning)\n")
+        }
 
         // Signals are taken synchronously by this thread (sigwait); block
         // them before any worker thread exists so that all threads inherit

@@ -236,4 +236,11 @@ import Testing
         #expect(message(#"{"tls": "c.pem"}"#).contains("'tls' wants an object"))
         #expect(message(#"{"tsl": {}}"#).contains("did you mean 'tls'?"))
     }
+
+    @Test func aMisspeltVariableIsAWarningWithASuggestion() {
+        let warnings = ServeOptions.parser.misspeltEnvironment(
+            ["SWIFTLET_WORKERZ": "2", "SWIFTLET_ARTIFACTS": "/tmp", "SWIFTLET_WORKERS": "2", "HOME": "/"])
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("SWIFTLET_WORKERZ") == true && warnings.first?.contains("SWIFTLET_WORKERS?") == true)
+    }
 }
