@@ -178,6 +178,9 @@ enum ConfigJSON {
             if peek == UInt8(ascii: "-") { index += 1 }
             if peek == UInt8(ascii: "0") {
                 index += 1
+                if let c = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) {
+                    throw error("a number with a leading zero")
+                }
             } else if digits(&self) == 0 {
                 throw error("expected a digit, found \(found())")
             }
