@@ -1,3 +1,5 @@
+import Wire
+
 /// roombot's command line, parsed and validated before anything connects.
 struct BotOptions: Equatable {
     var url = ""
@@ -98,7 +100,7 @@ struct BotOptions: Equatable {
           --audio-only         publish audio only
           --simulcast          publish VP8 as three rid layers q/h/f (default)
           --no-simulcast       publish one VP8 stream
-          --duration SECONDS   how long to run; 0 runs until Ctrl-C (default 30)
+          --duration DURATION  how long to run: 15s, 1m, 90 (seconds); 0 runs until Ctrl-C (default 30s)
           --ramp PER_SECOND    bots started per second (default 10)
           --dev                sign tokens with the development key (swiftlet serve --dev)
           --key K --secret S   sign tokens with this API key and secret
@@ -108,7 +110,7 @@ struct BotOptions: Equatable {
           --whep               subscribers play through WHEP (POST /whep/ROOM: the room's first publisher)
           --cache-dir DIR      where encoded VP8 clips are cached (default $XDG_CACHE_HOME/swiftlet-roombot
                                or ~/.cache/swiftlet-roombot)
-          --switch-every SEC   subscribers cycle each video track's maxLayer 1, 2, 1, 0, ... this often
+          --switch-every DUR   subscribers cycle each video track's maxLayer 1, 2, 1, 0, ... this often
                                and time each switch to the first frame at the new resolution
           --no-media           join and connect only; send and check no media
           --connect-timeout S  keep retrying a failed TCP connect for S seconds, then give up (default 10)
@@ -161,6 +163,15 @@ struct BotOptions: Equatable {
             }
             return n
         }
+        /// A duration in seconds: `15s`, `1m`, `500ms` or a bare number of
+        /// seconds (Wire's one duration parser, as swiftlet's flags).
+        func seconds(_ name: String) throws(Invalid) -> Double {
+            let v = try value(name)
+            guard let d = Duration(parsing: v) else {
+                throw Invalid(description: "\(name) wants a duration like 15s, 1m, 500ms or 30 (seconds), got '\(v)'")
+            }
+            return d.inSeconds
+        }
         while i < arguments.count {
             let a = arguments[i]
             switch a {
@@ -172,7 +183,7 @@ struct BotOptions: Equatable {
             case "--audio-only": o.audioOnly = true
             case "--simulcast": o.simulcast = true
             case "--no-simulcast": o.simulcast = false
-            case "--duration": o.duration = try number(a)
+            case "--duration": o.duration = try seconds(a)
             case "--ramp":
                 o.ramp = try number(a)
                 guard o.ramp > 0 else { throw Invalid(description: "--ramp must be above 0") }
@@ -189,7 +200,7 @@ struct BotOptions: Equatable {
             case "--min-bitrate": o.minBitrateKbps = try number(a)
             case "--cache-dir": o.cacheDirectory = try value(a)
             case "--switch-every":
-                o.switchEvery = try number(a)
+                o.switchEvery = try seconds(a)
                 guard (o.switchEvery ?? 0) > 0 else { throw Invalid(description: "--switch-every must be above 0") }
             case "--no-media": o.noMedia = true
             case "--max-freeze":

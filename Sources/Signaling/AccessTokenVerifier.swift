@@ -46,6 +46,18 @@ public struct AccessTokenVerifier: Sendable {
     /// Longer tokens are refused before any decoding.
     public static let maxTokenBytes = 8 * 1024
 
+    /// The shortest API secret the server accepts and `swiftlet token`
+    /// signs with. RFC 7518 section 3.2 asks HS256 keys to be at least the
+    /// hash's 32 bytes (docs/TOKENS.md recommends that); below 16 bytes a
+    /// secret is refused outright. The one copy of the rule.
+    public static let minimumSecretBytes = 16
+
+    /// Why `secret` may not sign tokens, or nil when it may.
+    public static func secretProblem(_ secret: String) -> String? {
+        guard secret.utf8.count < minimumSecretBytes else { return nil }
+        return "is \(secret.utf8.count) bytes; HS256 wants a long random secret of \(minimumSecretBytes) bytes or more"
+    }
+
     /// API key (`iss`) to secret.
     public var keys: [String: String]
     /// Seconds of clock skew tolerated on both `nbf` and `exp`.

@@ -1,3 +1,4 @@
+import NetIO
 import Signaling
 import Wire
 
@@ -14,12 +15,14 @@ struct HTTPRouter: Sendable {
     /// A HEAD request gets the GET response; `HTTPSession` writes its
     /// header fields, the GET length included, without the body (RFC 9110
     /// section 9.3.2).
-    func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse {
-        route(request, now: now)
+    func respond(to request: HTTPRequest, remote: SocketAddress? = nil, now: Instant) -> HTTPResponse {
+        route(request, remote: remote, now: now)
     }
 
-    private func route(_ request: HTTPRequest, now: Instant) -> HTTPResponse {
-        if let response = HTTPSessionRoutes(service: service).respond(to: request, now: now) { return response }
+    private func route(_ request: HTTPRequest, remote: SocketAddress?, now: Instant) -> HTTPResponse {
+        if let response = HTTPSessionRoutes(service: service, remote: remote).respond(to: request, now: now) {
+            return response
+        }
         if let response = web.respond(to: request) { return response }
         if let response = devTokens?.respond(to: request) { return response }
         switch (request.method, request.path) {

@@ -26,6 +26,8 @@ final class HTTPSession: TCPConnectionHandler {
     }
 
     private let id: ConnectionID
+    /// The peer's address as accept reported it, for the log.
+    private let remote: SocketAddress?
     private let router: HTTPRouter
     private let service: RoomService
     private let timeouts: Timeouts
@@ -36,8 +38,12 @@ final class HTTPSession: TCPConnectionHandler {
     /// The rooms layer was told this WebSocket closed (once).
     private var reportedClosed = false
 
-    init(id: ConnectionID, router: HTTPRouter, service: RoomService, timeouts: Timeouts, now: Instant) {
+    init(
+        id: ConnectionID, remote: SocketAddress? = nil, router: HTTPRouter, service: RoomService, timeouts: Timeouts,
+        now: Instant
+    ) {
         self.id = id
+        self.remote = remote
         self.router = router
         self.service = service
         self.timeouts = timeouts
@@ -75,7 +81,7 @@ final class HTTPSession: TCPConnectionHandler {
                         let response = try WebSocketHandshake.response(to: request)
                         let leftover = parser.takeBufferedBytes()
                         mode = .webSocket(WebSocketConnection())
-                        service.opened(id)
+                        service.opened(id, remote: remote)
                         lastPing = now
                         var action = TCPConnectionAction.send(out + response.serialize())
                         if !leftover.isEmpty {
@@ -89,7 +95,7 @@ final class HTTPSession: TCPConnectionHandler {
                         return .sendThenClose(out + error.response.serialize())
                     }
                 }
-                let response = router.respond(to: request, now: now)
+                let response = router.respond(to: request, remote: remote, now: now)
                 out += response.serialize(omittingBody: request.method == "HEAD")
                 if !request.keepAlive {
                     mode = .http(parser)

@@ -1,3 +1,5 @@
+import Foundation
+import NetIO
 import Rooms
 import Signaling
 import Wire
@@ -20,8 +22,14 @@ import Wire
 /// The Location is the capability for DELETE and PATCH: its session id is
 /// 12 random characters (about 71 bits), so DELETE and PATCH need no token
 /// (the token may have expired by then).
+///
+/// Every session created or ended is logged at `info`, every refusal at
+/// `warning` with its status and reason, with the room, identity and remote
+/// address; never the token, and never the session id (it is the
+/// capability), only the participant id it stands for.
 struct HTTPSessionRoutes: Sendable {
     let service: RoomService
+    var remote: SocketAddress? = nil
 
     /// nil when `request.path` is not a WHIP/WHEP path.
     func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse? {
@@ -38,8 +46,11 @@ struct HTTPSessionRoutes: Sendable {
         case ("POST", let target?) where kind == .whep:
             return offer(request, kind: kind, room: room, target: target, now: now)
         case ("DELETE", let session?):
-            return service.endSession(kind, room: room, session: session)
-                ? HTTPResponse(status: 200) : Self.text(404, "no such \(kind.rawValue.uppercased()) session")
+            guard let left = service.endSession(kind, room: room, session: session) else {
+                return refused(Self.text(404, "no such \(kind.rawValue.uppercased()) session"), kind, room: room)
+            }
+            service.log(.info, "\(kind.rawValue.uppercased()) session ended by DELETE", left + remoteField)
+            return HTTPResponse(status: 200)
         case ("PATCH", let session?):
             return trickle(request, kind: kind, room: room, session: session)
         case ("OPTIONS", nil):
@@ -66,12 +77,12 @@ struct HTTPSessionRoutes: Sendable {
         guard Self.mediaType(request.headers["Content-Type"]) == "application/sdp" else {
             var response = Self.text(415, "the offer must be Content-Type: application/sdp")
             response.headers.append(name: "Accept-Post", value: "application/sdp")
-            return response
+            return refused(response, kind, room: room)
         }
         guard let token = Self.bearerToken(request.headers["Authorization"]) else {
             var response = Self.text(401, "missing Authorization: Bearer <access token>")
             response.headers.append(name: "WWW-Authenticate", value: "Bearer")
-            return response
+            return refused(response, kind, room: room)
         }
         let join: JoinRequest
         do throws(AccessTokenError) {
@@ -79,16 +90,21 @@ struct HTTPSessionRoutes: Sendable {
         } catch {
             var response = Self.text(error.status, error.reason)
             if error.status == 401 { response.headers.append(name: "WWW-Authenticate", value: "Bearer error=\"invalid_token\"") }
-            return response
+            return refused(response, kind, room: room)
         }
         guard let sdp = String(validating: request.body, as: UTF8.self) else {
-            return Self.text(400, "the offer is not UTF-8")
+            return refused(Self.text(400, "the offer is not UTF-8"), kind, room: room, identity: join.identity)
         }
         let result =
             kind == .whip
             ? service.whipPublish(join, sdp: sdp, now: now) : service.whepPlay(join, target: target, sdp: sdp, now: now)
         switch result {
         case .success(let answer):
+            service.noteSession(answer, kind: kind, join: join, remote: remote.map { "\($0)" })
+            service.log(
+                .info, "\(kind.rawValue.uppercased()) session created",
+                [("room", join.room), ("identity", join.identity), ("participant", answer.participant.rawValue)]
+                    + (target.map { [("plays", $0)] } ?? []) + remoteField)
             let location = "/\(kind.rawValue)/\(Self.percentEncoded(room))/\(answer.session)"
             return HTTPResponse(
                 status: 201,
@@ -99,13 +115,13 @@ struct HTTPSessionRoutes: Sendable {
         case .failure(let error):
             var response = Self.text(Self.status(of: error.code), error.message)
             if error.code == .nothingPublished { response.headers.append(name: "Retry-After", value: "2") }
-            return response
+            return refused(response, kind, room: room, identity: join.identity)
         }
     }
 
     private func trickle(_ request: HTTPRequest, kind: HTTPSessionKind, room: String, session: String) -> HTTPResponse {
         guard service.hasSession(kind, room: room, session: session) else {
-            return Self.text(404, "no such \(kind.rawValue.uppercased()) session")
+            return refused(Self.text(404, "no such \(kind.rawValue.uppercased()) session"), kind, room: room)
         }
         guard Self.mediaType(request.headers["Content-Type"]) == "application/trickle-ice-sdpfrag" else {
             var response = Self.text(415, "PATCH takes Content-Type: application/trickle-ice-sdpfrag")
@@ -121,6 +137,22 @@ struct HTTPSessionRoutes: Sendable {
     }
 
     // MARK: Helpers
+
+    private var remoteField: [(String, String)] { remote.map { [("remote", "\($0)")] } ?? [] }
+
+    /// Logs a refused request (status and the reason in its body) and
+    /// returns its response.
+    private func refused(
+        _ response: HTTPResponse, _ kind: HTTPSessionKind, room: String, identity: String? = nil
+    ) -> HTTPResponse {
+        let reason = String(decoding: response.body, as: UTF8.self).trimmingSpaces.trimmingCharacters(in: .newlines)
+        service.log(
+            .warning, "\(kind.rawValue.uppercased()) request refused",
+            [("room", room)] + (identity.map { [("identity", $0)] } ?? []) + [
+                ("status", "\(response.status)"), ("reason", reason),
+            ] + remoteField)
+        return response
+    }
 
     static func status(of code: ErrorCode) -> Int {
         switch code {

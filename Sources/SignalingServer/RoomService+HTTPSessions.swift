@@ -36,18 +36,39 @@ extension RoomService {
         state.withLock { $0.directory.hasSession(kind, room: room, session: session) }
     }
 
-    /// False when there is no such session.
-    func endSession(_ kind: HTTPSessionKind, room: String, session: String) -> Bool {
-        guard let effects = state.withLock({ $0.directory.endSession(kind, room: room, session: session) }) else {
-            return false
+    /// nil when there is no such session; otherwise the ended session's
+    /// participant, for the log.
+    func endSession(_ kind: HTTPSessionKind, room: String, session: String) -> [(String, String)]? {
+        let ended: ([RoomEffect], [(String, String)])? = state.withLock { s in
+            guard let effects = s.directory.endSession(kind, room: room, session: session) else { return nil }
+            var ids: [(String, String)] = [("room", room)]
+            if let participant = s.logIDs.sessions.removeValue(forKey: session) {
+                if let identity = s.logIDs.participants[participant]?.identity { ids.append(("identity", identity)) }
+                ids.append(("participant", participant.rawValue))
+            }
+            return (effects, ids)
         }
-        perform(effects)
-        return true
+        guard let ended else { return nil }
+        perform(ended.0)
+        return ended.1
+    }
+
+    /// Remembers who a new WHIP/WHEP session is, for its log lines.
+    func noteSession(_ answer: HTTPSessionAnswer, kind: HTTPSessionKind, join: JoinRequest, remote: String?) {
+        state.withLock { s in
+            s.logIDs.sessions[answer.session] = answer.participant
+            s.logIDs.participants[answer.participant] = LogIDs.Participant(
+                identity: join.identity, room: join.room, remote: remote, kind: kind.rawValue, session: answer.session)
+        }
     }
 
     /// Any thread: a participant's transport failed or closed (the media
     /// worker's report). WHIP/WHEP participants leave; others stay.
     public func transportFailed(_ participant: ParticipantID, now: Instant) {
+        let known = state.withLock { $0.logIDs.participants[participant] }
+        log(
+            .warning, "media transport failed or closed",
+            known.map { Self.fields(participant, $0) } ?? [("participant", participant.rawValue)])
         perform(state.withLock { $0.directory.transportFailed(participant, now: now) })
     }
 

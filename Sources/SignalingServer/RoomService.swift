@@ -20,6 +20,8 @@ public final class RoomService: Sendable {
         var directory: RoomDirectory<RandomIdentifiers>
         var webSockets: Set<ConnectionID> = []
         var joinFailures: [String: Int] = [:]
+        /// Who is on each connection and each participant, for the log.
+        var logIDs = LogIDs()
     }
 
     let state: Mutex<State>
@@ -43,16 +45,22 @@ public final class RoomService: Sendable {
 
     // MARK: Input from WebSocket sessions
 
-    func opened(_ connection: ConnectionID) { state.withLock { _ = $0.webSockets.insert(connection) } }
+    func opened(_ connection: ConnectionID, remote: SocketAddress? = nil) {
+        state.withLock { s in
+            s.webSockets.insert(connection)
+            s.logIDs.connections[connection] = LogIDs.Connection(remote: remote.map { "\($0)" })
+        }
+        log(.debug, "WebSocket opened", fields(connection))
+    }
 
     func received(text: String, on connection: ConnectionID, now: Instant) {
         let message: ClientMessage
         do {
             message = try JSONDecoder().decode(ClientMessage.self, from: Data(text.utf8))
         } catch {
-            perform([
-                .send(connection, .error(code: .badRequest, message: "not a room protocol message: \(Self.describe(error))"))
-            ])
+            let reason = "not a room protocol message: \(Self.describe(error))"
+            log(.warning, "message refused", fields(connection) + [("reason", reason)])
+            perform([.send(connection, .error(code: .badRequest, message: reason))], logged: true)
             return
         }
         var join: JoinRequest?
@@ -64,28 +72,37 @@ public final class RoomService: Sendable {
                 join = JoinRequest(identity: claims.subject, room: claims.room, grants: grants, mode: mode)
             } catch {
                 state.withLock { $0.joinFailures[error.metricLabel, default: 0] += 1 }
-                perform([.send(connection, .error(code: .forbidden, message: error.reason))])
+                // The reason, never the token.
+                log(.warning, "join refused: bad token", fields(connection) + [("reason", error.reason)])
+                perform([.send(connection, .error(code: .forbidden, message: error.reason))], logged: true)
                 return
+            }
+            state.withLock { s in
+                s.logIDs.connections[connection, default: LogIDs.Connection()].identity = join?.identity
+                s.logIDs.connections[connection, default: LogIDs.Connection()].room = join?.room
             }
         }
         if case .leave = message {
-            log(.info, "\(connection): leave")
+            log(.info, "leave asked", fields(connection))
         } else {
-            log(.debug, "\(connection): received \(message.typeName)")
+            log(.debug, "received \(message.typeName)", fields(connection))
         }
         let effects: [RoomEffect] = state.withLock { s in
             if let join { return s.directory.join(join, connection: connection, now: now) }
             return s.directory.handle(message, from: connection, now: now)
         }
         perform(effects)
+        if case .leave = message, let id = participant(on: connection) { logDeparture(id) }
     }
 
     func closed(_ connection: ConnectionID, now: Instant) {
-        log(.debug, "\(connection): WebSocket closed")
+        let ids = fields(connection)
         let effects = state.withLock { s in
             s.webSockets.remove(connection)
+            s.logIDs.connections[connection] = nil
             return s.directory.disconnected(connection, now: now)
         }
+        log(ids.contains { $0.0 == "participant" } ? .info : .debug, "WebSocket closed", ids)
         perform(effects)
     }
 
@@ -98,6 +115,7 @@ public final class RoomService: Sendable {
             return s.directory.handleTimeout(now: now)
         }
         perform(effects)
+        if !effects.isEmpty { logDepartures() }
     }
 
     /// SIGTERM: no new joins from now on; every connected participant
@@ -140,20 +158,25 @@ public final class RoomService: Sendable {
 
     // MARK: Effects
 
-    func perform(_ effects: [RoomEffect]) {
+    /// `logged`: the caller logged the refusal these effects carry.
+    func perform(_ effects: [RoomEffect], logged: Bool = false) {
         let outlet = outletBox.withLock { $0 }
         for effect in effects {
             switch effect {
             case .send(let connection, let message):
-                logSend(message, to: connection)
-                guard let json = try? Self.encoder.encode(message) else { continue }
+                if !logged { logSend(message, to: connection) }
+                guard let json = try? Self.encoder.encode(message) else {
+                    log(.error, "cannot encode \(message.typeName) for the client", fields(connection))
+                    continue
+                }
                 outlet?.send(WebSocketFrame(fin: true, opcode: .text, payload: Array(json)).serialize(), to: connection)
             case .close(let connection):
-                log(.info, "\(connection): closed, replaced by a newer connection of the same identity")
+                log(.info, "connection closed: replaced by a newer connection of the same identity", fields(connection))
                 outlet?.close(connection)
             case .media(let command):
                 log(.debug, "media: \(command.summary)")
                 media(command)
+                if case .releaseParticipant(_, let participant) = command { logDeparture(participant) }
             }
         }
     }
@@ -161,13 +184,21 @@ public final class RoomService: Sendable {
     private func logSend(_ message: ServerMessage, to connection: ConnectionID) {
         switch message {
         case .joined(let id, let room, let mode, let others, let resumed):
+            state.withLock { s in
+                s.logIDs.connections[connection, default: LogIDs.Connection()].participant = id
+                s.logIDs.connections[connection, default: LogIDs.Connection()].room = room
+                let identity = s.logIDs.connections[connection]?.identity
+                s.logIDs.participants[id] = LogIDs.Participant(identity: identity, room: room)
+            }
             log(
-                .info,
-                "\(connection): \(resumed ? "resumed" : "joined") \(mode.rawValue) room '\(room)' as \(id) with \(others.count) other(s)"
-            )
-        case .error(let code, let text): log(.info, "\(connection): error \(code.rawValue): \(text)")
-        case .participantLeft(let id): log(.debug, "\(connection): told \(id) left")
-        default: log(.debug, "\(connection): sent \(message.typeName)")
+                .info, resumed ? "resumed" : "joined",
+                fields(connection) + [("mode", mode.rawValue), ("others", "\(others.count)")])
+        case .error(let code, let text):
+            log(.warning, "refused", fields(connection) + [("code", code.rawValue), ("reason", text)])
+        case .participantLeft(let id):
+            log(.debug, "told \(id) left", fields(connection))
+            logDeparture(id)
+        default: log(.debug, "sent \(message.typeName)", fields(connection))
         }
     }
 

@@ -47,8 +47,10 @@ public final class SignalingServer: Sendable {
         let timeouts = HTTPSession.Timeouts(
             requestTimeout: configured.request, idleTimeout: configured.idle, pingInterval: configured.ping,
             webSocketTimeout: configured.webSocket)
-        tcp = try TCPServer(bindingTo: address) { id, _, now in
-            HTTPSession(id: ConnectionID(id.rawValue), router: router, service: service, timeouts: timeouts, now: now)
+        tcp = try TCPServer(bindingTo: address) { id, remote, now in
+            HTTPSession(
+                id: ConnectionID(id.rawValue), remote: remote, router: router, service: service, timeouts: timeouts,
+                now: now)
         }
         self.service = service
         service.attach(TCPOutlet(server: tcp))

@@ -12,16 +12,29 @@ import Wire
 #endif
 
 /// `swiftlet serve`: starts the media plane (one UDP worker per core, each
-/// with its own port) and the signalling server, and runs until SIGTERM or
-/// SIGINT; then it drains (`ServeDrain`) and exits.
+/// with its own port) and the signalling server (HTTP, the room WebSocket,
+/// WHIP/WHEP), prints the effective configuration and where everything
+/// listens, and runs until SIGTERM or SIGINT; then it drains (`ServeDrain`)
+/// and exits.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        let options: ServeOptions
+        let parsed: ServeOptions.Parsed
         do {
-            options = try ServeOptions.parse(arguments, environment: ProcessInfo.processInfo.environment)
+            parsed = try ServeOptions.read(arguments, environment: ProcessInfo.processInfo.environment)
         } catch {
             FileHandleStderr.write("swiftlet serve: \(error)\n")
             return 64
+        }
+        if parsed.helpRequested {
+            print(Help.text(for: "serve") ?? "")
+            return 0
+        }
+        let options = parsed.options
+        let environment = ProcessInfo.processInfo.environment
+        for warning in ServeOptions.parser.misspeltEnvironment(
+            environment, alsoKnown: ["SWIFTLET_API_KEY", "SWIFTLET_API_SECRET"])
+        {
+            FileHandleStderr.write("swiftlet serve: warning: \(warning)\n")
         }
 
         // Signals are taken synchronously by this thread (sigwait); block
@@ -59,7 +72,8 @@ enum ServeCommand {
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
                 media: { media.post($0) },
                 mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) + ProcessMetrics.prometheus() },
-                log: ServerLog(minimum: options.dev ? .debug : .info),
+                log: ServerLog(
+                    minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values)),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
@@ -78,6 +92,8 @@ enum ServeCommand {
         print("  metrics          \(http)/metrics")
         print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
         for address in media.localAddresses { print("  media worker on udp \(address)") }
+        print("  configuration (flag > environment > config file > default):")
+        print(ServeOptions.parser.effectiveConfiguration(parsed), terminator: "")
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")
         if options.dev {
             print("  dev API key 'devkey', secret 'devsecret'; a token: swiftlet token --dev --room demo --identity alice")
@@ -85,7 +101,6 @@ enum ServeCommand {
         if options.dev {
             print("  dev tokens       \(http)/dev/token?room=<room>&identity=<name>   (the page fetches them)")
         }
-        print("  not built yet: simulcast layer selection (see docs/ARCHITECTURE.md)")
         print("  stop with Ctrl-C or SIGTERM (drains up to \(options.drainSeconds) s; a second one stops at once)")
         fflush(nil)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Signaling
+import Wire
 
 /// `swiftlet token`: prints an access token (docs/TOKENS.md).
 enum TokenCommand {
@@ -12,51 +13,102 @@ enum TokenCommand {
         var secret = ""
     }
 
-    struct Invalid: Error, CustomStringConvertible { let description: String }
+    typealias Invalid = UsageError
 
-    static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(Invalid) -> Options {
-        var o = Options()
+    /// Parsed, before the checks that need more than one option.
+    struct Given {
+        var options = Options()
         var dev = false
-        var i = 0
-        func value(_ name: String) throws(Invalid) -> String {
-            i += 1
-            guard i < arguments.count else { throw Invalid(description: "\(name) needs a value") }
-            return arguments[i]
-        }
-        while i < arguments.count {
-            let a = arguments[i]
-            switch a {
-            case "--room": o.room = try value(a)
-            case "--identity": o.identity = try value(a)
-            case "--publish": o.grants.publish = true
-            case "--subscribe": o.grants.subscribe = true
-            case "--admin": o.grants.admin = true
-            case "--ttl":
-                let v = try value(a)
-                guard let seconds = parseDuration(v), seconds > 0 else {
-                    throw Invalid(description: "--ttl wants a duration like 90s, 30m, 1h or 2d, got '\(v)'")
-                }
-                o.ttlSeconds = seconds
-            case "--dev": dev = true
-            case "--key": o.key = try value(a)
-            case "--secret": o.secret = try value(a)
-            default: throw Invalid(description: "unknown option '\(a)'; see swiftlet --help")
-            }
-            i += 1
-        }
-        guard !o.room.isEmpty else { throw Invalid(description: "--room is required") }
-        guard !o.identity.isEmpty else { throw Invalid(description: "--identity is required") }
-        if dev {
-            guard o.key.isEmpty, o.secret.isEmpty else {
-                throw Invalid(description: "--dev and --key/--secret exclude each other")
+    }
+
+    static let parser = OptionParser<Given>(command: "swiftlet token", specs: table)
+
+    static let table: [OptionSpec<Given>] = [
+        OptionSpec(
+            key: "room", flag: "--room", kind: .value(placeholder: "ROOM", json: .string), expects: "a room name",
+            defaultText: "required", help: "the room the token admits to", example: "--room demo",
+            set: { g, v in
+                g.options.room = v
+                return !v.isEmpty
+            }),
+        OptionSpec(
+            key: "identity", flag: "--identity", kind: .value(placeholder: "NAME", json: .string),
+            expects: "a participant name", defaultText: "required", help: "who the bearer is (the token's sub)",
+            example: "--identity alice",
+            set: { g, v in
+                g.options.identity = v
+                return !v.isEmpty
+            }),
+        grant("publish", \.publish, "may publish tracks"),
+        grant("subscribe", \.subscribe, "may receive others' tracks"),
+        grant("admin", \.admin, "may administer the room"),
+        OptionSpec(
+            key: "ttl", flag: "--ttl", kind: .value(placeholder: "DURATION", json: .duration),
+            expects: "a duration from 1s (90s, 30m, 1h, 2d; a bare number is seconds)", defaultText: "1h",
+            help: "how long the token is valid", example: "--ttl 15m",
+            set: { g, v in
+                guard let d = Duration(parsing: v), d >= .seconds(1) else { return false }
+                g.options.ttlSeconds = Int64(d.inSeconds.rounded(.down))
+                return true
+            }),
+        OptionSpec(
+            key: "dev", flag: "--dev", kind: .toggle, expects: "true or false", defaultText: "off",
+            help: "sign with the development key of swiftlet serve --dev", example: "--dev",
+            set: { g, v in
+                g.dev = v == "true"
+                return true
+            }),
+        OptionSpec(
+            key: "key", flag: "--key", environment: "SWIFTLET_API_KEY", kind: .value(placeholder: "KEY", json: .string),
+            expects: "an API key name", defaultText: "none", help: "the API key (the token's iss)", example: "--key prod",
+            set: { g, v in
+                g.options.key = v
+                return true
+            }),
+        OptionSpec(
+            key: "secret", flag: "--secret", environment: "SWIFTLET_API_SECRET",
+            kind: .value(placeholder: "SECRET", json: .string),
+            expects: "the API key's secret, \(AccessTokenVerifier.minimumSecretBytes) bytes or more", defaultText: "none",
+            help: "the API key's secret (prefer SWIFTLET_API_SECRET: flags show in ps)", secret: true,
+            set: { g, v in
+                g.options.secret = v
+                return true
+            }),
+    ]
+
+    private static func grant(
+        _ name: String, _ path: WritableKeyPath<AccessTokenGrants, Bool> & Sendable, _ help: String
+    ) -> OptionSpec<Given> {
+        OptionSpec(
+            key: name, flag: "--\(name)", kind: .toggle, expects: "true or false", defaultText: "off",
+            help: "\(help) (with no grant given: publish and subscribe)",
+            set: { g, v in
+                g.options.grants[keyPath: path] = v == "true"
+                return true
+            })
+    }
+
+    /// nil when `--help` was asked for.
+    static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(Invalid) -> Options? {
+        let result = try parser.parse(arguments, environment: environment, defaults: Given(), readFile: { _ in [] })
+        if result.helpRequested { return nil }
+        var o = result.options.options
+        guard !o.room.isEmpty else { throw Invalid("--room ROOM is required; e.g. --room demo") }
+        guard !o.identity.isEmpty else { throw Invalid("--identity NAME is required; e.g. --identity alice") }
+        if result.options.dev {
+            guard result.sources["key"] != .flag, result.sources["secret"] != .flag else {
+                throw Invalid("--dev and --key/--secret exclude each other")
             }
             o.key = ServeOptions.devKey
             o.secret = ServeOptions.devSecret
         } else {
-            if o.key.isEmpty { o.key = environment["SWIFTLET_API_KEY"] ?? "" }
-            if o.secret.isEmpty { o.secret = environment["SWIFTLET_API_SECRET"] ?? "" }
             guard !o.key.isEmpty, !o.secret.isEmpty else {
-                throw Invalid(description: "give --dev, or --key and --secret (or SWIFTLET_API_KEY and SWIFTLET_API_SECRET)")
+                throw Invalid("give --dev, or --key and --secret (or SWIFTLET_API_KEY and SWIFTLET_API_SECRET)")
+            }
+            // The server refuses such a key: a token signed with it would
+            // never be accepted.
+            if let problem = AccessTokenVerifier.secretProblem(o.secret) {
+                throw Invalid("the secret \(problem); swiftlet serve refuses it")
             }
         }
         // A token that grants nothing is useless: default to both.
@@ -65,15 +117,6 @@ enum TokenCommand {
             o.grants.subscribe = true
         }
         return o
-    }
-
-    /// "90", "90s", "30m", "1h", "2d" in seconds.
-    static func parseDuration(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        if let last = text.last, let unit = units[last] {
-            return Int64(text.dropLast()).flatMap { $0.multipliedReportingOverflow(by: unit).overflow ? nil : $0 * unit }
-        }
-        return Int64(text)
     }
 
     static func token(for o: Options, nowSeconds: Int64) -> String {
@@ -85,7 +128,10 @@ enum TokenCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         do {
-            let o = try parse(arguments, environment: ProcessInfo.processInfo.environment)
+            guard let o = try parse(arguments, environment: ProcessInfo.processInfo.environment) else {
+                print(Help.text(for: "token") ?? "")
+                return 0
+            }
             print(token(for: o, nowSeconds: Int64(Date().timeIntervalSince1970)))
             return 0
         } catch {

@@ -2,39 +2,41 @@
     import Glibc
 #endif
 
-let usage = """
-    swiftlet: a WebRTC selective forwarding unit
-
-    USAGE:
-      swiftlet serve [--config FILE] [--http HOST:PORT] [--udp-port PORT] [--workers N] [--media-bind IP] [--announce-ip IP]
-                     [--drain-seconds S] [--dev]
-      swiftlet token --room R --identity I [--publish] [--subscribe] [--admin] [--ttl 1h] [--dev | --key K --secret S]
-      swiftlet --help | --version
-
-    COMMANDS:
-      serve    run the server (see docs/ for what is built so far)
-      token    print an access token for a participant
-
-    OPTIONS:
-      -h, --help     show this help
-      --version      show the version
-    """
-
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
-    print(usage)
-    exit(arguments.isEmpty ? 64 : 0)
-}
-if arguments.first == "--version" {
+switch arguments.first {
+case nil:
+    FileHandleStderr.write(Help.global + "\n")
+    exit(64)
+case "--help", "-h":
+    print(Help.global)
+    exit(0)
+case "help":
+    // `swiftlet help` or `swiftlet help CMD`.
+    guard arguments.count <= 2 else {
+        FileHandleStderr.write("swiftlet help: expected at most one command, got \(arguments.count - 1)\n")
+        exit(64)
+    }
+    guard let name = arguments.dropFirst().first else {
+        print(Help.global)
+        exit(0)
+    }
+    guard let text = Help.text(for: name) else {
+        FileHandleStderr.write("swiftlet help: unknown command '\(name)'; the commands are \(Help.commandList)\n")
+        exit(64)
+    }
+    print(text)
+    exit(0)
+case "--version", "version":
     print("swiftlet \(SwiftletVersion.string)")
     exit(0)
-}
-switch arguments.first {
 case "serve":
     exit(ServeCommand.run(Array(arguments.dropFirst())))
 case "token":
     exit(TokenCommand.run(Array(arguments.dropFirst())))
 default:
-    FileHandleStderr.write("swiftlet: unknown command '\(arguments[0])'; see swiftlet --help\n")
+    let suggestion = String.suggestion(Help.commands.map(\.name).nearest(to: arguments[0]) { $0 })
+    FileHandleStderr.write(
+        "swiftlet: unknown command '\(arguments[0])'\(suggestion); the commands are \(Help.commandList); "
+            + "see swiftlet --help\n")
     exit(64)
 }

@@ -65,6 +65,16 @@ import Wire
             invalid("--url ws://127.0.0.1:1 --room r --dev --frobnicate") == "unknown option '--frobnicate'; see roombot --help")
     }
 
+    /// The same duration spellings as swiftlet's flags (Wire's parser).
+    @Test func durationsTakeUnits() throws {
+        for (text, seconds) in [("15s", 15.0), ("1m", 60), ("500ms", 0.5), ("90", 90), ("0", 0)] {
+            #expect(try parse("--url ws://127.0.0.1:1 --room r --dev --duration \(text)").duration == seconds, "\(text)")
+        }
+        #expect(try parse("--url ws://127.0.0.1:1 --room r --dev --switch-every 2s").switchEvery == 2)
+        #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --duration 1x")?.contains("15s, 1m") == true)
+        #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --switch-every 0s") == "--switch-every must be above 0")
+    }
+
     @Test func percentilesUseNearestRank() {
         let p = Percentiles((1...100).map(Double.init))
         #expect(p.count == 100 && p.p50 == 50 && p.p95 == 95 && p.p99 == 99)

@@ -77,8 +77,170 @@ import Testing
         for bad in [
             ["--udp-port", "70000"], ["--workers", "0"], ["--http", "localhost"], ["--bogus"], ["--udp-port"],
             ["--udp-port", "65535", "--workers", "2"], ["--media-bind", "eth0"], ["--drain-seconds", "-1"], ["--config"],
+            ["--log-level", "loud"], ["--log-format", "xml"], ["--dev=perhaps"], ["serve"], ["--drain-seconds", "2h"],
         ] {
             #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev"] + bad) }
         }
+    }
+
+    private func message(
+        _ arguments: [String], environment: [String: String] = [:], file: String? = nil
+    ) -> String {
+        do {
+            _ = try ServeOptions.parse(arguments, environment: environment, readFile: { _ in Data((file ?? "").utf8) })
+            return ""
+        } catch { return error.description }
+    }
+
+    /// `{"udpport": 18000, "workerz": 2}` used to run on defaults.
+    @Test func unknownConfigKeysAreErrorsWithASuggestion() {
+        let text = message(["--dev", "--config", "s.json"], file: "{\n  \"udpPort\": 18000,\n  \"workerz\": 2\n}")
+        #expect(text.contains("s.json:3:3"), "\(text)")
+        #expect(text.contains("unknown key 'workerz'; did you mean 'workers'?"), "\(text)")
+        #expect(message(["--dev", "--config", "s.json"], file: #"{"udpport": 18000}"#).contains("did you mean 'udpPort'?"))
+        // Nothing close: no suggestion, still an error.
+        let far = message(["--dev", "--config", "s.json"], file: #"{"zzzzzzzz": 1}"#)
+        #expect(far.contains("unknown key 'zzzzzzzz'") && !far.contains("did you mean"))
+    }
+
+    @Test func malformedJSONSaysLineAndColumn() {
+        let text = message(["--dev", "--config", "s.json"], file: "{\n  \"udpPort\": 18000\n  \"workers\": 2\n}")
+        #expect(text.contains("s.json:3:3: expected ',' or '}'"), "\(text)")
+        #expect(message(["--dev", "--config", "s.json"], file: "{\"workers\": 2,}").contains("s.json:1:15"))
+        #expect(message(["--dev", "--config", "s.json"], file: "[1]").contains("expected a JSON object"))
+        #expect(message(["--dev", "--config", "s.json"], file: "{\"workers\": \"many\"}").contains("found a string"))
+        #expect(message(["--dev", "--config", "s.json"], file: "").contains("1:1"))
+    }
+
+    @Test func flagsBeatTheEnvironmentWhichBeatsTheFile() throws {
+        let file = #"{"udpPort": 30000, "workers": 2, "logLevel": "error"}"#
+        let env = ["SWIFTLET_UDP_PORT": "31000", "SWIFTLET_WORKERS": "3"]
+        let parsed = try ServeOptions.read(
+            ["--dev", "--config", "s.json", "--workers=4"], environment: env, readFile: { _ in Data(file.utf8) })
+        let o = parsed.options
+        #expect(o.udpPort == 31000)
+        #expect(o.workers == 4)
+        #expect(o.logLevel == .error)
+        #expect(o.drainSeconds == 30)
+        #expect(parsed.sources["udpPort"] == .environment)
+        #expect(parsed.sources["workers"] == .flag)
+        #expect(parsed.sources["logLevel"] == .file)
+        #expect(parsed.sources["drainSeconds"] == nil)
+        // The config file may come from the environment too.
+        let fromEnv = try ServeOptions.parse(
+            ["--dev"], environment: ["SWIFTLET_CONFIG": "s.json"], readFile: { _ in Data(file.utf8) })
+        #expect(fromEnv.workers == 2)
+    }
+
+    @Test func everyTableOptionHasAnEnvironmentVariableAndAConfigKey() throws {
+        for spec in ServeOptions.table {
+            #expect(spec.environment?.hasPrefix("SWIFTLET_") == true, "\(spec.key)")
+        }
+        let o = try ServeOptions.parse(
+            [],
+            environment: [
+                "SWIFTLET_HTTP": "127.0.0.1:9000", "SWIFTLET_DEV": "1", "SWIFTLET_DRAIN_SECONDS": "1m",
+                "SWIFTLET_LOG_FORMAT": "json", "SWIFTLET_MEDIA_BIND": "127.0.0.1", "SWIFTLET_ANNOUNCE_IP": "203.0.113.9",
+                "SWIFTLET_LOG_LEVEL": "warning",
+            ])
+        #expect(o.dev && o.httpAddress.port == 9000 && o.drainSeconds == 60 && o.logFormat == .json)
+        #expect(o.announcedIP == "203.0.113.9" && o.logLevel == .warning)
+        let keyed = try ServeOptions.parse([], environment: ["SWIFTLET_KEYS": "a:0123456789abcdef,b:fedcba9876543210"])
+        #expect(keyed.keys == ["a": "0123456789abcdef", "b": "fedcba9876543210"])
+        #expect(message([], environment: ["SWIFTLET_WORKERS": "lots", "SWIFTLET_DEV": "1"]).contains("SWIFTLET_WORKERS wants"))
+    }
+
+    @Test func nestedObjectsAndDurationsInTheFile() throws {
+        let o = try ServeOptions.parse(
+            ["--dev", "--config", "s.json"],
+            readFile: { _ in Data(#"{"drainSeconds": "2m", "keys": {"x": "0123456789abcdef"}}"#.utf8) })
+        #expect(o.drainSeconds == 120)
+        #expect(o.keys["x"] == "0123456789abcdef")
+        #expect(message(["--dev", "--config", "s.json"], file: #"{"keys": {"x": 5}}"#).contains("'keys.x' wants a string"))
+    }
+
+    @Test func flagEqualsValueAndDurationsWithUnits() throws {
+        let o = try ServeOptions.parse(["--dev", "--udp-port=20000", "--drain-seconds=15s", "--http=[::1]:9000"])
+        #expect(o.udpPort == 20000 && o.drainSeconds == 15 && o.httpAddress.port == 9000)
+        #expect(try ServeOptions.parse(["--dev", "--drain-seconds", "500ms"]).drainSeconds == 1)
+        #expect(message(["--dev", "--udp-prot", "1"]).contains("did you mean '--udp-port'?"))
+        #expect(message(["--dev", "--workers"]).contains("--workers needs a value: --workers N (a whole number 1...256)"))
+        #expect(message(["--dev", "--workers", "0"]).contains("--workers wants a whole number 1...256, got '0'"))
+    }
+
+    @Test func helpListsEveryOptionWithDefaultEnvironmentAndExample() throws {
+        #expect(try ServeOptions.read(["--help"]).helpRequested)
+        #expect(try ServeOptions.read(["--workers", "x", "-h"]).helpRequested)
+        let help = try #require(Help.text(for: "serve"))
+        for spec in ServeOptions.table {
+            if let flag = spec.flag { #expect(help.contains(flag), "\(flag)") }
+            #expect(help.contains("(default: \(spec.defaultText))"), "\(spec.key)")
+            if let env = spec.environment { #expect(help.contains(env)) }
+            #expect(help.contains("config \"\(spec.key)\""))
+        }
+        #expect(help.contains("--config FILE"))
+        #expect(!help.lowercased().contains("not built"))
+    }
+
+    /// The start-up print: every value and its source; secrets never.
+    @Test func effectiveConfigurationRedactsSecrets() throws {
+        let secret = "prod-secret-0123456789"
+        let parsed = try ServeOptions.read(
+            ["--workers", "2"], environment: ["SWIFTLET_API_KEY": "prod", "SWIFTLET_API_SECRET": secret])
+        let text = ServeOptions.parser.effectiveConfiguration(parsed)
+        #expect(!text.contains(secret))
+        #expect(text.contains("prod=<redacted>"))
+        #expect(text.contains("workers") && text.contains("2  (flag)"))
+        #expect(text.contains("127.0.0.1:8080  (default)"))
+        #expect(text.contains("keys") && text.contains("(environment)"))
+    }
+
+    /// Dotted keys are nested objects in the file (the coming `tls`
+    /// object, say): found, checked and suggested like top-level ones.
+    @Test func dottedKeysAreNestedObjects() throws {
+        struct TLS: Equatable {
+            var cert = "", key = ""
+        }
+        let parser = OptionParser<TLS>(
+            command: "test",
+            specs: [
+                OptionSpec(
+                    key: "tls.cert", flag: "--tls-cert", environment: "SWIFTLET_TLS_CERT",
+                    kind: .value(placeholder: "FILE", json: .string), expects: "a file", defaultText: "none", help: "",
+                    set: { o, v in
+                        o.cert = v
+                        return true
+                    }),
+                OptionSpec(
+                    key: "tls.key", flag: "--tls-key", kind: .value(placeholder: "FILE", json: .string), expects: "a file",
+                    defaultText: "none", help: "",
+                    set: { o, v in
+                        o.key = v
+                        return true
+                    }),
+            ], configFlag: "--config")
+        func parse(_ file: String, _ arguments: [String] = []) throws(UsageError) -> TLS {
+            try parser.parse(
+                ["--config", "t.json"] + arguments, environment: [:], defaults: TLS(), readFile: { _ in Array(file.utf8) }
+            ).options
+        }
+        #expect(try parse(#"{"tls": {"cert": "c.pem", "key": "k.pem"}}"#) == TLS(cert: "c.pem", key: "k.pem"))
+        #expect(try parse(#"{"tls": {"cert": "c.pem"}}"#, ["--tls-cert=d.pem"]).cert == "d.pem")
+        func message(_ file: String) -> String {
+            do {
+                _ = try parse(file)
+                return ""
+            } catch { return error.description }
+        }
+        #expect(message(#"{"tls": {"crt": "c.pem"}}"#).contains("t.json:1:10: unknown key 'tls.crt'; did you mean 'tls.cert'?"))
+        #expect(message(#"{"tls": "c.pem"}"#).contains("'tls' wants an object"))
+        #expect(message(#"{"tsl": {}}"#).contains("did you mean 'tls'?"))
+    }
+
+    @Test func aMisspeltVariableIsAWarningWithASuggestion() {
+        let warnings = ServeOptions.parser.misspeltEnvironment(
+            ["SWIFTLET_WORKERZ": "2", "SWIFTLET_ARTIFACTS": "/tmp", "SWIFTLET_WORKERS": "2", "HOME": "/"])
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("SWIFTLET_WORKERZ") == true && warnings.first?.contains("SWIFTLET_WORKERS?") == true)
     }
 }

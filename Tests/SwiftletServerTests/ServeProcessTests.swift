@@ -32,6 +32,9 @@ import Testing
         #expect(text.contains("media worker on udp 127.0.0.1:"))
         #expect(text.contains("room WebSocket   ws://127.0.0.1:"))
         #expect(text.components(separatedBy: "media worker on udp").count == 3)
+        // The effective configuration, with sources; no stale claims.
+        #expect(text.contains("workers") && text.contains("2  (flag)"))
+        #expect(text.contains("devkey=<redacted>") && !text.lowercased().contains("not built"))
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -151,6 +154,120 @@ import Testing
         #expect(process.terminationStatus == 64)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(text.contains("SWIFTLET_API_KEY"))
+    }
+
+    /// Runs `swiftlet ARGS` to its end (bounded: these never start a server).
+    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+            String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        )
+    }
+
+    @Test func aBadConfigFileExits64WithWhereAndWhat() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-bad-\(getpid()).json").path
+        try Data("{\n  \"udpport\": 18000,\n  \"workers\": 2\n}\n".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (status, _, err) = try run(["serve", "--dev", "--config", path])
+        #expect(status == 64)
+        #expect(err.contains("\(path):2:3: unknown key 'udpport'; did you mean 'udpPort'?"), "\(err)")
+        try Data("{\"workers\": 2 \"dev\": true}".utf8).write(to: URL(fileURLWithPath: path))
+        let (status2, _, err2) = try run(["serve", "--config=\(path)"])
+        #expect(status2 == 64)
+        #expect(err2.contains("\(path):1:15: expected ',' or '}'"), "\(err2)")
+    }
+
+    @Test func everyCommandHasItsHelpAndTheVersionPrints() throws {
+        let (status, serve, _) = try run(["serve", "--help"])
+        #expect(status == 0)
+        #expect(serve.contains("--udp-port PORT") && serve.contains("SWIFTLET_UDP_PORT") && serve.contains("(default: 10000)"))
+        #expect(try run(["help", "serve"]).1 == serve)
+        let (tokenStatus, token, _) = try run(["token", "--help"])
+        #expect(tokenStatus == 0 && token.contains("--ttl DURATION") && !token.contains("--udp-port"))
+        #expect(try run(["help", "token"]).1 == token)
+        #expect(try run(["--version"]).1.hasPrefix("swiftlet "))
+        #expect(try run(["version"]).1.hasPrefix("swiftlet "))
+        let (unknown, _, err) = try run(["serv"])
+        #expect(unknown == 64 && err.contains("did you mean 'serve'?"))
+        let (badHelp, _, helpErr) = try run(["help", "frob"])
+        #expect(badHelp == 64 && helpErr.contains("the commands are serve, token"))
+        let (weak, _, weakErr) = try run(["token", "--room", "r", "--identity", "i", "--key", "k", "--secret", "short"])
+        #expect(weak == 64 && weakErr.contains("16 bytes"))
+    }
+
+    /// `--log-format json` end to end: a refused WHIP request with a
+    /// token-shaped credential gives one JSON object on standard error,
+    /// at warning, with the status and the remote address, and no token.
+    @Test func jsonLogsCarryRefusalsAndNoToken() throws {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [
+            "serve", "--dev", "--log-format=json", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0",
+        ]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("stop with Ctrl-C"), Date() < deadline, process.isRunning {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.contains("room WebSocket") })
+        let port = try #require(line.split(separator: ":").last.flatMap { UInt16($0.prefix { $0.isNumber }) })
+
+        let token = "eyJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJlLW5vdC12YWxpZA"
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(rc == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array(
+            ("POST /whip/r HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/sdp\r\n"
+                + "Authorization: Bearer \(token)\r\nContent-Length: 4\r\n\r\nv=0\n").utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var response = [UInt8]()
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            response += buffer[0..<n]
+        }
+        close(fd)
+        #expect(String(decoding: response, as: UTF8.self).hasPrefix("HTTP/1.1 401"))
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!log.contains(token) && !log.contains("c2lnbmF0dXJlLW5vdC12YWxpZA"))
+        let objects = log.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+        }
+        #expect(objects.count == log.split(separator: "\n").count, "every line is one JSON object:\n\(log)")
+        let refusal = try #require(objects.first { $0["msg"] == "WHIP request refused" }, "\(log)")
+        #expect(refusal["level"] == "warning" && refusal["status"] == "401" && refusal["room"] == "r")
+        #expect(refusal["remote"]?.hasPrefix("127.0.0.1:") == true)
     }
 }
 

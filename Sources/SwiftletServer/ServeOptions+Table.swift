@@ -1,0 +1,115 @@
+import NetIO
+import SignalingServer
+import Wire
+
+/// Every option of `swiftlet serve`, once. To add one: a field in
+/// `ServeOptions`, a row here (flag, `SWIFTLET_*` name, config key; a
+/// dotted key such as `tls.cert` is a nested object), and a line in
+/// docs/CONFIGURATION.md. Help, the environment, the config file and the
+/// effective-configuration print follow from the row.
+extension ServeOptions {
+    static let table: [OptionSpec<ServeOptions>] = [
+        OptionSpec(
+            key: "http", flag: "--http", environment: "SWIFTLET_HTTP", kind: .value(placeholder: "HOST:PORT", json: .string),
+            expects: "HOST:PORT with a numeric host ([::1]:8080 for IPv6)", defaultText: "127.0.0.1:8080",
+            help: "where HTTP, the room WebSocket and WHIP/WHEP listen; 0.0.0.0:8080 for every IPv4 address",
+            example: "--http 0.0.0.0:8080",
+            set: { o, v in
+                guard let a = SocketAddress(hostAndPort: v) else { return false }
+                o.httpAddress = a
+                return true
+            }, show: { "\($0.httpAddress)" }),
+        OptionSpec(
+            key: "udpPort", flag: "--udp-port", environment: "SWIFTLET_UDP_PORT",
+            kind: .value(placeholder: "PORT", json: .integer),
+            expects: "a port 0...65535 (0: any free port)", defaultText: "10000",
+            help: "the first media worker's UDP port; worker n takes PORT+n", example: "--udp-port 20000",
+            set: { o, v in
+                guard let p = UInt16(v) else { return false }
+                o.udpPort = p
+                return true
+            }, show: { "\($0.udpPort)" }),
+        OptionSpec(
+            key: "workers", flag: "--workers", environment: "SWIFTLET_WORKERS", kind: .value(placeholder: "N", json: .integer),
+            expects: "a whole number 1...256", defaultText: "one per core",
+            help: "media worker threads, each with its own UDP port", example: "--workers 4",
+            set: { o, v in
+                guard let n = Int(v), (1...256).contains(n) else { return false }
+                o.workers = n
+                return true
+            }, show: { $0.workers == 0 ? "one per core" : "\($0.workers)" }),
+        OptionSpec(
+            key: "mediaBind", flag: "--media-bind", environment: "SWIFTLET_MEDIA_BIND",
+            kind: .value(placeholder: "IP", json: .string),
+            expects: "a numeric IPv4 or IPv6 address", defaultText: "0.0.0.0 (127.0.0.1 with --dev)",
+            help: "the address the media sockets bind", example: "--media-bind 10.0.0.5",
+            set: { o, v in
+                guard let ip = ServeOptions.ip(v) else { return false }
+                o.mediaBindIP = ip
+                return true
+            }, show: { $0.mediaBind }),
+        OptionSpec(
+            key: "announceIP", flag: "--announce-ip", environment: "SWIFTLET_ANNOUNCE_IP",
+            kind: .value(placeholder: "IP", json: .string),
+            expects: "a numeric IPv4 or IPv6 address", defaultText: "the bound address",
+            help: "the media address written in ICE candidates (the public address behind NAT)",
+            example: "--announce-ip 203.0.113.7",
+            set: { o, v in
+                guard let ip = ServeOptions.ip(v) else { return false }
+                o.announcedIP = ip
+                return true
+            }, show: { $0.announcedIP ?? "the bound address" }),
+        OptionSpec(
+            key: "drainSeconds", flag: "--drain-seconds", environment: "SWIFTLET_DRAIN_SECONDS",
+            kind: .value(placeholder: "DURATION", json: .duration),
+            expects: "a duration from 0s to 1h (30, 30s, 2m)", defaultText: "30s",
+            help: "how long SIGTERM waits for sessions to end before stopping", example: "--drain-seconds 1m",
+            set: { o, v in
+                guard let d = Duration(parsing: v), d <= .seconds(3600) else { return false }
+                o.drainSeconds = Int64(d.inSeconds.rounded(.up))
+                return true
+            }, show: { Duration.seconds($0.drainSeconds).compactDescription }),
+        OptionSpec(
+            key: "dev", flag: "--dev", environment: "SWIFTLET_DEV", kind: .toggle, expects: "true or false",
+            defaultText: "off",
+            help: "development mode: loopback only, API key 'devkey', /dev/token hands out tokens, debug log",
+            example: "--dev",
+            set: { o, v in
+                o.dev = v == "true"
+                return true
+            }, show: { $0.dev ? "on" : "off" }),
+        OptionSpec(
+            key: "keys", flag: nil, environment: "SWIFTLET_KEYS", kind: .map,
+            expects: "API key names and their secrets (16 bytes or more)", defaultText: "none (devkey with --dev)",
+            help: "API keys that sign access tokens; also SWIFTLET_API_KEY with SWIFTLET_API_SECRET",
+            example: "\"keys\": {\"prod\": \"a long random secret\"}",
+            setMap: { o, entries in
+                for (name, secret) in entries {
+                    guard !name.isEmpty else { return false }
+                    o.keys[name] = secret
+                }
+                return true
+            },
+            // Names only: secrets are never printed.
+            show: { o in o.keys.isEmpty ? "none" : o.keys.keys.sorted().map { "\($0)=<redacted>" }.joined(separator: ",") }),
+        OptionSpec(
+            key: "logLevel", flag: "--log-level", environment: "SWIFTLET_LOG_LEVEL",
+            kind: .value(placeholder: "LEVEL", json: .string), expects: "debug, info, warning or error",
+            defaultText: "info (debug with --dev)", help: "the lowest level logged", example: "--log-level warning",
+            set: { o, v in
+                guard let level = ServerLog.Level(name: v) else { return false }
+                o.logLevel = level
+                return true
+            }, show: { "\($0.effectiveLogLevel)" }),
+        OptionSpec(
+            key: "logFormat", flag: "--log-format", environment: "SWIFTLET_LOG_FORMAT",
+            kind: .value(placeholder: "FORMAT", json: .string), expects: "text or json", defaultText: "text",
+            help: "text (time level message key=value) or json (one object per line, for log shippers)",
+            example: "--log-format json",
+            set: { o, v in
+                guard let format = ServerLog.Format(rawValue: v.lowercased()) else { return false }
+                o.logFormat = format
+                return true
+            }, show: { $0.logFormat.rawValue }),
+    ]
+}
