@@ -80,6 +80,20 @@ public final class RoomService: Sendable {
         perform(effects)
     }
 
+    /// The client's close frame (RFC 6455 section 7.4.1), before the
+    /// socket closes. 1000 (normal closure, what the page sends after
+    /// `leave`) and 1001 (going away: what Chromium sends when a page with
+    /// an open WebSocket unloads) mean the client left on purpose: it
+    /// leaves now, so the others see it go at once. Any other code, a close
+    /// without a code, or no close frame at all (a dropped connection)
+    /// gets the grace period, within which the same token resumes.
+    func closedByClient(_ connection: ConnectionID, code: WebSocketCloseCode?, now: Instant) {
+        guard code == .normalClosure || code == .goingAway else { return }
+        let effects = state.withLock { $0.directory.closedByClient(connection, now: now) }
+        if !effects.isEmpty { log(.info, "\(connection): closed with \(code.map(\.description) ?? "-"): leave") }
+        perform(effects)
+    }
+
     func closed(_ connection: ConnectionID, now: Instant) {
         log(.debug, "\(connection): WebSocket closed")
         let effects = state.withLock { s in

@@ -74,8 +74,11 @@ import Testing
                 == #"{"callId":"CA_1","from":"PA_1","identity":"alice","type":"incoming-call"}"#)
         #expect(try encode(.error(code: .roomFull, message: "full")) == #"{"code":"room_full","message":"full","type":"error"}"#)
         #expect(
-            try encode(.callStarted(callID: CallID("CA_1"), room: "call/CA_1", peer: a))
-                == #"{"callId":"CA_1","peer":"PA_1","room":"call/CA_1","type":"call-started"}"#)
+            try encode(.callStarted(callID: CallID("CA_1"), room: "call/CA_1", peer: a, identity: "alice"))
+                == #"{"callId":"CA_1","identity":"alice","peer":"PA_1","room":"call/CA_1","type":"call-started"}"#)
+        #expect(
+            try encode(.callRinging(callID: CallID("CA_1"), to: a, identity: "alice"))
+                == #"{"callId":"CA_1","identity":"alice","to":"PA_1","type":"call-ringing"}"#)
         #expect(
             try encode(.activeSpeakers([SpeakerLevel(participantId: a, level: 0.5)]))
                 == #"{"speakers":[{"level":0.5,"participantId":"PA_1"}],"type":"active-speakers"}"#)
@@ -103,7 +106,8 @@ import Testing
             .publishAnswer(sdp: "v=0", tracks: [OwnTrack(id: "TR_1", kind: .video, mid: "1")]),
             .subscriberOffer(sdp: "v=0", version: 2), .callDeclined(callID: CallID("CA_9")),
             .callEnded(callID: CallID("CA_9"), reason: "hangup"), .meshSignal(from: ParticipantID("PA_3"), payload: .string("x")),
-            .pong, .callRinging(callID: CallID("CA_9"), to: ParticipantID("PA_4")), .activeSpeakers([]),
+            .pong, .callRinging(callID: CallID("CA_9"), to: ParticipantID("PA_4"), identity: "dan"),
+            .callStarted(callID: CallID("CA_9"), room: "call/CA_9", peer: ParticipantID("PA_4"), identity: "dan"), .activeSpeakers([]),
             .publisherLayers(trackID: "TR_2", layers: [LayerActivity(rid: "h", active: true)]),
             .streamState(trackID: "TR_2", state: .paused, layer: nil, reason: .bandwidth),
         ]

@@ -62,6 +62,7 @@ import Wire
         let tokens = [
             "alice": token("alice", room: "m"), "bob": token("bob", room: "m"),
             "carol": token("carol", room: "lobby"), "dave": token("dave", room: "lobby"),
+            "erin": token("erin", room: "close"), "frank": token("frank", room: "close"),
         ]
         // Alice's join creates room "m" in mesh mode; Bob joins it as it is.
         let process = Process()
@@ -83,7 +84,8 @@ import Wire
         #expect(results["errors"] == nil, "\(results["errors"] ?? "")")
         for check in [
             "mesh_mode", "mesh_relay", "mesh_leave", "mesh_bob_sees_alice", "mesh_alice_sees_bob", "call_rings", "call_started",
-            "call_ended", "call_unknown_is_error", "bad_token_refused", "bad_json_is_error", "oversized_closes_1009",
+            "call_ended", "call_unknown_is_error", "call_self_is_error", "bad_token_refused", "bad_json_is_error",
+            "oversized_closes_1009", "close_1000_leaves", "close_1001_leaves", "tcp_drop_resumes", "close_4000_resumes",
         ] {
             #expect(results[check] as? Bool == true, "\(check): \(results[check] ?? "missing")")
         }
