@@ -22,6 +22,7 @@ struct HTTPRouter: Sendable {
         if let response = HTTPSessionRoutes(service: service).respond(to: request, now: now) { return response }
         if let response = web.respond(to: request) { return response }
         if let response = devTokens?.respond(to: request) { return response }
+        if let response = DevTokenIssuer.clientConfig(for: request, devTokens: devTokens != nil) { return response }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return text(200, "ok\n")

@@ -8,6 +8,11 @@ const LAYER_NAMES = ['low', 'medium', 'high'];
 // A tile's size settles this long after its last resize before 'auto'
 // tells the server its width.
 const RESIZE_DEBOUNCE_MS = 300;
+// A received video that decoded frames before and has decoded none for
+// this long, while neither muted nor paused by the server (stream-state),
+// shows "reconnecting…" instead of a frozen picture. Sampled with the
+// overlay (once a second), so it shows 1.5 to 2.5 s after the last frame.
+const STALL_MS = 1500;
 
 // The badge text for muted tracks ('' when nothing is muted).
 function badgeText(videoMuted, audioMuted) {
@@ -15,10 +20,12 @@ function badgeText(videoMuted, audioMuted) {
 }
 
 export class TileGrid {
-  constructor(container, client, { preferenceMenu = true } = {}) {
+  // hint: a short text on every remote tile (the call page's "click to call").
+  constructor(container, client, { preferenceMenu = true, hint = null } = {}) {
     this.container = container;
     this.client = client;
     this.preferenceMenu = preferenceMenu;
+    this.hint = hint;
     this.tiles = new Map(); // participantId -> tile
     this.local = null;
     for (const type of ['participants', 'tracks', 'joined', 'call-started']) {
@@ -74,10 +81,15 @@ export class TileGrid {
     const badge = document.createElement('div');
     badge.className = 'badge';
     badge.hidden = true;
-    element.append(video, audio, label, overlay, badge);
+    const stalled = document.createElement('div');
+    stalled.className = 'reconnecting';
+    stalled.textContent = 'reconnecting…';
+    stalled.hidden = true;
+    element.append(video, audio, label, overlay, badge, stalled);
     const tile = {
-      participantId, element, video, audio, label, overlay, badge, preference: 'auto', stats: {}, previous: null, maxWidth: 0,
+      participantId, element, video, audio, label, overlay, badge, stalled, preference: 'auto', stats: {}, previous: null, maxWidth: 0,
       videoMuted: false, audioMuted: false, renderedWidth: 0, sentWidth: null, sentFor: null, resizeTimer: null,
+      reconnecting: false, decodedFor: null, lastDecoded: 0, progressAt: 0,
     };
     if (withMenu) {
       const menu = document.createElement('select');
@@ -96,6 +108,12 @@ export class TileGrid {
     if (!tile) {
       const p = this.client.participants.get(participantId);
       tile = this.makeTile(participantId, p ? p.identity : participantId, this.preferenceMenu);
+      if (this.hint) {
+        const hint = document.createElement('div');
+        hint.className = 'call-hint';
+        hint.textContent = this.hint;
+        tile.element.append(hint);
+      }
       this.tiles.set(participantId, tile);
       this.container.append(tile.element);
       if (this.resizes) this.resizes.observe(tile.video);
@@ -195,6 +213,28 @@ export class TileGrid {
     tile.autoWidth = tile.renderedWidth;
   }
 
+  setReconnecting(tile, reconnecting) {
+    tile.reconnecting = reconnecting;
+    tile.stalled.hidden = !reconnecting;
+    tile.element.classList.toggle('stalled', reconnecting);
+  }
+
+  // Whether this tile's video stopped: frames decoded before, none for
+  // STALL_MS, and not because of a mute or a server pause (both count as
+  // progress, so the state does not flash when they end).
+  checkStalled(tile, remote, framesDecoded, state) {
+    const now = performance.now();
+    if (tile.decodedFor !== remote.receiver) {
+      tile.decodedFor = remote.receiver;
+      tile.lastDecoded = 0;
+      tile.progressAt = now;
+    }
+    const paused = !!state && state.state === 'paused';
+    if (framesDecoded > tile.lastDecoded || tile.videoMuted || paused) tile.progressAt = now;
+    tile.lastDecoded = Math.max(tile.lastDecoded, framesDecoded);
+    this.setReconnecting(tile, tile.lastDecoded > 0 && now - tile.progressAt >= STALL_MS);
+  }
+
   trackInfo(participantId, trackId) {
     const p = this.client.participants.get(participantId);
     return p ? p.tracks.find((t) => t.id === trackId) : null;
@@ -219,6 +259,7 @@ export class TileGrid {
       if (!remote) {
         tile.stats = { rttMs };
         tile.overlay.textContent = 'no video';
+        this.setReconnecting(tile, false);
         continue;
       }
       let inbound = null;
@@ -240,6 +281,7 @@ export class TileGrid {
       const frameWidth = inbound.frameWidth || 0;
       tile.maxWidth = Math.max(tile.maxWidth, frameWidth);
       const state = this.client.streamStates.get(remote.trackId);
+      this.checkStalled(tile, remote, inbound.framesDecoded || 0, state);
       const info = this.trackInfo(remote.participantId, remote.trackId);
       const layerCount = info && info.layers ? Math.max(1, info.layers.length) : 1;
       let layer;
@@ -295,6 +337,8 @@ export class TileGrid {
         videoMuted: tile.videoMuted,
         audioMuted: tile.audioMuted,
         badge: tile.badge.hidden ? '' : tile.badge.textContent,
+        // "reconnecting…" shows: the video stopped (see STALL_MS).
+        reconnecting: tile.reconnecting,
         speaking: !!first && first.participantId === tile.participantId,
         ...tile.stats,
       };
