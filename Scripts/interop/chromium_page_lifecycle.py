@@ -6,9 +6,10 @@ its media stops:
   missing favicon); a call page (`/call`) is loaded and checked too;
 - B stops sending video without leaving: A's tile of B shows
   "reconnecting…", and clears when B sends again;
-- B navigates to the room page again without ?name=: A sees B's old tile
-  go within about a second, and B comes back under the same name (kept in
-  localStorage);
+- B navigates to the room page again, without ?name= and without
+  autojoin: A sees B's old tile go within about a second (B has not come
+  back, so only a leave can remove it), and B's form has the same name
+  (kept in localStorage); B joins under it;
 - B reloads: the same, by Page.reload;
 - B's tab is closed: A sees B's tile go within about a second.
 
@@ -52,14 +53,22 @@ async def gone_within(tab, participant_id, seconds):
 
 
 async def back_as(a, b, name, old_id, seconds):
-    """B rejoined (a new participant id) and A decodes B's tile, named `name`."""
+    """B's form (no autojoin) has `name`; B joins with it (a new
+    participant id) and A decodes B's tile, named `name`."""
+    form_name = ""
+    for _ in range(50):  # the form is filled once the page knows the server's mode
+        form_name = await b.evaluate("window.swiftlet && window.swiftlet.state() === 'idle' ? "
+                                     "document.getElementById('name').value : ''")
+        if form_name:
+            break
+        await asyncio.sleep(0.1)
+    await b.hook("join()")
     await b.wait_for("state()", lambda s: s == "joined", seconds, "B joined again")
     new_id = await b.hook("participantId()")
     tile = await a.wait_for(
         "tiles()", lambda t: (tile_of(t, name) or {}).get("participantId") == new_id
         and (tile_of(t, name) or {}).get("framesDecoded", 0) > 0, seconds, f"A decoding {name} again")
-    return {"oldId": old_id, "newId": new_id, "name": await b.evaluate("document.getElementById('name').value"),
-            "tile": tile_of(tile, name)}
+    return {"oldId": old_id, "newId": new_id, "name": form_name, "tile": tile_of(tile, name)}
 
 
 async def run(url, seconds):
@@ -99,7 +108,7 @@ async def run(url, seconds):
 
                 # B goes to the room page again, with no name in the URL.
                 old_id = await b.hook("participantId()")
-                await b.command("Page.navigate", {"url": room_page})
+                await b.command("Page.navigate", {"url": f"{base}/?room={ROOM}"})
                 navigated = {"goneAfter": await gone_within(a, old_id, 5)}
                 navigated.update(await back_as(a, b, "dave", old_id, seconds))
                 result["navigate"] = navigated

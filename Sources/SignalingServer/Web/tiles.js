@@ -9,10 +9,13 @@ const LAYER_NAMES = ['low', 'medium', 'high'];
 // tells the server its width.
 const RESIZE_DEBOUNCE_MS = 300;
 // A received video that decoded frames before and has decoded none for
-// this long, while neither muted nor paused by the server (stream-state),
-// shows "reconnecting…" instead of a frozen picture. Sampled with the
-// overlay (once a second), so it shows 1.5 to 2.5 s after the last frame.
+// STALL_MS, while neither muted nor paused by the server (stream-state),
+// shows "reconnecting…" instead of a frozen picture. Checked every
+// STALL_CHECK_MS from one getStats() of the subscriber connection, so it
+// shows 1.5 to 2 s after the last frame and clears within 0.5 s of the
+// next.
 const STALL_MS = 1500;
+const STALL_CHECK_MS = 500;
 
 // The badge text for muted tracks ('' when nothing is muted).
 function badgeText(videoMuted, audioMuted) {
@@ -38,6 +41,7 @@ export class TileGrid {
     // pixels, becomes the maxWidth of its set-preference.
     this.resizes = typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.resized(entries)) : null;
     this.timer = setInterval(() => this.updateStats(), 1000);
+    this.stallTimer = setInterval(() => this.checkStalls().catch(() => {}), STALL_CHECK_MS);
   }
 
   showLocal(stream) {
@@ -219,6 +223,22 @@ export class TileGrid {
     tile.element.classList.toggle('stalled', reconnecting);
   }
 
+  // framesDecoded of every received video, by its track, in one
+  // getStats() of the subscriber connection.
+  async checkStalls() {
+    const pc = this.client.subscriber;
+    if (!pc) return;
+    const decoded = new Map();
+    (await pc.getStats()).forEach((s) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'video' && s.trackIdentifier) decoded.set(s.trackIdentifier, s.framesDecoded || 0);
+    });
+    for (const tile of this.tiles.values()) {
+      const remote = tile.videoTrack;
+      if (!remote) this.setReconnecting(tile, false);
+      else if (decoded.has(remote.track.id)) this.checkStalled(tile, remote, decoded.get(remote.track.id), this.client.streamStates.get(remote.trackId));
+    }
+  }
+
   // Whether this tile's video stopped: frames decoded before, none for
   // STALL_MS, and not because of a mute or a server pause (both count as
   // progress, so the state does not flash when they end).
@@ -259,7 +279,6 @@ export class TileGrid {
       if (!remote) {
         tile.stats = { rttMs };
         tile.overlay.textContent = 'no video';
-        this.setReconnecting(tile, false);
         continue;
       }
       let inbound = null;
@@ -281,7 +300,6 @@ export class TileGrid {
       const frameWidth = inbound.frameWidth || 0;
       tile.maxWidth = Math.max(tile.maxWidth, frameWidth);
       const state = this.client.streamStates.get(remote.trackId);
-      this.checkStalled(tile, remote, inbound.framesDecoded || 0, state);
       const info = this.trackInfo(remote.participantId, remote.trackId);
       const layerCount = info && info.layers ? Math.max(1, info.layers.length) : 1;
       let layer;
