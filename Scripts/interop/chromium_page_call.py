@@ -100,6 +100,9 @@ async def run(url, tokens, seconds, simulcast):
                 await b.hook("decline()")
                 declined = await a.wait_for("call()", state("declined"), 10, "call-declined at A")
                 return {
+                    # Token mode (the pages get no dev tokens): nothing in
+                    # either console, from the first load to the decline.
+                    "consoleErrors": a.console_errors() + b.console_errors(),
                     "ids": [a_id, b_id],
                     "lobby": lobby,
                     "self": self_call,

@@ -17,6 +17,7 @@ extension ChromiumSuite {
                 "chromium_page_call.py", tokens: swiftlet.tokens(for: ["alice", "bob"], room: "call-lobby"),
                 timeout: .seconds(58))
             #expect(result["errors"] == nil, "\(result)")
+            #expect(result["consoleErrors"] as? [String] == [], "\(result["consoleErrors"] ?? "missing")")
             let ids = try #require(result["ids"] as? [String], "\(result)")
             try #require(ids.count == 2)
             // The cancelled call: A saw it ring with its id, B saw it come and go.

@@ -107,7 +107,8 @@ import Testing
             .subscriberOffer(sdp: "v=0", version: 2), .callDeclined(callID: CallID("CA_9")),
             .callEnded(callID: CallID("CA_9"), reason: "hangup"), .meshSignal(from: ParticipantID("PA_3"), payload: .string("x")),
             .pong, .callRinging(callID: CallID("CA_9"), to: ParticipantID("PA_4"), identity: "dan"),
-            .callStarted(callID: CallID("CA_9"), room: "call/CA_9", peer: ParticipantID("PA_4"), identity: "dan"), .activeSpeakers([]),
+            .callStarted(callID: CallID("CA_9"), room: "call/CA_9", peer: ParticipantID("PA_4"), identity: "dan"),
+            .activeSpeakers([]),
             .publisherLayers(trackID: "TR_2", layers: [LayerActivity(rid: "h", active: true)]),
             .streamState(trackID: "TR_2", state: .paused, layer: nil, reason: .bandwidth),
         ]
