@@ -2,7 +2,7 @@ import Signaling
 import Wire
 
 /// The plain HTTP endpoints: health, readiness, metrics, the browser
-/// client's files and, in dev mode, `/dev/token`. `/rtc` (the WebSocket) is
+/// client's files and `/client-config`, and in dev mode `/dev/token`. `/rtc` (the WebSocket) is
 /// handled by `HTTPSession` before it gets here.
 struct HTTPRouter: Sendable {
     let service: RoomService

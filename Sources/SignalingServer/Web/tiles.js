@@ -12,9 +12,9 @@ const RESIZE_DEBOUNCE_MS = 300;
 // STALL_MS, while neither muted nor paused by the server (stream-state),
 // shows "reconnecting…" instead of a frozen picture. Checked every
 // STALL_CHECK_MS from one getStats() of the subscriber connection, so it
-// shows 1.5 to 2 s after the last frame and clears within 0.5 s of the
+// shows 1 to 1.5 s after the last frame and clears within 0.5 s of the
 // next.
-const STALL_MS = 1500;
+const STALL_MS = 1000;
 const STALL_CHECK_MS = 500;
 
 // The badge text for muted tracks ('' when nothing is muted).
