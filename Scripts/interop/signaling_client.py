@@ -114,6 +114,19 @@ async def close_codes(url, tokens, results):
     await erin.close()
 
 
+async def server_close_echo(url, tokens, results):
+    """The server closes a silent connection with 1001 (its WebSocket
+    timeout, which the caller sets short): that is not the client going
+    away, so the participant keeps its grace period and the rejoin resumes
+    it."""
+    ws, joined = await join(url, tokens["gina"])
+    await asyncio.wait_for(ws.wait_closed(), TIMEOUT)
+    results["server_closed_1001"] = ws.protocol.close_rcvd is not None and ws.protocol.close_rcvd.code == 1001
+    again, back = await join(url, tokens["gina"])
+    results["echo_keeps_grace"] = back["resumed"] is True and back["participantId"] == joined["participantId"]
+    await again.close()
+
+
 async def bad_token(url, results):
     ws = await websockets.connect(url)
     await ws.send(json.dumps({"type": "join", "token": "e30.e30.e30"}))
@@ -139,9 +152,19 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
     parser.add_argument("--tokens", required=True)
+    # Only the server-close scenario, against a server whose WebSocket
+    # timeout is short (the others need the default timeouts).
+    parser.add_argument("--server-close", action="store_true")
     args = parser.parse_args()
     tokens = json.loads(args.tokens)
     results = {}
+    if args.server_close:
+        try:
+            await asyncio.wait_for(server_close_echo(args.url, tokens, results), 20)
+        except Exception as error:  # report, do not hang
+            results.setdefault("errors", []).append(repr(error))
+        print(json.dumps(results), flush=True)
+        return
     for scenario in (lambda: mesh(args.url, tokens, results), lambda: call(args.url, tokens, results),
                      lambda: close_codes(args.url, tokens, results),
                      lambda: bad_token(args.url, results), lambda: oversized(args.url, results)):
