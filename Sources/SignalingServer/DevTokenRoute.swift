@@ -52,6 +52,7 @@ public struct DevTokenIssuer: Sendable {
             headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
             body: Array(#"{"devTokens":\#(devTokens)}"#.utf8))
     }
+
     /// Room names and identities longer than this are refused (400).
     static let maxFieldBytes = 128
 

@@ -82,8 +82,8 @@ public final class RoomService: Sendable {
 
     /// The client's close frame (RFC 6455 section 7.4.1), before the
     /// socket closes. 1000 (normal closure, what the page sends after
-    /// `leave`) and 1001 (going away: what Chromium sends when a page with
-    /// an open WebSocket unloads) mean the client left on purpose: it
+    /// `leave`) and 1001 (going away: what Chromium sends by itself when a
+    /// page with an open WebSocket reloads or its tab closes) mean the client left on purpose: it
     /// leaves now, so the others see it go at once. Any other code, a close
     /// without a code, or no close frame at all (a dropped connection)
     /// gets the grace period, within which the same token resumes.
