@@ -209,11 +209,13 @@ export class SwiftletClient extends EventTarget {
     this.setState('left');
   }
 
-  // A reloaded or closed tab leaves at once instead of lingering as a
-  // frozen tile for the server's grace period: pagehide (and beforeunload,
-  // which some browsers fire where pagehide is late) sends leave and
-  // closes with 1000. A page restored from the back/forward cache calls
-  // `restored` (it has left by then).
+  // A reloaded, closed or navigated-away tab leaves at once instead of
+  // lingering as a frozen tile for the server's grace period: the first
+  // of beforeunload (fired while the page is still whole) and pagehide
+  // (the one mobile browsers and the back/forward cache fire) sends leave
+  // and closes with 1000. Chromium by itself sends 1001 on a reload but
+  // nothing at all on a navigation (docs/PROTOCOL.md). A page restored
+  // from the back/forward cache calls `restored` (it has left by then).
   leaveWhenPageGoes(restored = () => location.reload()) {
     const gone = () => {
       if (!this.leaving && this.state !== 'idle') this.leave();
