@@ -43,12 +43,15 @@ def page_url(base: str, path: str, name: str, token: str | None, room: str | Non
 
 
 class Tab:
-    """One page target and its DevTools WebSocket."""
+    """One page target and its DevTools WebSocket. Events that arrive
+    while a command waits for its reply are kept (the last 2000) for
+    `console_errors`."""
 
     def __init__(self, ws, who: str):
         self.ws = ws
         self.who = who
         self.next_id = 1
+        self.events = []
 
     async def command(self, method: str, params: dict | None = None) -> dict:
         self.next_id += 1
@@ -60,6 +63,27 @@ class Tab:
                 if "error" in reply:
                     raise CDPError(f"{self.who}: {method} failed: {reply['error']}")
                 return reply.get("result", {})
+            if "method" in reply:
+                self.events.append(reply)
+                del self.events[:-2000]
+
+    def console_errors(self) -> list[str]:
+        """What the page's console showed as errors since the tab opened:
+        console.error calls, uncaught exceptions, and browser log entries
+        of level error (a failed request, a 404 favicon). Needs
+        Runtime.enable and Log.enable, which `open_tabs` sends."""
+        errors = []
+        for event in self.events:
+            method, params = event["method"], event.get("params", {})
+            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                errors.append("console: " + " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
+            elif method == "Runtime.exceptionThrown":
+                details = params.get("exceptionDetails", {})
+                errors.append("exception: " + str(details.get("exception", {}).get("description", details.get("text"))))
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                entry = params["entry"]
+                errors.append(f"log: {entry.get('text')} {entry.get('url', '')}".strip())
+        return errors
 
     async def evaluate(self, expression: str):
         result = await self.command("Runtime.evaluate", {
@@ -92,27 +116,33 @@ class Tab:
         return path
 
 
+async def open_tab(port: int, url: str, who: str, stack, first: bool = False) -> Tab:
+    """`url` in Chromium's first page target (`first`) or in a new tab,
+    1280x800. `stack` (an AsyncExitStack) closes its DevTools socket."""
+    if first:
+        endpoint = page_websocket(port, who)
+    else:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank", method="PUT")
+        with urllib.request.urlopen(request, timeout=5) as r:
+            endpoint = json.load(r)["webSocketDebuggerUrl"]
+    ws = await stack.enter_async_context(websockets.connect(endpoint, max_size=None))
+    tab = Tab(ws, who)
+    await tab.command("Page.enable")
+    # Console messages and failed loads, for console_errors().
+    await tab.command("Runtime.enable")
+    await tab.command("Log.enable")
+    await tab.command("Emulation.setDeviceMetricsOverride",
+                      {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    # Background tabs must not be throttled: every tab renders and decodes.
+    await tab.command("Emulation.setFocusEmulationEnabled", {"enabled": True})
+    await tab.command("Page.navigate", {"url": url})
+    return tab
+
+
 async def open_tabs(port: int, urls: list[str], who: str, stack) -> list[Tab]:
     """The first URL in Chromium's first page target, the others in new
     tabs; every tab 1280x800. `stack` (an AsyncExitStack) closes them."""
-    tabs = []
-    for index, url in enumerate(urls):
-        if index == 0:
-            endpoint = page_websocket(port, who)
-        else:
-            request = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank", method="PUT")
-            with urllib.request.urlopen(request, timeout=5) as r:
-                endpoint = json.load(r)["webSocketDebuggerUrl"]
-        ws = await stack.enter_async_context(websockets.connect(endpoint, max_size=None))
-        tab = Tab(ws, f"{who}[{index}]")
-        await tab.command("Page.enable")
-        await tab.command("Emulation.setDeviceMetricsOverride",
-                          {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
-        # Background tabs must not be throttled: every tab renders and decodes.
-        await tab.command("Emulation.setFocusEmulationEnabled", {"enabled": True})
-        await tab.command("Page.navigate", {"url": url})
-        tabs.append(tab)
-    return tabs
+    return [await open_tab(port, url, f"{who}[{index}]", stack, first=index == 0) for index, url in enumerate(urls)]
 
 
 def artifacts_dir() -> str:

@@ -166,6 +166,15 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         return []
     }
 
+    /// The client closed its connection on purpose (a WebSocket close
+    /// with 1000 or 1001, docs/PROTOCOL.md): the same as `leave`, at once,
+    /// with no grace period. Nothing when the connection had not joined
+    /// (or already left).
+    public mutating func closedByClient(_ connection: ConnectionID, now: Instant) -> [RoomEffect] {
+        guard let id = byConnection[connection] else { return [] }
+        return remove(id, reason: "left")
+    }
+
     public mutating func handleTimeout(now: Instant) -> [RoomEffect] {
         let expired = participants.values.filter { ($0.graceDeadline.map { $0 <= now }) ?? false }.map(\.id).sorted()
         return expired.flatMap { remove($0, reason: "timed out") }
@@ -310,7 +319,10 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     private mutating func startCall(from caller: Participant, to callee: ParticipantID) -> [RoomEffect] {
         guard caller.call == nil else { return send(caller.id, .error(code: .busy, message: "you are already in a call")) }
-        guard callee != caller.id, let target = participants[callee], target.connection != nil else {
+        guard callee != caller.id else {
+            return send(caller.id, .error(code: .cannotCallSelf, message: "you cannot call yourself"))
+        }
+        guard let target = participants[callee], target.connection != nil else {
             return send(caller.id, .error(code: .unknownParticipant, message: "\(callee) is not online"))
         }
         guard target.call == nil else { return send(caller.id, .error(code: .busy, message: "\(callee) is in another call")) }
@@ -320,7 +332,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         participants[callee]?.call = id
         // The caller learns the call id at once, so it can cancel (hang up)
         // before the answer.
-        return send(caller.id, .callRinging(callID: id, to: callee))
+        return send(caller.id, .callRinging(callID: id, to: callee, identity: target.identity))
             + send(callee, .incomingCall(callID: id, from: caller.id, identity: caller.identity))
     }
 
@@ -339,7 +351,8 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             rooms[room] = rooms[room] ?? newRoom(room, mode: .sfu, isCallRoom: true)
             rooms[room]?.members.append(who)
             participants[who]?.room = room
-            effects += send(who, .callStarted(callID: id, room: room, peer: peer))
+            let peerIdentity = participants[peer]?.identity ?? peer.rawValue
+            effects += send(who, .callStarted(callID: id, room: room, peer: peer, identity: peerIdentity))
         }
         return effects
     }

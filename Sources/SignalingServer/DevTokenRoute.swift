@@ -8,9 +8,9 @@ import Signaling
 ///     200 {"token":"eyJ…","room":"demo","identity":"alice","expiresAt":1700003600}
 ///
 /// Tokens grant publish and subscribe (docs/TOKENS.md). Without a
-/// `DevTokenIssuer` the route does not exist (404), which is how the page
-/// knows to ask for a token instead. `GET /dev/token` without both
-/// parameters is 400, so the page can probe for dev mode.
+/// `DevTokenIssuer` the route does not exist (404); the pages learn which
+/// mode the server is in from `GET /client-config`, which answers in
+/// both. `GET /dev/token` without both parameters is 400.
 ///
 /// Anyone who can reach the HTTP port can mint tokens: dev mode listens on
 /// loopback only for that reason.
@@ -33,6 +33,26 @@ public struct DevTokenIssuer: Sendable {
     }
 
     static let path = "/dev/token"
+    /// What the pages ask first, in either mode: `{"devTokens": true}`
+    /// when this server mints tokens, `{"devTokens": false}` otherwise.
+    /// Always 200, so a page load logs no failed request in the browser's
+    /// console (a probe of `/dev/token` would be a 400 or a 404).
+    static let configPath = "/client-config"
+
+    /// The answer to `GET /client-config` (nil for any other path).
+    static func clientConfig(for request: HTTPRequest, devTokens: Bool) -> HTTPResponse? {
+        guard request.path == configPath else { return nil }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var response = HTTPSessionRoutes.text(405, "method not allowed")
+            response.headers.append(name: "Allow", value: "GET, HEAD")
+            return response
+        }
+        return HTTPResponse(
+            status: 200,
+            headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+            body: Array(#"{"devTokens":\#(devTokens)}"#.utf8))
+    }
+
     /// Room names and identities longer than this are refused (400).
     static let maxFieldBytes = 128
 

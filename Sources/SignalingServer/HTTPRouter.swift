@@ -3,7 +3,7 @@ import Signaling
 import Wire
 
 /// The plain HTTP endpoints: health, readiness, metrics, the browser
-/// client's files and, in dev mode, `/dev/token`. `/rtc` (the WebSocket) is
+/// client's files and `/client-config`, and in dev mode `/dev/token`. `/rtc` (the WebSocket) is
 /// handled by `HTTPSession` before it gets here.
 struct HTTPRouter: Sendable {
     let service: RoomService
@@ -25,6 +25,7 @@ struct HTTPRouter: Sendable {
         }
         if let response = web.respond(to: request) { return response }
         if let response = devTokens?.respond(to: request) { return response }
+        if let response = DevTokenIssuer.clientConfig(for: request, devTokens: devTokens != nil) { return response }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return text(200, "ok\n")

@@ -106,6 +106,9 @@ final class HTTPSession: TCPConnectionHandler {
             mode = .http(parser)
             return .send(out)
         case .webSocket(var socket):
+            // A close that arrives while we are open is the client's own;
+            // one after ours (state closing) only echoes our code.
+            let openBefore = socket.state == .open
             let events = socket.receive(Array(bytes))
             var close = TCPConnectionAction.Close.none
             for event in events {
@@ -113,7 +116,10 @@ final class HTTPSession: TCPConnectionHandler {
                 case .text(let text): service.received(text: text, on: id, now: now)
                 case .binary: socket.close(code: .unsupportedData, reason: "the room protocol is JSON text")
                 case .pong: break
-                case .closed:
+                case .closed(let code, _):
+                    // A close the client started with 1000/1001 is a leave
+                    // (docs/PROTOCOL.md); our own close echoed back is not.
+                    if openBefore { service.closedByClient(id, code: code, now: now) }
                     close = .afterSend
                     // The closing handshake is over: the session ends now,
                     // not when the TCP linger does.

@@ -95,6 +95,22 @@ public final class RoomService: Sendable {
         if case .leave = message, let id = participant(on: connection) { logDeparture(id) }
     }
 
+    /// The client's close frame (RFC 6455 section 7.4.1), before the
+    /// socket closes. 1000 (normal closure, what the page sends after
+    /// `leave`) and 1001 (going away: what Chromium sends by itself when a
+    /// page with an open WebSocket reloads or its tab closes) mean the client left on purpose: it
+    /// leaves now, so the others see it go at once. Any other code, a close
+    /// without a code, or no close frame at all (a dropped connection)
+    /// gets the grace period, within which the same token resumes.
+    func closedByClient(_ connection: ConnectionID, code: WebSocketCloseCode?, now: Instant) {
+        guard code == .normalClosure || code == .goingAway else { return }
+        let effects = state.withLock { $0.directory.closedByClient(connection, now: now) }
+        if !effects.isEmpty {
+            log(.info, "WebSocket closed by the client with \(code.map(\.description) ?? "-"): leave", fields(connection))
+        }
+        perform(effects)
+    }
+
     func closed(_ connection: ConnectionID, now: Instant) {
         let ids = fields(connection)
         let effects = state.withLock { s in

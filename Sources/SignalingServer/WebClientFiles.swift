@@ -35,6 +35,9 @@ struct WebClientFiles: Sendable {
         "/tiles.js": ("text/javascript; charset=utf-8", PackageResources.tiles_js),
         "/room.js": ("text/javascript; charset=utf-8", PackageResources.room_js),
         "/call.js": ("text/javascript; charset=utf-8", PackageResources.call_js),
+        // Linked from both pages (`<link rel="icon">`), so the browser asks
+        // for nothing else and logs no 404 for /favicon.ico.
+        "/favicon.svg": ("image/svg+xml", PackageResources.favicon_svg),
     ])
 
     /// nil when `request.path` is not one of the files. GET and HEAD are

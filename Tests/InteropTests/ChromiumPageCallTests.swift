@@ -2,11 +2,12 @@ import Foundation
 import Testing
 
 extension ChromiumSuite {
-    /// Swiftlet's own call page (`/call`) in two headless Chromium tabs: A
-    /// calls B and cancels while it rings, B's dialog closes; then A calls
-    /// B's participant id, B answers, both decode each other; A hangs up and
-    /// both see the end; a third call is declined. Saves a screenshot of A
-    /// during the call (.build/artifacts).
+    /// Swiftlet's own call page (`/call`) in two headless Chromium tabs,
+    /// showing names, never raw ids: A is refused calling itself; A clicks
+    /// B's lobby tile and cancels while it rings, B's dialog closes; then A
+    /// calls B's participant id, B answers, both decode each other; A hangs
+    /// up and both see the end; a third call, by name, is declined. Saves
+    /// screenshots of A's lobby and of A during the call (.build/artifacts).
     @Suite struct ChromiumPageCallTests {
         @Test(.timeLimit(.minutes(1)))
         func callPagesCancelConnectDecodeBothWaysHangUpAndDecline() throws {
@@ -16,13 +17,24 @@ extension ChromiumSuite {
                 "chromium_page_call.py", tokens: swiftlet.tokens(for: ["alice", "bob"], room: "call-lobby"),
                 timeout: .seconds(58))
             #expect(result["errors"] == nil, "\(result)")
+            #expect(result["consoleErrors"] as? [String] == [], "\(result["consoleErrors"] ?? "missing")")
             let ids = try #require(result["ids"] as? [String], "\(result)")
             try #require(ids.count == 2)
             // The cancelled call: A saw it ring with its id, B saw it come and go.
             let cancel = try #require(result["cancel"] as? [String: Any], "\(result)")
             let ringing = try #require(cancel["ringing"] as? [String: Any], "\(cancel)")
             #expect((ringing["id"] as? String ?? "").hasPrefix("CA_"), "\(ringing)")
-            #expect(cancel["ringingText"] as? String == "Ringing \(ids[1])…", "\(cancel)")
+            // Names, not PA_ ids.
+            #expect(cancel["ringingText"] as? String == "Ringing bob…", "\(cancel)")
+            #expect(cancel["callerText"] as? String == "Incoming call from alice", "\(cancel)")
+            let lobby = try #require(result["lobby"] as? [String: Any], "\(result)")
+            #expect(lobby["ownName"] as? String == "alice", "\(lobby)")
+            let selfCall = try #require(result["self"] as? [String: Any], "\(result)")
+            #expect(selfCall["byId"] as? Bool == false && selfCall["byName"] as? Bool == false, "\(selfCall)")
+            #expect(selfCall["message"] as? String == "You can't call yourself: pick someone else.", "\(selfCall)")
+            #expect((selfCall["call"] as? [String: Any])?["state"] as? String == "idle", "\(selfCall)")
+            let inCall = try #require(result["inCall"] as? [String: String], "\(result)")
+            #expect(inCall == ["a": "In a call with bob", "b": "In a call with alice"], "\(inCall)")
             #expect(cancel["sameCall"] as? Bool == true, "\(cancel)")
             #expect(cancel["incomingShown"] as? Bool == true, "\(cancel)")
             #expect(cancel["incomingHidden"] as? Bool == true, "\(cancel)")
@@ -49,7 +61,7 @@ extension ChromiumSuite {
             #expect((result["declined"] as? [String: Any])?["state"] as? String == "declined")
             let screenshot = try #require(result["screenshot"] as? String)
             #expect(FileManager.default.fileExists(atPath: screenshot))
-            print("call page screenshot: \(screenshot)")
+            print("call page screenshots: \(lobby["screenshot"] ?? ""), \(screenshot)")
         }
     }
 }

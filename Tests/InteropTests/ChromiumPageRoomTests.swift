@@ -32,6 +32,8 @@ extension ChromiumSuite {
                     #expect((tile["frameWidth"] as? Int ?? 0) > 0, "\(tile)")
                     #expect((tile["framesDecoded"] as? Int ?? 0) > 0, "\(tile)")
                     #expect((tile["bitrateKbps"] as? Int ?? 0) > 0, "\(tile)")
+                    // Live video is not taken for stalled.
+                    #expect(tile["reconnecting"] as? Bool == false, "\(tile)")
                     // The forwarded layer, as the server's stream-state says.
                     #expect((0...2).contains(tile["layer"] as? Int ?? -1), "\(tile)")
                     #expect(tile["layerSource"] as? String == "stream-state", "\(tile)")

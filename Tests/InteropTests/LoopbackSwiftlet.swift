@@ -11,7 +11,9 @@ import Testing
 /// A real swiftlet on 127.0.0.1 for the interop tests: one media worker and
 /// the signalling server, on ports the kernel picks. Every media command
 /// the rooms layer sends is recorded before it reaches the worker, so a
-/// test can say which transports the server opened. Call `stop()`.
+/// test can say which transports the server opened. With `devMode` it
+/// mints tokens on `/dev/token` as `swiftlet serve --dev` does (the pages
+/// fetch their own). Call `stop()`.
 final class LoopbackSwiftlet {
     let media: MediaPlane
     let server: SignalingServer
@@ -21,7 +23,7 @@ final class LoopbackSwiftlet {
         let commands = Mutex<[MediaCommand]>([])
     }
 
-    init() throws {
+    init(devMode: Bool = false) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
         let media = try MediaPlane(count: 1, bindIP: "127.0.0.1", firstPort: 0, certificate: certificate)
         let recorded = CommandLog()
@@ -32,7 +34,7 @@ final class LoopbackSwiftlet {
                 media: { command in
                     recorded.commands.withLock { $0.append(command) }
                     media.post(command)
-                })
+                }, devTokens: devMode ? DevTokenIssuer(key: "k", secret: "s") : nil)
         } catch {
             media.stop()
             throw error

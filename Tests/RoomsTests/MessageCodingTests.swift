@@ -77,8 +77,11 @@ import Testing
             try encode(.goingAway(reason: "shutdown", deadline: 1_700_000_000_123, seconds: 30))
                 == #"{"deadline":1700000000123,"reason":"shutdown","seconds":30,"type":"going-away"}"#)
         #expect(
-            try encode(.callStarted(callID: CallID("CA_1"), room: "call/CA_1", peer: a))
-                == #"{"callId":"CA_1","peer":"PA_1","room":"call/CA_1","type":"call-started"}"#)
+            try encode(.callStarted(callID: CallID("CA_1"), room: "call/CA_1", peer: a, identity: "alice"))
+                == #"{"callId":"CA_1","identity":"alice","peer":"PA_1","room":"call/CA_1","type":"call-started"}"#)
+        #expect(
+            try encode(.callRinging(callID: CallID("CA_1"), to: a, identity: "alice"))
+                == #"{"callId":"CA_1","identity":"alice","to":"PA_1","type":"call-ringing"}"#)
         #expect(
             try encode(.activeSpeakers([SpeakerLevel(participantId: a, level: 0.5)]))
                 == #"{"speakers":[{"level":0.5,"participantId":"PA_1"}],"type":"active-speakers"}"#)
@@ -106,7 +109,9 @@ import Testing
             .publishAnswer(sdp: "v=0", tracks: [OwnTrack(id: "TR_1", kind: .video, mid: "1")]),
             .subscriberOffer(sdp: "v=0", version: 2), .callDeclined(callID: CallID("CA_9")),
             .callEnded(callID: CallID("CA_9"), reason: "hangup"), .meshSignal(from: ParticipantID("PA_3"), payload: .string("x")),
-            .pong, .callRinging(callID: CallID("CA_9"), to: ParticipantID("PA_4")), .activeSpeakers([]),
+            .pong, .callRinging(callID: CallID("CA_9"), to: ParticipantID("PA_4"), identity: "dan"),
+            .callStarted(callID: CallID("CA_9"), room: "call/CA_9", peer: ParticipantID("PA_4"), identity: "dan"),
+            .activeSpeakers([]),
             .publisherLayers(trackID: "TR_2", layers: [LayerActivity(rid: "h", active: true)]),
             .streamState(trackID: "TR_2", state: .paused, layer: nil, reason: .bandwidth),
             .goingAway(reason: "shutdown", deadline: 1_700_000_000_123, seconds: 30),

@@ -94,6 +94,23 @@ private func joinedID(_ effects: [RoomEffect], _ c: UInt64) -> ParticipantID? {
         #expect(joinedID(h.join("bob", on: 3), 3) != b)
     }
 
+    @Test func aConnectionClosedOnPurposeLeavesAtOnceWithoutAGracePeriod() throws {
+        var h = Harness()
+        _ = h.join("alice", on: 1)
+        let b = try #require(joinedID(h.join("bob", on: 2), 2))
+        let effects = h.directory.closedByClient(ConnectionID(2), now: h.now)
+        #expect(messages(effects, to: 1) == [.participantLeft(b)])
+        #expect(h.directory.nextDeadline == nil)
+        // The socket's close that follows changes nothing, nor does a second one.
+        #expect(h.directory.disconnected(ConnectionID(2), now: h.now).isEmpty)
+        #expect(h.directory.closedByClient(ConnectionID(2), now: h.now).isEmpty)
+        #expect(h.directory.nextDeadline == nil)
+        // The same identity joining again is a new participant.
+        let again = h.join("bob", on: 3)
+        #expect(joinedID(again, 3) != b)
+        if case .joined(_, _, _, _, let resumed) = messages(again, to: 3).first { #expect(!resumed) }
+    }
+
     @Test func aSecondConnectionWithTheSameIdentityTakesOver() throws {
         var h = Harness()
         let a = try #require(joinedID(h.join("alice", on: 1), 1))
@@ -174,6 +191,12 @@ private func joinedID(_ effects: [RoomEffect], _ c: UInt64) -> ParticipantID? {
         let a = try #require(joinedID(h.join("alice", room: "lobby", on: 1), 1))
         let b = try #require(joinedID(h.join("bob", room: "lobby", on: 2), 2))
         let ring = h.send(.call(to: b), on: 1)
+        // The caller's ringing names the callee.
+        guard case .callRinging(_, let to, let calleeIdentity) = messages(ring, to: 1).first else {
+            Issue.record("no call-ringing: \(ring)")
+            return
+        }
+        #expect(to == b && calleeIdentity == "bob")
         guard case .incomingCall(let call, let from, let identity) = messages(ring, to: 2).first else {
             Issue.record("no incoming call: \(ring)")
             return
@@ -181,8 +204,8 @@ private func joinedID(_ effects: [RoomEffect], _ c: UInt64) -> ParticipantID? {
         #expect(from == a && identity == "alice")
         let answer = h.send(.answerCall(call), on: 2)
         let room = "call/\(call.rawValue)"
-        #expect(messages(answer, to: 1).contains(.callStarted(callID: call, room: room, peer: b)))
-        #expect(messages(answer, to: 2).contains(.callStarted(callID: call, room: room, peer: a)))
+        #expect(messages(answer, to: 1).contains(.callStarted(callID: call, room: room, peer: b, identity: "bob")))
+        #expect(messages(answer, to: 2).contains(.callStarted(callID: call, room: room, peer: a, identity: "alice")))
         #expect(h.directory.members(of: room).sorted() == [a, b])
         #expect(h.directory.members(of: "lobby").isEmpty)
 
@@ -200,7 +223,8 @@ private func joinedID(_ effects: [RoomEffect], _ c: UInt64) -> ParticipantID? {
         let b = try #require(joinedID(h.join("bob", on: 2), 2))
         _ = try #require(joinedID(h.join("carol", on: 3), 3))
         #expect(messages(h.send(.call(to: ParticipantID("PA_nobody")), on: 1), to: 1).first?.isError(.unknownParticipant) == true)
-        #expect(messages(h.send(.call(to: a), on: 1), to: 1).first?.isError(.unknownParticipant) == true)
+        // Calling yourself is its own typed error, not "unknown participant".
+        #expect(messages(h.send(.call(to: a), on: 1), to: 1).first?.isError(.cannotCallSelf) == true)
 
         guard case .incomingCall(let call, _, _) = messages(h.send(.call(to: b), on: 1), to: 2).first else {
             Issue.record("no incoming call")

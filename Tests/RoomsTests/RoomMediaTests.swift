@@ -110,7 +110,7 @@ private func subscriberOffers(_ effects: [RoomEffect], to connection: Connection
         let callID = try #require(
             ringing.lazy.compactMap { if case .send(ben, .incomingCall(let id, _, _)) = $0 { id } else { nil } }.first)
         // The caller knows the call id before the answer (to cancel it).
-        #expect(ringing.contains(.send(ann, .callRinging(callID: callID, to: benID))))
+        #expect(ringing.contains(.send(ann, .callRinging(callID: callID, to: benID, identity: "ben"))))
         let started = directory.handle(.answerCall(callID), from: ben, now: now)
         #expect(subscriberOffers(started, to: ben).isEmpty, "\(started)")
         #expect(started.contains(.media(.releaseParticipant(room: "lobby", participant: benID))))

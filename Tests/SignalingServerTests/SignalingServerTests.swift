@@ -118,25 +118,23 @@ import Wire
             .flatMap { Int($0.dropFirst("retry-after:".count).trimmingCharacters(in: .whitespaces)) }
     }
 
-    @Test func roomProtocolWorksWithPythonWebsockets() throws {
+    /// Runs `Scripts/interop/signaling_client.py` against `server` and
+    /// returns its one JSON line.
+    private func signalingClient(
+        _ server: SignalingServer, tokens: [String: String], arguments: [String] = []
+    ) throws -> [String: Any] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let python = root.appendingPathComponent(".venv/bin/python")
         try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
-        let server = try startServer()
-        defer { server.stop() }
-        let tokens = [
-            "alice": token("alice", room: "m"), "bob": token("bob", room: "m"),
-            "carol": token("carol", room: "lobby"), "dave": token("dave", room: "lobby"),
-        ]
-        // Alice's join creates room "m" in mesh mode; Bob joins it as it is.
         let process = Process()
         process.executableURL = python
-        process.arguments = [
-            root.appendingPathComponent("Scripts/interop/signaling_client.py").path,
-            "--url", "ws://127.0.0.1:\(server.localAddress.port)/rtc",
-            "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
-        ]
+        process.arguments =
+            [
+                root.appendingPathComponent("Scripts/interop/signaling_client.py").path,
+                "--url", "ws://127.0.0.1:\(server.localAddress.port)/rtc",
+                "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
+            ] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
@@ -145,14 +143,47 @@ import Wire
         while process.isRunning, Date() < deadline { usleep(50_000) }
         if process.isRunning { process.terminate() }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let results = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "output: \(text)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "output: \(text)")
+    }
+
+    @Test func roomProtocolWorksWithPythonWebsockets() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let tokens = [
+            "alice": token("alice", room: "m"), "bob": token("bob", room: "m"),
+            "carol": token("carol", room: "lobby"), "dave": token("dave", room: "lobby"),
+            "erin": token("erin", room: "close"), "frank": token("frank", room: "close"),
+        ]
+        // Alice's join creates room "m" in mesh mode; Bob joins it as it is.
+        let results = try signalingClient(server, tokens: tokens)
         #expect(results["errors"] == nil, "\(results["errors"] ?? "")")
         for check in [
             "mesh_mode", "mesh_relay", "mesh_leave", "mesh_bob_sees_alice", "mesh_alice_sees_bob", "call_rings", "call_started",
-            "call_ended", "call_unknown_is_error", "bad_token_refused", "bad_json_is_error", "oversized_closes_1009",
+            "call_ended", "call_unknown_is_error", "call_self_is_error", "bad_token_refused", "bad_json_is_error",
+            "oversized_closes_1009", "close_1000_leaves", "close_1001_leaves", "tcp_drop_resumes", "close_4000_resumes",
         ] {
             #expect(results[check] as? Bool == true, "\(check): \(results[check] ?? "missing")")
         }
+    }
+
+    /// A close the server starts (here its WebSocket timeout, with 1001) is
+    /// not the client going away, though the code is the one a closing tab
+    /// sends: the participant keeps its grace period and the rejoin resumes
+    /// it. (The server closes the socket after its close frame, so the
+    /// client's echo never arrives; HTTPSession also ignores an echo that
+    /// does, for a close that waits for it.)
+    @Test func aConnectionTheServerClosesKeepsItsGracePeriod() throws {
+        var timeouts = SignalingTimeouts()
+        timeouts.ping = .seconds(30)
+        timeouts.webSocket = .milliseconds(500)
+        let server = try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: Self.keys),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration(), timeouts: timeouts)
+        defer { server.stop() }
+        let results = try signalingClient(server, tokens: ["gina": token("gina", room: "e")], arguments: ["--server-close"])
+        #expect(results["errors"] == nil, "\(results)")
+        #expect(results["server_closed_1001"] as? Bool == true, "\(results)")
+        #expect(results["echo_keeps_grace"] as? Bool == true, "\(results)")
     }
 }
 

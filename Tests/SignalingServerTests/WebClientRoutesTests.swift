@@ -60,6 +60,7 @@ import Testing
             "/": "text/html; charset=utf-8", "/call": "text/html; charset=utf-8", "/style.css": "text/css; charset=utf-8",
             "/swiftlet-client.js": "text/javascript; charset=utf-8", "/tiles.js": "text/javascript; charset=utf-8",
             "/room.js": "text/javascript; charset=utf-8", "/call.js": "text/javascript; charset=utf-8",
+            "/favicon.svg": "image/svg+xml",
         ]
         for (path, type) in expected {
             let r = try request(server, "GET", path)
@@ -90,7 +91,9 @@ import Testing
             }
         }
         #expect(
-            referenced.isSuperset(of: ["/", "/call", "/style.css", "/room.js", "/call.js", "/tiles.js", "/swiftlet-client.js"]))
+            referenced.isSuperset(of: [
+                "/", "/call", "/style.css", "/room.js", "/call.js", "/tiles.js", "/swiftlet-client.js", "/favicon.svg",
+            ]))
         for path in referenced.sorted() {
             #expect(try request(server, "GET", path).status == 200, "\(path)")
         }
@@ -149,6 +152,23 @@ import Testing
         let r = try request(server, "DELETE", "/")
         #expect(r.status == 405)
         #expect(r.headers["allow"] == "GET, HEAD")
+    }
+
+    /// The pages learn the mode from a route that answers 200 in both, so a
+    /// page load logs no failed request in the browser's console.
+    @Test func clientConfigSaysWhetherTheServerMintsDevTokens() throws {
+        for dev in [false, true] {
+            let server = try startServer(dev: dev)
+            defer { server.stop() }
+            let r = try request(server, "GET", "/client-config")
+            #expect(r.status == 200)
+            #expect(r.headers["content-type"] == "application/json")
+            #expect(r.headers["cache-control"] == "no-store")
+            struct Config: Decodable { var devTokens: Bool }
+            #expect(try JSONDecoder().decode(Config.self, from: Data(r.body.utf8)).devTokens == dev, "\(r.body)")
+            #expect(try request(server, "HEAD", "/client-config").status == 200)
+            #expect(try request(server, "POST", "/client-config").status == 405)
+        }
     }
 
     @Test func devTokenRouteIsAbsentWithoutDevMode() throws {

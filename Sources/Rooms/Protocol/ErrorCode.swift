@@ -17,6 +17,8 @@ public enum ErrorCode: String, Sendable, Codable, Equatable {
     case unknownParticipant = "unknown_participant"
     /// No such call, or not one of yours.
     case unknownCall = "unknown_call"
+    /// `call` to your own participant id.
+    case cannotCallSelf = "cannot_call_self"
     /// The callee is already in a call.
     case busy = "busy"
     /// No such track.

@@ -52,10 +52,12 @@ public enum ServerMessage: Equatable, Sendable {
     case publishAnswer(sdp: String, tracks: [OwnTrack])
     case subscriberOffer(sdp: String, version: Int)
     case incomingCall(callID: CallID, from: ParticipantID, identity: String)
-    /// To the caller: the call is placed and rings at `to`.
-    case callRinging(callID: CallID, to: ParticipantID)
-    /// Both sides: the call is on; they are now in the private room `room`.
-    case callStarted(callID: CallID, room: String, peer: ParticipantID)
+    /// To the caller: the call is placed and rings at `to`, whose
+    /// identity is `identity` (the page shows names, not ids).
+    case callRinging(callID: CallID, to: ParticipantID, identity: String)
+    /// Both sides: the call is on; they are now in the private room `room`
+    /// with `peer`, whose identity is `identity`.
+    case callStarted(callID: CallID, room: String, peer: ParticipantID, identity: String)
     case callDeclined(callID: CallID)
     /// Either side hung up, or a participant of the call left.
     case callEnded(callID: CallID, reason: String)
@@ -125,15 +127,17 @@ extension ServerMessage: Codable {
             try c.encode(id, forKey: .callId)
             try c.encode(from, forKey: .from)
             try c.encode(identity, forKey: .identity)
-        case .callRinging(let id, let to):
+        case .callRinging(let id, let to, let identity):
             try c.encode("call-ringing", forKey: .type)
             try c.encode(id, forKey: .callId)
             try c.encode(to, forKey: .to)
-        case .callStarted(let id, let room, let peer):
+            try c.encode(identity, forKey: .identity)
+        case .callStarted(let id, let room, let peer, let identity):
             try c.encode("call-started", forKey: .type)
             try c.encode(id, forKey: .callId)
             try c.encode(room, forKey: .room)
             try c.encode(peer, forKey: .peer)
+            try c.encode(identity, forKey: .identity)
         case .callDeclined(let id):
             try c.encode("call-declined", forKey: .type)
             try c.encode(id, forKey: .callId)
@@ -210,11 +214,12 @@ extension ServerMessage: Codable {
                 identity: try c.decode(String.self, forKey: .identity))
         case "call-ringing":
             self = .callRinging(
-                callID: try c.decode(CallID.self, forKey: .callId), to: try c.decode(ParticipantID.self, forKey: .to))
+                callID: try c.decode(CallID.self, forKey: .callId), to: try c.decode(ParticipantID.self, forKey: .to),
+                identity: try c.decode(String.self, forKey: .identity))
         case "call-started":
             self = .callStarted(
                 callID: try c.decode(CallID.self, forKey: .callId), room: try c.decode(String.self, forKey: .room),
-                peer: try c.decode(ParticipantID.self, forKey: .peer))
+                peer: try c.decode(ParticipantID.self, forKey: .peer), identity: try c.decode(String.self, forKey: .identity))
         case "call-declined": self = .callDeclined(callID: try c.decode(CallID.self, forKey: .callId))
         case "call-ended":
             self = .callEnded(

@@ -1,7 +1,8 @@
-// The one-to-one call page (the SkyWay model): go online, show your
-// participant id, call another id; the callee answers or declines; both
-// see each other in a private room until one hangs up.
-import { SwiftletClient, devToken, isDevMode } from '/swiftlet-client.js';
+// The one-to-one call page (the SkyWay model): go online, see who else is
+// online (by name), call one by clicking their tile (or by name or
+// participant id); the callee answers or declines; both see each other in
+// a private room until one hangs up.
+import { SwiftletClient, devToken, isDevMode, rememberName, rememberedName, tokenClaims } from '/swiftlet-client.js';
 import { TileGrid } from '/tiles.js';
 
 const $ = (id) => document.getElementById(id);
@@ -15,13 +16,15 @@ let client = null;
 let grid = null;
 let dev = false;
 // idle | ringing-out | ringing-in | in-call | declined | ended
-let call = { state: 'idle', id: null, peer: null, reason: null };
+let call = { state: 'idle', id: null, peer: null, peerName: null, reason: null };
+const SELF_CALL = "You can't call yourself: pick someone else.";
 
 function show(text) {
   $('message').textContent = text;
 }
 
 function setCall(next) {
+  const previous = call.state;
   call = { ...call, ...next };
   $('incoming').hidden = call.state !== 'ringing-in';
   $('in-call').hidden = !['in-call', 'ringing-out'].includes(call.state);
@@ -29,9 +32,24 @@ function setCall(next) {
   $('hangup').textContent = call.state === 'ringing-out' ? 'Cancel' : 'Hang up';
   // Ringing once the server has placed the call (call-ringing), calling
   // until then.
+  const peer = call.peerName || call.peer;
   $('call-with').textContent =
-    call.state === 'ringing-out' ? `${call.id ? 'Ringing' : 'Calling'} ${call.peer}…` : call.state === 'in-call' ? `In a call with ${call.peerName || call.peer}` : '';
-  if (call.state !== 'in-call' && grid) grid.clear();
+    call.state === 'ringing-out' ? `${call.id ? 'Ringing' : 'Calling'} ${peer}…` : call.state === 'in-call' ? `In a call with ${peer}` : '';
+  // Outside a call the grid is the lobby: one tile per participant online,
+  // each a button that calls them. The call room's tiles go when it ends.
+  $('grid').classList.toggle('call', call.state === 'in-call');
+  $('grid').classList.toggle('lobby', call.state !== 'in-call');
+  if (previous === 'in-call' && call.state !== 'in-call' && grid) grid.clear();
+  showNobody();
+}
+
+function showNobody() {
+  $('nobody').hidden = !client || client.state !== 'joined' || call.state === 'in-call' || client.participants.size > 0;
+}
+
+// The name of a participant we have seen (lobby, incoming call), or null.
+function nameOf(id) {
+  return (client && client.identities.get(id)) || null;
 }
 
 async function setUp() {
@@ -40,7 +58,8 @@ async function setUp() {
   document.querySelector('.token').hidden = dev;
   $('name').required = dev;
   $('token').required = !dev;
-  $('name').value = params.get('name') || `guest-${Math.random().toString(36).slice(2, 6)}`;
+  // The name given in the URL, else the one chosen last time, else a new one.
+  $('name').value = params.get('name') || rememberedName() || `guest-${Math.random().toString(36).slice(2, 6)}`;
   if (fragment.get('token')) $('token').value = fragment.get('token');
   if (!dev) show('This server does not mint tokens: paste an access token (swiftlet token --room R --identity I).');
   if (params.has('autojoin') || fragment.has('token')) goOnline().catch((e) => show(String(e)));
@@ -48,22 +67,29 @@ async function setUp() {
 
 async function goOnline() {
   let token = $('token').value.trim();
-  if (dev) token = await devToken(LOBBY, $('name').value.trim());
+  if (dev) {
+    rememberName($('name').value.trim());
+    token = await devToken(LOBBY, $('name').value.trim());
+  }
   if (!token) throw new Error('no token');
+  const claims = tokenClaims(token);
   // Publish only inside a call's private room.
   client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token, publishIn: (room) => room.startsWith('call/') });
-  grid = new TileGrid($('grid'), client, { preferenceMenu: false });
+  client.leaveWhenPageGoes();
+  grid = new TileGrid($('grid'), client, { preferenceMenu: false, hint: 'click to call' });
   client.addEventListener('state', (e) => {
     $('status').textContent = e.detail;
     $('status').dataset.state = e.detail;
   });
   client.addEventListener('joined', (e) => {
+    $('own-name').textContent = claims ? claims.sub : '';
     $('own-id').textContent = e.detail.participantId;
     setCall({});
   });
+  client.addEventListener('participants', showNobody);
   client.addEventListener('call-ringing', (e) => {
     if (call.state === 'ringing-out' && call.peer === e.detail.to) {
-      setCall({ id: e.detail.callId });
+      setCall({ id: e.detail.callId, peerName: e.detail.identity || call.peerName });
     } else if (call.cancelled === e.detail.to) {
       // Cancelled before the server named the call: cancel it now.
       client.hangup(e.detail.callId);
@@ -71,12 +97,11 @@ async function goOnline() {
     call.cancelled = null;
   });
   client.addEventListener('incoming-call', (e) => {
-    $('caller').textContent = `Incoming call from ${e.detail.identity} (${e.detail.from})`;
+    $('caller').textContent = `Incoming call from ${e.detail.identity}`;
     setCall({ state: 'ringing-in', id: e.detail.callId, peer: e.detail.from, peerName: e.detail.identity });
   });
   client.addEventListener('call-started', (e) => {
-    const known = client.participants.get(e.detail.peer);
-    setCall({ state: 'in-call', id: e.detail.callId, peer: e.detail.peer, peerName: known ? known.identity : call.peerName });
+    setCall({ state: 'in-call', id: e.detail.callId, peer: e.detail.peer, peerName: e.detail.identity || nameOf(e.detail.peer) || call.peerName });
     show('');
   });
   client.addEventListener('call-declined', () => {
@@ -91,16 +116,34 @@ async function goOnline() {
   });
   client.addEventListener('server-error', (e) => {
     if (call.state === 'ringing-out') setCall({ state: 'idle', id: null });
-    show(`${e.detail.code}: ${e.detail.message}`);
+    show(e.detail.code === 'cannot_call_self' ? SELF_CALL : `${e.detail.code}: ${e.detail.message}`);
   });
   client.addEventListener('client-error', (e) => show(e.detail));
   $('join').hidden = true;
   client.join();
 }
 
+// Calls `to`: a participant id, or the name of someone in the lobby.
+// Calling yourself is refused here (the server refuses it too, with
+// cannot_call_self). False when nothing was sent.
 function dial(to) {
-  setCall({ state: 'ringing-out', id: null, peer: to, peerName: null, reason: null, cancelled: null });
-  client.call(to);
+  if (!client || !to) return false;
+  const byName = [...client.participants.values()].find((p) => p.identity === to);
+  const id = byName ? byName.id : to;
+  if (id === client.participantId || (!byName && ownClaims() && to === ownClaims().sub)) {
+    setCall({ state: 'idle', id: null, reason: 'self' });
+    show(SELF_CALL);
+    return false;
+  }
+  show('');
+  setCall({ state: 'ringing-out', id: null, peer: id, peerName: nameOf(id), reason: null, cancelled: null });
+  client.call(id);
+  return true;
+}
+
+// Our own token's claims (the name we are online as).
+function ownClaims() {
+  return client ? tokenClaims(client.token) : null;
 }
 
 $('join').addEventListener('submit', (e) => {
@@ -110,6 +153,12 @@ $('join').addEventListener('submit', (e) => {
 $('dial').addEventListener('submit', (e) => {
   e.preventDefault();
   dial($('callee').value.trim());
+});
+// A lobby tile is a call button for its participant.
+$('grid').addEventListener('click', (e) => {
+  const tile = e.target.closest('.tile');
+  if (!tile || tile.classList.contains('local') || !client || !['idle', 'declined', 'ended'].includes(call.state)) return;
+  dial(tile.dataset.participantId);
 });
 $('copy').onclick = () => navigator.clipboard && navigator.clipboard.writeText($('own-id').textContent).catch(() => {});
 $('answer').onclick = () => client.answerCall(call.id);
@@ -139,7 +188,17 @@ window.swiftlet = {
   hangup: () => $('hangup').click(),
   cancel: () => $('hangup').click(),
   ringingText: () => $('call-with').textContent,
+  callerText: () => $('caller').textContent,
   incomingVisible: () => !$('incoming').hidden,
+  message: () => $('message').textContent,
+  ownName: () => $('own-name').textContent,
+  // The centre of the lobby tile named `name` (CSS pixels), for a real click.
+  tileCentre: (name) => {
+    const tile = [...document.querySelectorAll('#grid .tile')].find((t) => t.querySelector('.name').textContent === name);
+    if (!tile) return null;
+    const r = tile.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  },
   tiles: () => (grid ? grid.snapshot() : []),
   media: () => ({
     publisher: client && client.publisher ? client.publisher.connectionState : null,

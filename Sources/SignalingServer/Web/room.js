@@ -1,6 +1,6 @@
 // The room page: join a room by name (dev mode) or with a token, publish
 // camera and microphone with simulcast, see everyone else in a grid.
-import { SwiftletClient, devToken, isDevMode, tokenClaims } from '/swiftlet-client.js';
+import { SwiftletClient, devToken, isDevMode, rememberName, rememberedName, tokenClaims } from '/swiftlet-client.js';
 import { TileGrid } from '/tiles.js';
 
 const $ = (id) => document.getElementById(id);
@@ -24,7 +24,8 @@ async function setUp() {
   $('name').required = dev;
   $('token').required = !dev;
   if (params.get('room')) $('room').value = params.get('room');
-  $('name').value = params.get('name') || `guest-${Math.random().toString(36).slice(2, 6)}`;
+  // The name given in the URL, else the one chosen last time, else a new one.
+  $('name').value = params.get('name') || rememberedName() || `guest-${Math.random().toString(36).slice(2, 6)}`;
   if (fragment.get('token')) $('token').value = fragment.get('token');
   if (!dev) show('This server does not mint tokens: paste an access token (swiftlet token --room R --identity I).');
   if (params.has('autojoin') || fragment.has('token')) join().catch((e) => show(String(e)));
@@ -32,12 +33,16 @@ async function setUp() {
 
 async function join() {
   let token = $('token').value.trim();
-  if (dev) token = await devToken($('room').value.trim(), $('name').value.trim());
+  if (dev) {
+    rememberName($('name').value.trim());
+    token = await devToken($('room').value.trim(), $('name').value.trim());
+  }
   if (!token) throw new Error('no token');
   const claims = tokenClaims(token);
   // ?publish=0: subscribe only (camera and microphone stay off).
   const publish = params.get('publish') !== '0';
   client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token, publishIn: () => publish });
+  client.leaveWhenPageGoes();
   grid = new TileGrid($('grid'), client);
   client.addEventListener('state', (e) => {
     $('status').textContent = e.detail;
@@ -100,6 +105,7 @@ window.swiftlet = {
     subscriber: client && client.subscriber ? client.subscriber.connectionState : null,
   }),
   dropConnection: () => client && client.dropConnection(),
+  sendVideo: (on) => sendVideo(on),
   join: () => join(),
   leave: () => $('leave').click(),
   log: () => (client ? client.log.slice() : []),
@@ -107,6 +113,21 @@ window.swiftlet = {
   streamStates: () => streamStateLog.slice(),
   outbound: () => outboundVideo(),
 };
+
+// Stops (false) or restarts (true) sending our camera without leaving or
+// muting: the sender's track is replaced by none, so no frames go out, as
+// when a publisher's network or camera dies (test hook: the others show
+// "reconnecting…" on our tile).
+async function sendVideo(on) {
+  if (!client || !client.publisher || !client.localStream) return false;
+  const camera = client.localStream.getVideoTracks()[0] || null;
+  for (const transceiver of client.publisher.getTransceivers()) {
+    if (transceiver.sender.track === (on ? null : camera) && transceiver.receiver.track.kind === 'video') {
+      await transceiver.sender.replaceTrack(on ? camera : null);
+    }
+  }
+  return true;
+}
 
 // Our published video per simulcast encoding (outbound-rtp by rid), and
 // the publisher connection's available outgoing bitrate: what the

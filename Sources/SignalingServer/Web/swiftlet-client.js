@@ -26,13 +26,34 @@ export async function devToken(room, identity) {
   return (await response.json()).token;
 }
 
-// Whether the server mints dev tokens (GET /dev/token without a room is 400
-// in dev mode and 404 otherwise).
+// Whether the server mints dev tokens: GET /client-config answers
+// {"devTokens": true|false} in both modes, so loading a page logs no
+// failed request in the console.
 export async function isDevMode() {
   try {
-    return (await fetch('/dev/token', { cache: 'no-store' })).status !== 404;
+    const response = await fetch('/client-config', { cache: 'no-store' });
+    return response.ok && (await response.json()).devTokens === true;
   } catch {
     return false;
+  }
+}
+
+// The name chosen on the join form, kept across reloads (localStorage;
+// null when none was kept or storage is unavailable).
+const NAME_KEY = 'swiftlet.name';
+export function rememberedName() {
+  try {
+    return localStorage.getItem(NAME_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function rememberName(name) {
+  try {
+    if (name) localStorage.setItem(NAME_KEY, name);
+  } catch {
+    // Private mode or storage disabled: the name is simply not kept.
   }
 }
 
@@ -173,17 +194,37 @@ export class SwiftletClient extends EventTarget {
     if (this.ws) this.ws.close();
   }
 
+  // `leave`, then a normal close (1000): the server removes us at once
+  // (it also takes a client's 1000 or 1001 close alone as a leave).
   leave() {
     this.leaving = true;
     clearInterval(this.keepAlive);
     clearTimeout(this.reconnectTimer);
     this.send({ type: 'leave' });
-    if (this.ws) this.ws.close();
+    if (this.ws) this.ws.close(1000, 'leave');
     this.resetMedia();
     if (this.localStream) this.localStream.getTracks().forEach((t) => t.stop());
     this.localStream = null;
     this.participants.clear();
     this.setState('left');
+  }
+
+  // A reloaded, closed or navigated-away tab leaves at once instead of
+  // lingering as a frozen tile for the server's grace period: the first
+  // of beforeunload (fired while the page is still whole) and pagehide
+  // (the one mobile browsers and the back/forward cache fire) sends leave
+  // and closes with 1000. Chromium by itself sends 1001 on a reload but
+  // nothing at all on a navigation (docs/PROTOCOL.md). A page restored
+  // from the back/forward cache calls `restored` (it has left by then).
+  leaveWhenPageGoes(restored = () => location.reload()) {
+    const gone = () => {
+      if (!this.leaving && this.state !== 'idle') this.leave();
+    };
+    window.addEventListener('pagehide', gone);
+    window.addEventListener('beforeunload', gone);
+    window.addEventListener('pageshow', (e) => {
+      if (e.persisted && this.leaving) restored();
+    });
   }
 
   async handle(m) {
@@ -266,10 +307,11 @@ export class SwiftletClient extends EventTarget {
       case 'call-started':
         // Both sides left their rooms for the private call room: new
         // transports there.
-        // The peer's name (seen in our room or in incoming-call) labels
-        // its tile; it may have left our room just before this message.
+        // The peer's name (call-started's identity, else as seen in our
+        // room or in incoming-call) labels its tile.
         this.room = m.room;
         this.participants = new Map();
+        if (m.identity) this.identities.set(m.peer, m.identity);
         if (this.identities.has(m.peer)) this.participants.set(m.peer, { id: m.peer, identity: this.identities.get(m.peer), tracks: [] });
         await this.restartMedia(m.room);
         this.emit('call-started', m);
@@ -280,6 +322,9 @@ export class SwiftletClient extends EventTarget {
         this.emit(m.type, m);
         break;
       case 'call-ringing':
+        if (m.identity) this.identities.set(m.to, m.identity);
+        this.emit(m.type, m);
+        break;
       case 'call-declined':
       case 'call-ended':
         this.emit(m.type, m);

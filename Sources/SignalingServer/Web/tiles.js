@@ -8,6 +8,14 @@ const LAYER_NAMES = ['low', 'medium', 'high'];
 // A tile's size settles this long after its last resize before 'auto'
 // tells the server its width.
 const RESIZE_DEBOUNCE_MS = 300;
+// A received video that decoded frames before and has decoded none for
+// STALL_MS, while neither muted nor paused by the server (stream-state),
+// shows "reconnecting…" instead of a frozen picture. Checked every
+// STALL_CHECK_MS from one getStats() of the subscriber connection, so it
+// shows 1 to 1.5 s after the last frame and clears within 0.5 s of the
+// next.
+const STALL_MS = 1000;
+const STALL_CHECK_MS = 500;
 
 // The badge text for muted tracks ('' when nothing is muted).
 function badgeText(videoMuted, audioMuted) {
@@ -15,10 +23,12 @@ function badgeText(videoMuted, audioMuted) {
 }
 
 export class TileGrid {
-  constructor(container, client, { preferenceMenu = true } = {}) {
+  // hint: a short text on every remote tile (the call page's "click to call").
+  constructor(container, client, { preferenceMenu = true, hint = null } = {}) {
     this.container = container;
     this.client = client;
     this.preferenceMenu = preferenceMenu;
+    this.hint = hint;
     this.tiles = new Map(); // participantId -> tile
     this.local = null;
     for (const type of ['participants', 'tracks', 'joined', 'call-started']) {
@@ -31,6 +41,7 @@ export class TileGrid {
     // pixels, becomes the maxWidth of its set-preference.
     this.resizes = typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.resized(entries)) : null;
     this.timer = setInterval(() => this.updateStats(), 1000);
+    this.stallTimer = setInterval(() => this.checkStalls().catch(() => {}), STALL_CHECK_MS);
   }
 
   showLocal(stream) {
@@ -74,10 +85,15 @@ export class TileGrid {
     const badge = document.createElement('div');
     badge.className = 'badge';
     badge.hidden = true;
-    element.append(video, audio, label, overlay, badge);
+    const stalled = document.createElement('div');
+    stalled.className = 'reconnecting';
+    stalled.textContent = 'reconnecting…';
+    stalled.hidden = true;
+    element.append(video, audio, label, overlay, badge, stalled);
     const tile = {
-      participantId, element, video, audio, label, overlay, badge, preference: 'auto', stats: {}, previous: null, maxWidth: 0,
+      participantId, element, video, audio, label, overlay, badge, stalled, preference: 'auto', stats: {}, previous: null, maxWidth: 0,
       videoMuted: false, audioMuted: false, renderedWidth: 0, sentWidth: null, sentFor: null, resizeTimer: null,
+      reconnecting: false, decodedFor: null, lastDecoded: 0, progressAt: 0,
     };
     if (withMenu) {
       const menu = document.createElement('select');
@@ -96,6 +112,12 @@ export class TileGrid {
     if (!tile) {
       const p = this.client.participants.get(participantId);
       tile = this.makeTile(participantId, p ? p.identity : participantId, this.preferenceMenu);
+      if (this.hint) {
+        const hint = document.createElement('div');
+        hint.className = 'call-hint';
+        hint.textContent = this.hint;
+        tile.element.append(hint);
+      }
       this.tiles.set(participantId, tile);
       this.container.append(tile.element);
       if (this.resizes) this.resizes.observe(tile.video);
@@ -193,6 +215,44 @@ export class TileGrid {
     tile.sentFor = remote.receiver;
     tile.sentWidth = key;
     tile.autoWidth = tile.renderedWidth;
+  }
+
+  setReconnecting(tile, reconnecting) {
+    tile.reconnecting = reconnecting;
+    tile.stalled.hidden = !reconnecting;
+    tile.element.classList.toggle('stalled', reconnecting);
+  }
+
+  // framesDecoded of every received video, by its track, in one
+  // getStats() of the subscriber connection.
+  async checkStalls() {
+    const pc = this.client.subscriber;
+    if (!pc) return;
+    const decoded = new Map();
+    (await pc.getStats()).forEach((s) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'video' && s.trackIdentifier) decoded.set(s.trackIdentifier, s.framesDecoded || 0);
+    });
+    for (const tile of this.tiles.values()) {
+      const remote = tile.videoTrack;
+      if (!remote) this.setReconnecting(tile, false);
+      else if (decoded.has(remote.track.id)) this.checkStalled(tile, remote, decoded.get(remote.track.id), this.client.streamStates.get(remote.trackId));
+    }
+  }
+
+  // Whether this tile's video stopped: frames decoded before, none for
+  // STALL_MS, and not because of a mute or a server pause (both count as
+  // progress, so the state does not flash when they end).
+  checkStalled(tile, remote, framesDecoded, state) {
+    const now = performance.now();
+    if (tile.decodedFor !== remote.receiver) {
+      tile.decodedFor = remote.receiver;
+      tile.lastDecoded = 0;
+      tile.progressAt = now;
+    }
+    const paused = !!state && state.state === 'paused';
+    if (framesDecoded > tile.lastDecoded || tile.videoMuted || paused) tile.progressAt = now;
+    tile.lastDecoded = Math.max(tile.lastDecoded, framesDecoded);
+    this.setReconnecting(tile, tile.lastDecoded > 0 && now - tile.progressAt >= STALL_MS);
   }
 
   trackInfo(participantId, trackId) {
@@ -295,6 +355,8 @@ export class TileGrid {
         videoMuted: tile.videoMuted,
         audioMuted: tile.audioMuted,
         badge: tile.badge.hidden ? '' : tile.badge.textContent,
+        // "reconnecting…" shows: the video stopped (see STALL_MS).
+        reconnecting: tile.reconnecting,
         speaking: !!first && first.participantId === tile.participantId,
         ...tile.stats,
       };
