@@ -35,6 +35,8 @@ public protocol WorkerEngine: AnyObject {
 public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     public let mailbox = Mailbox<Engine.Control>()
     public let localAddress: SocketAddress
+    /// Bound to ::, receiving IPv4 too (see `UDPSocket`).
+    public let isDualStack: Bool
     private let socket: UDPSocket
     private let engine: Engine
     private let receiveBatch: DatagramBatch
@@ -55,6 +57,7 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
         let s = try UDPSocket(bindingTo: address, reusePort: reusePort)
         s.setNonBlocking()
         localAddress = try s.localAddress()
+        isDualStack = s.isDualStack
         transmit = TransmitQueue(
             descriptor: s.descriptor, capacity: batchSize, slotSize: slotSize, localAddresses: s.reportsLocalAddresses,
             mapIPv4: s.isDualStack)

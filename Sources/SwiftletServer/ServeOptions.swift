@@ -11,12 +11,15 @@ struct ServeOptions: Equatable {
     var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
     var udpPort: UInt16 = 10000
     var workers = 0  // 0: one per core
-    /// Where the media sockets bind: an IPv4 or IPv6 address; nil: 0.0.0.0,
-    /// or 127.0.0.1 in dev mode.
+    /// Where the media sockets bind: an IPv4 or IPv6 address; nil: ::
+    /// (every address, both families), or 127.0.0.1 in dev mode.
     var mediaBindIP: String?
     /// The media address written in ICE candidates (a public address
     /// behind NAT); nil: the bound address.
     var announcedIP: String?
+    /// Also announce link-local addresses (169.254/16, fe80::/10) of a
+    /// wildcard bind.
+    var announceLinkLocal = false
     /// How long SIGTERM waits for sessions to end.
     var drainSeconds: Int64 = 30
     var dev = false
@@ -27,7 +30,7 @@ struct ServeOptions: Equatable {
     static let devKey = "devkey"
     static let devSecret = "devsecret"
 
-    var mediaBind: String { mediaBindIP ?? (dev ? "127.0.0.1" : "0.0.0.0") }
+    var mediaBind: String { mediaBindIP ?? (dev ? "127.0.0.1" : "::") }
 
     struct Invalid: Error, CustomStringConvertible { let description: String }
 
@@ -38,6 +41,7 @@ struct ServeOptions: Equatable {
         var workers: Int?
         var mediaBind: String?
         var announceIP: String?
+        var announceLinkLocal: Bool?
         var drainSeconds: Int64?
         var keys: [String: String]?
     }
@@ -82,6 +86,7 @@ struct ServeOptions: Equatable {
             case "--workers": try o.setWorkers(Int(try value(a)), text: arguments[i])
             case "--media-bind": o.mediaBindIP = try Self.ip(try value(a), flag: a)
             case "--announce-ip": o.announcedIP = try Self.ip(try value(a), flag: a)
+            case "--announce-link-local": o.announceLinkLocal = true
             case "--drain-seconds": try o.setDrain(Int64(try value(a)), text: arguments[i])
             default:
                 throw Invalid(description: "unknown option '\(a)'; see swiftlet --help")
@@ -129,6 +134,7 @@ struct ServeOptions: Equatable {
         if let workers = file.workers { try setWorkers(workers, text: String(workers)) }
         if let bind = file.mediaBind { mediaBindIP = try Self.ip(bind, flag: "mediaBind") }
         if let announce = file.announceIP { announcedIP = try Self.ip(announce, flag: "announceIP") }
+        if let linkLocal = file.announceLinkLocal { announceLinkLocal = linkLocal }
         if let drain = file.drainSeconds { try setDrain(drain, text: String(drain)) }
         if let keys = file.keys { self.keys.merge(keys) { _, new in new } }
     }
