@@ -73,7 +73,7 @@ final class EchoServer: Sendable {
         client.transport.addRemoteCandidate(.host(candidate), now: now)
 
         try client.pump(for: .seconds(10)) { client.transport.state == .connected }
-        #expect(client.transport.state == .connected, "client \(client.local) to \(candidate)")
+        try #require(client.transport.state == .connected, "client \(client.local) to \(candidate)")
         #expect(client.transport.srtpProfile == profile)
         #expect(client.transport.selectedAddress == candidate)
 
