@@ -1,4 +1,5 @@
 import DTLS
+import Foundation
 import MediaWorker
 import NetIO
 import Testing
@@ -49,5 +50,84 @@ import Wire
             let candidate = SocketAddress(ip: serverIP, port: port)!.transportAddress
             try server.connectAndEcho(client, on: candidate, profile: .aeadAES128GCM, id: UInt64(index + 1))
         }
+    }
+}
+
+/// The failure, end to end: `swiftlet serve` in production mode
+/// with no announceIP and the default media bind, in a namespace with
+/// two IPv4 and two IPv6 addresses, must announce those (never 0.0.0.0)
+/// and let roombot, from another namespace, connect and get media.
+@Suite(.serialized) struct WildcardServeProcessTests {
+    static func product(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    static func inNamespace(_ namespace: String, _ product: String, _ arguments: [String], environment: [String: String] = [:])
+        -> (Process, Pipe)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ip", "netns", "exec", namespace, Self.product(product).path] + arguments
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        return (process, output)
+    }
+
+    @Test func productionServerWithDefaultBindIsReachedByRoombot() throws {
+        let namespaces: VethNamespaces
+        do {
+            namespaces = try VethNamespaces(
+                serverAddresses: WildcardNamespaceTests.serverAddresses, clientAddresses: WildcardNamespaceTests.clientAddresses)
+        } catch {
+            print("WildcardServeProcessTests skipped: cannot make network namespaces: \(error)")
+            return
+        }
+        defer { namespaces.delete() }
+        let secret = "a-long-random-secret-0123456789"
+        let (server, output) = Self.inNamespace(
+            namespaces.server, "swiftlet", ["serve", "--http", "10.77.1.1:0", "--udp-port", "0", "--workers", "1"],
+            environment: ["SWIFTLET_API_KEY": "k", "SWIFTLET_API_SECRET": secret])
+        try server.run()
+        defer {
+            if server.isRunning {
+                kill(server.processIdentifier, SIGTERM)
+                server.waitUntilExit()
+            }
+        }
+        // `ip netns exec` execs the server, so this pid is the server's.
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("stop with Ctrl-C"), Date() < deadline, server.isRunning {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let media = try #require(text.split(separator: "\n").first { $0.contains("media worker on udp") }, "\(text)")
+        #expect(media.contains("udp [::]:"))
+        for ip in ["10.77.1.1:", "10.77.2.1:", "[fd00:77::1]:", "[fd00:78::1]:"] { #expect(media.contains(ip), "\(media)") }
+        #expect(!media.contains("0.0.0.0") && !media.contains("127.0.0.1") && !media.contains("fe80"))
+        let socket = try #require(text.split(separator: "\n").first { $0.contains("room WebSocket") }?.split(separator: " ").last)
+
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        // The bots sit on 10.77.2.2; the server's highest-priority IPv4
+        // candidate is 10.77.1.1, which the kernel would never pick as the
+        // source of a reply to 10.77.2.2.
+        let (bot, botOutput) = Self.inNamespace(
+            namespaces.client, "roombot",
+            [
+                "--url", String(socket), "--room", "r", "--publishers", "1", "--subscribers", "1", "--duration", "3",
+                "--key", "k", "--secret", secret, "--bind", "10.77.2.2", "--json", json.path,
+            ])
+        try bot.run()
+        let botText = String(decoding: botOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        bot.waitUntilExit()
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
+        let overall = try #require((object?["groups"] as? [String: Any])?["overall"] as? [String: Any], "\(botText)")
+        #expect(overall["joined"] as? Int == 2, "\(botText)")
+        #expect(overall["transportsConnected"] as? Int == 2, "\(botText)")
+        #expect((overall["packets"] as? Int ?? 0) > 0, "\(botText)")
     }
 }
