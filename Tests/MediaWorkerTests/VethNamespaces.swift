@@ -15,6 +15,9 @@ final class VethNamespaces {
 
     let server: String
     let client: String
+    /// The veth end in each namespace.
+    let serverLink: String
+    let clientLink: String
 
     /// Creates both namespaces, the veth pair, the addresses ("10.77.1.1/24",
     /// "fd00:77::1/64": IPv6 without duplicate address detection, so usable
@@ -25,7 +28,8 @@ final class VethNamespaces {
         let tag = "\(getpid() % 100_000)\(Int.random(in: 100...999))"
         server = "swl-s\(tag)"
         client = "swl-c\(tag)"
-        let serverLink = "swv\(tag)", clientLink = "swc\(tag)"
+        serverLink = "swv\(tag)"
+        clientLink = "swc\(tag)"
         var steps: [[String]] = [
             ["netns", "add", server], ["netns", "add", client],
             ["link", "add", serverLink, "netns", server, "type", "veth", "peer", "name", clientLink, "netns", client],
@@ -42,6 +46,15 @@ final class VethNamespaces {
                 delete()
                 throw Unavailable(description: "ip \(step.joined(separator: " ")): \(failure)")
             }
+        }
+    }
+
+    /// `ip -n NAMESPACE route add ROUTE...`; deletes both namespaces and
+    /// throws if it fails.
+    func addRoute(in namespace: String, _ route: [String]) throws(Unavailable) {
+        if let failure = Self.ip(["-n", namespace, "route", "add"] + route) {
+            delete()
+            throw Unavailable(description: "ip route add \(route.joined(separator: " ")): \(failure)")
         }
     }
 

@@ -56,7 +56,11 @@ import Wire
 /// The failure, end to end: `swiftlet serve` in production mode
 /// with no announceIP and the default media bind, in a namespace with
 /// two IPv4 and two IPv6 addresses, must announce those (never 0.0.0.0)
-/// and let roombot, from another namespace, connect and get media.
+/// and let roombot, from another namespace, connect and get media. The
+/// bots sit at 10.77.1.2 and can reach only 10.77.2.1 (10.77.1.1 is
+/// blackholed on their side), while the server's kernel would answer
+/// 10.77.1.2 from 10.77.1.1, its address on that subnet: the one pair ICE
+/// can use works only if replies leave from the address they came to.
 @Suite(.serialized) struct WildcardServeProcessTests {
     static func product(_ name: String) -> URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
@@ -79,7 +83,9 @@ import Wire
         let namespaces: VethNamespaces
         do {
             namespaces = try VethNamespaces(
-                serverAddresses: WildcardNamespaceTests.serverAddresses, clientAddresses: WildcardNamespaceTests.clientAddresses)
+                serverAddresses: WildcardNamespaceTests.serverAddresses, clientAddresses: ["10.77.1.2/24"])
+            try namespaces.addRoute(in: namespaces.client, ["10.77.2.0/24", "dev", namespaces.clientLink])
+            try namespaces.addRoute(in: namespaces.client, ["blackhole", "10.77.1.1/32"])
         } catch {
             print("WildcardServeProcessTests skipped: cannot make network namespaces: \(error)")
             return
@@ -87,7 +93,7 @@ import Wire
         defer { namespaces.delete() }
         let secret = "a-long-random-secret-0123456789"
         let (server, output) = Self.inNamespace(
-            namespaces.server, "swiftlet", ["serve", "--http", "10.77.1.1:0", "--udp-port", "0", "--workers", "1"],
+            namespaces.server, "swiftlet", ["serve", "--http", "10.77.2.1:0", "--udp-port", "0", "--workers", "1"],
             environment: ["SWIFTLET_API_KEY": "k", "SWIFTLET_API_SECRET": secret])
         try server.run()
         defer {
@@ -112,14 +118,11 @@ import Wire
 
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: json) }
-        // The bots sit on 10.77.2.2; the server's highest-priority IPv4
-        // candidate is 10.77.1.1, which the kernel would never pick as the
-        // source of a reply to 10.77.2.2.
         let (bot, botOutput) = Self.inNamespace(
             namespaces.client, "roombot",
             [
                 "--url", String(socket), "--room", "r", "--publishers", "1", "--subscribers", "1", "--duration", "3",
-                "--key", "k", "--secret", secret, "--bind", "10.77.2.2", "--json", json.path,
+                "--key", "k", "--secret", secret, "--bind", "10.77.1.2", "--json", json.path,
             ])
         try bot.run()
         let botText = String(decoding: botOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
