@@ -87,7 +87,9 @@ public final class MediaPlane: Sendable {
         threads = workers.map { worker in WorkerThread { worker.run() } }
     }
 
-    private static func bind(_ ip: String, port: UInt16, engine: RoomMediaEngine) throws(SocketError)
+    private static func bind(
+        _ ip: String, port: UInt16, engine: RoomMediaEngine
+    ) throws(SocketError)
         -> UDPWorker<RoomMediaEngine>
     {
         guard let address = SocketAddress(ip: ip, port: port) else {

@@ -44,7 +44,9 @@ final class EchoServer: Sendable {
 
     func stop() {
         worker.requestStop()
-        thread.withLock { $0?.join(); $0 = nil }
+        thread.withLock {
+            $0?.join(); $0 = nil
+        }
     }
 
     /// Opens transport `id` for `client`, which reaches it on `candidate`
@@ -103,7 +105,8 @@ final class EchoServer: Sendable {
         let server = try EchoServer(bindingTo: SocketAddress(ip: ip, port: 0)!)
         server.start()
         defer { server.stop() }
-        let client = try UDPClient(certificate: try DTLSCertificate.generate(issuedAt: 1_790_000_000), profiles: [profile], ip: ip)
+        let client = try UDPClient(
+            certificate: try DTLSCertificate.generate(issuedAt: 1_790_000_000), profiles: [profile], ip: ip)
         try server.connectAndEcho(client, on: server.worker.localAddress.transportAddress, profile: profile, id: 1)
     }
 

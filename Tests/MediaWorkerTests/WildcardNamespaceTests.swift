@@ -42,7 +42,9 @@ import Wire
         defer { server.stop() }
         let port = server.worker.localAddress.port
         let certificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
-        let routes = [("10.77.1.2", "10.77.2.1"), ("10.77.2.2", "10.77.1.1"), ("fd00:77::2", "fd00:78::1"), ("fd00:78::2", "fd00:77::1")]
+        let routes = [
+            ("10.77.1.2", "10.77.2.1"), ("10.77.2.2", "10.77.1.1"), ("fd00:77::2", "fd00:78::1"), ("fd00:78::2", "fd00:77::1"),
+        ]
         for (index, (clientIP, serverIP)) in routes.enumerated() {
             let client = try namespaces.inside(namespaces.client) {
                 try UDPClient(certificate: certificate, profiles: [.aeadAES128GCM], ip: clientIP)
@@ -66,7 +68,9 @@ import Wire
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    static func inNamespace(_ namespace: String, _ product: String, _ arguments: [String], environment: [String: String] = [:])
+    static func inNamespace(
+        _ namespace: String, _ product: String, _ arguments: [String], environment: [String: String] = [:]
+    )
         -> (Process, Pipe)
     {
         let process = Process()
