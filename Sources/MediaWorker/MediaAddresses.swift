@@ -15,10 +15,13 @@ import Wire
 /// - A socket bound to one address announces that address.
 /// - A wildcard socket announces every address of every interface that is
 ///   up, of the families it receives (`::` takes both, `0.0.0.0` IPv4),
-///   except loopback and, unless asked, link-local (169.254/16, fe80::/10:
-///   reachable from one link only, and fe80:: needs a zone SDP cannot
-///   carry). With only loopback left it announces loopback and warns;
-///   with nothing left it refuses, saying why.
+///   except loopback, IPv4 link-local (169.254/16, reachable from one
+///   link only) unless asked, and IPv6 link-local (fe80::/10) always: an
+///   fe80:: address means nothing without its zone (interface index),
+///   which neither an SDP candidate nor `TransportAddress` carries, so a
+///   reply to such a peer could not even be addressed. With only loopback
+///   left it announces loopback and warns; with nothing left it refuses,
+///   saying why.
 public struct MediaAddresses: Equatable, Sendable {
     /// The IP addresses to announce (port 0), in interface order.
     public var addresses: [TransportAddress]
@@ -36,7 +39,7 @@ public struct MediaAddresses: Equatable, Sendable {
         /// `announceIP` is of a family the media socket does not receive.
         case familyNotReceived(announce: TransportAddress, bind: TransportAddress)
         /// The bind address is a wildcard and no interface has an address
-        /// to announce.
+        /// to announce (`skippedLinkLocal`: IPv4 link-local ones left out).
         case nothingToAnnounce(skippedLinkLocal: Int)
 
         public var description: String {
@@ -59,7 +62,8 @@ public struct MediaAddresses: Equatable, Sendable {
     }
 
     /// The addresses for a media socket bound to `bind` (`dualStack`: a
-    /// `::` socket that takes IPv4 too).
+    /// `::` socket that takes IPv4 too); `includeLinkLocal` admits IPv4
+    /// link-local addresses.
     public static func choose(
         bind: TransportAddress, dualStack: Bool, announce: TransportAddress?, interfaces: [InterfaceAddress],
         includeLinkLocal: Bool = false
@@ -90,8 +94,8 @@ public struct MediaAddresses: Equatable, Sendable {
                 if !loopback.contains(a) { loopback.append(a) }
                 continue
             }
-            if a.isLinkLocal, !includeLinkLocal {
-                skippedLinkLocal += 1
+            if a.isLinkLocal, !includeLinkLocal || a.family == .ipv6 {
+                if a.family == .ipv4 { skippedLinkLocal += 1 }
                 continue
             }
             if !usable.contains(a) { usable.append(a) }

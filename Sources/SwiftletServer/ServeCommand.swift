@@ -79,9 +79,8 @@ enum ServeCommand {
         print("  metrics          \(http)/metrics")
         print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
         for (address, candidates) in zip(media.localAddresses, media.endpoint.workers) {
-            print(
-                "  media worker on udp \(address), announcing \(candidates.map { "\(SocketAddress($0.address))" }.joined(separator: " "))"
-            )
+            let announced = candidates.map { SocketAddress($0.address).description }.joined(separator: " ")
+            print("  media worker on udp \(address), announcing \(announced)")
         }
         for warning in media.addresses.warnings { print("  warning: \(warning)") }
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")

@@ -17,8 +17,8 @@ struct ServeOptions: Equatable {
     /// The media address written in ICE candidates (a public address
     /// behind NAT); nil: the bound address.
     var announcedIP: String?
-    /// Also announce link-local addresses (169.254/16, fe80::/10) of a
-    /// wildcard bind.
+    /// Also announce IPv4 link-local addresses (169.254/16) of a wildcard
+    /// bind.
     var announceLinkLocal = false
     /// How long SIGTERM waits for sessions to end.
     var drainSeconds: Int64 = 30
