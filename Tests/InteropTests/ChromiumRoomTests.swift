@@ -6,9 +6,12 @@ extension ChromiumSuite {
     /// publishes the fake camera (VP8) and microphone; the second receives them
     /// on its subscriber transport and decodes them (getStats).
     @Suite struct ChromiumRoomTests {
-        @Test(.timeLimit(.minutes(1)))
-        func chromiumPublishesCameraAndMicrophoneAndChromiumDecodesThem() throws {
-            let swiftlet = try LoopbackSwiftlet()
+        /// Also with the media on the dual-stack wildcard announcing
+        /// 127.0.0.1 (issue #11: the answers left from whatever address
+        /// the kernel chose, and Chromium never connected).
+        @Test(.timeLimit(.minutes(1)), arguments: [("127.0.0.1", nil), ("::", "127.0.0.1")] as [(String, String?)])
+        func chromiumPublishesCameraAndMicrophoneAndChromiumDecodesThem(mediaBind: String, announcedIP: String?) throws {
+            let swiftlet = try LoopbackSwiftlet(mediaBind: mediaBind, announcedIP: announcedIP)
             defer { swiftlet.stop() }
             let result = try swiftlet.runScript(
                 "chromium_room.py", tokens: swiftlet.tokens(for: ["camera", "viewer"], room: "browsers"), timeout: .seconds(55))
