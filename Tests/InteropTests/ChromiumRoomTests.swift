@@ -7,8 +7,10 @@ extension ChromiumSuite {
     /// on its subscriber transport and decodes them (getStats).
     @Suite struct ChromiumRoomTests {
         /// Also with the media on the dual-stack wildcard announcing
-        /// 127.0.0.1 (issue #11: the answers left from whatever address
-        /// the kernel chose, and Chromium never connected).
+        /// 127.0.0.1: Chromium against the per-datagram local addresses,
+        /// the ::ffff: mapping and IP_PKTINFO sources. (On loopback the
+        /// kernel's own choice of source is right too, so this does not
+        /// show the wrong-source failure: WildcardNamespaceTests does.)
         @Test(.timeLimit(.minutes(1)), arguments: [("127.0.0.1", nil), ("::", "127.0.0.1")] as [(String, String?)])
         func chromiumPublishesCameraAndMicrophoneAndChromiumDecodesThem(mediaBind: String, announcedIP: String?) throws {
             let swiftlet = try LoopbackSwiftlet(mediaBind: mediaBind, announcedIP: announcedIP)
