@@ -83,6 +83,46 @@ import Wire
         return (process, output)
     }
 
+    /// What the server printed until it said how to stop it (at most 20 s).
+    static func banner(of server: Process, _ output: Pipe) -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("stop with Ctrl-C"), Date() < deadline, server.isRunning {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return text
+    }
+
+    /// Nothing but loopback (and the veth's fe80:: address): the server
+    /// still starts, announces loopback only, and says so.
+    @Test func onlyLoopbackLeftIsAnnouncedWithAWarning() throws {
+        let namespaces: VethNamespaces
+        do {
+            namespaces = try VethNamespaces(serverAddresses: [], clientAddresses: [])
+        } catch {
+            print("WildcardServeProcessTests skipped: cannot make network namespaces: \(error)")
+            return
+        }
+        defer { namespaces.delete() }
+        let (server, output) = Self.inNamespace(
+            namespaces.server, "swiftlet", ["serve", "--http", "127.0.0.1:0", "--udp-port", "0", "--workers", "1"],
+            environment: ["SWIFTLET_API_KEY": "k", "SWIFTLET_API_SECRET": "a-long-random-secret-0123456789"])
+        try server.run()
+        defer {
+            if server.isRunning {
+                kill(server.processIdentifier, SIGTERM)
+                server.waitUntilExit()
+            }
+        }
+        let text = Self.banner(of: server, output)
+        let media = try #require(text.split(separator: "\n").first { $0.contains("media worker on udp") }, "\(text)")
+        #expect(media.contains("announcing 127.0.0.1:") && media.contains("[::1]:"), "\(media)")
+        #expect(!media.contains("fe80"), "\(media)")
+        #expect(text.contains("warning: no network interface but loopback"), "\(text)")
+    }
+
     @Test func productionServerWithDefaultBindIsReachedByRoombot() throws {
         let namespaces: VethNamespaces
         do {
@@ -107,13 +147,7 @@ import Wire
             }
         }
         // `ip netns exec` execs the server, so this pid is the server's.
-        var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while !text.contains("stop with Ctrl-C"), Date() < deadline, server.isRunning {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = Self.banner(of: server, output)
         let media = try #require(text.split(separator: "\n").first { $0.contains("media worker on udp") }, "\(text)")
         #expect(media.contains("udp [::]:"))
         for ip in ["10.77.1.1:", "10.77.2.1:", "[fd00:77::1]:", "[fd00:78::1]:"] { #expect(media.contains(ip), "\(media)") }
