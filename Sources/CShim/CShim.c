@@ -4,6 +4,7 @@
 #include <openssl/ssl.h>
 #include <openssl/evp.h>
 #include <opus/opus.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <string.h>
 
@@ -45,3 +46,72 @@ socklen_t swiftlet_mmsghdr_address_length(const void *messages, unsigned index) 
 }
 int swiftlet_recvmmsg(int fd, void *messages, unsigned count, int flags) { return recvmmsg(fd, (struct mmsghdr *)messages, count, flags, NULL); }
 int swiftlet_sendmmsg(int fd, void *messages, unsigned count, int flags) { return sendmmsg(fd, (struct mmsghdr *)messages, count, flags); }
+
+size_t swiftlet_pktinfo_space(void) { return CMSG_SPACE(sizeof(struct in6_pktinfo)); }
+int swiftlet_enable_pktinfo(int fd, int ipv6) {
+    int one = 1;
+    return ipv6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one)
+                : setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+}
+void swiftlet_mmsghdr_set_control(void *messages, unsigned index, void *control, size_t capacity) {
+    struct mmsghdr *m = (struct mmsghdr *)messages + index;
+    m->msg_hdr.msg_control = capacity ? control : NULL;
+    m->msg_hdr.msg_controllen = capacity;
+}
+int swiftlet_mmsghdr_destination(const void *messages, unsigned index, struct sockaddr_storage *out) {
+    struct msghdr *h = (struct msghdr *)&((const struct mmsghdr *)messages)[index].msg_hdr;
+    memset(out, 0, sizeof *out);
+    if (!h->msg_control) return 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+        if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO && c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+            struct in_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            struct sockaddr_in *a = (struct sockaddr_in *)out;
+            a->sin_family = AF_INET;
+            a->sin_addr = info.ipi_addr;
+            return 1;
+        }
+        if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO && c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+            struct in6_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)out;
+            a->sin6_family = AF_INET6;
+            a->sin6_addr = info.ipi6_addr;
+            a->sin6_scope_id = info.ipi6_ifindex;
+            return 1;
+        }
+    }
+    return 0;
+}
+size_t swiftlet_mmsghdr_set_source(void *messages, unsigned index, void *control, const struct sockaddr_storage *source) {
+    struct msghdr *h = &((struct mmsghdr *)messages)[index].msg_hdr;
+    size_t space = swiftlet_pktinfo_space();
+    memset(control, 0, space);
+    h->msg_control = control;
+    h->msg_controllen = space;
+    struct cmsghdr *c = CMSG_FIRSTHDR(h);
+    if (source->ss_family == AF_INET) {
+        struct in_pktinfo info;
+        memset(&info, 0, sizeof info);
+        info.ipi_spec_dst = ((const struct sockaddr_in *)source)->sin_addr;
+        c->cmsg_level = IPPROTO_IP;
+        c->cmsg_type = IP_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof info);
+        memcpy(CMSG_DATA(c), &info, sizeof info);
+        h->msg_controllen = CMSG_SPACE(sizeof info);
+    } else if (source->ss_family == AF_INET6) {
+        struct in6_pktinfo info;
+        memset(&info, 0, sizeof info);
+        info.ipi6_addr = ((const struct sockaddr_in6 *)source)->sin6_addr;
+        c->cmsg_level = IPPROTO_IPV6;
+        c->cmsg_type = IPV6_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof info);
+        memcpy(CMSG_DATA(c), &info, sizeof info);
+        h->msg_controllen = CMSG_SPACE(sizeof info);
+    } else {
+        h->msg_control = NULL;
+        h->msg_controllen = 0;
+        return 0;
+    }
+    return h->msg_controllen;
+}

@@ -50,6 +50,9 @@ public struct ICELiteAgent {
         var address: TransportAddress
         var priority: UInt32
         var lastValidCheck: Instant
+        /// Our address its last valid check was sent to (nil: the owner's
+        /// socket has one address and does not say).
+        var local: TransportAddress?
     }
 
     /// Queued datagrams and events kept at most; older ones are dropped if
@@ -63,11 +66,16 @@ public struct ICELiteAgent {
     /// Where media may be sent: the address of the last valid nominated
     /// check, while its consent is fresh.
     public private(set) var selectedAddress: TransportAddress?
+    /// Our side of the selected pair: the local address the nominating
+    /// check arrived on, which media must leave from (a peer matches
+    /// what it receives to the pair it checked, RFC 8445 section
+    /// 7.2.5.2.1). Nil when the owner does not report local addresses.
+    public private(set) var selectedLocalAddress: TransportAddress?
     public private(set) var counters = ICECounters()
 
     private var remotes: [RemoteAddress] = []
     private var connectDeadline: Instant?
-    private var transmits: [(bytes: [UInt8], to: TransportAddress)] = []
+    private var transmits: [(bytes: [UInt8], to: TransportAddress, from: TransportAddress?)] = []
     private var events: [ICEEvent] = []
 
     public init(
@@ -103,6 +111,7 @@ public struct ICELiteAgent {
         if state == .failed || selectedAddress == nil {
             remotes.removeAll()
             selectedAddress = nil
+            selectedLocalAddress = nil
             connectDeadline = now + configuration.connectTimeout
             setState(.new)
         }
@@ -123,9 +132,19 @@ public struct ICELiteAgent {
         }
     }
 
-    /// One datagram received from `source`, already known to be STUN by
-    /// RFC 7983 demultiplexing (anything else is counted as malformed).
-    public mutating func handleSTUN(_ bytes: RawSpan, from source: TransportAddress, now: Instant) {
+    /// Our address the last valid check from `address` arrived on.
+    public func localAddress(for address: TransportAddress) -> TransportAddress? {
+        remotes.first { $0.address == address }?.local
+    }
+
+    /// One datagram received from `source` on our address `local` (nil
+    /// when the owner's socket has a single address), already known to be
+    /// STUN by RFC 7983 demultiplexing (anything else is counted as
+    /// malformed). Responses leave from `local`: RFC 8445 section 7.3.1.1
+    /// sends them from where the request arrived.
+    public mutating func handleSTUN(
+        _ bytes: RawSpan, from source: TransportAddress, to local: TransportAddress? = nil, now: Instant
+    ) {
         handleTimeout(now: now)
         guard state != .failed else { counters.discarded += 1; return }
         let message: STUNMessage
@@ -139,17 +158,19 @@ public struct ICELiteAgent {
             // A lite agent sends no requests, so expects no responses.
             counters.discarded += 1
         case .request:
-            handleRequest(message, bytes, from: source, now: now)
+            handleRequest(message, bytes, from: source, to: local, now: now)
         }
     }
 
-    public mutating func handleSTUN(_ bytes: [UInt8], from source: TransportAddress, now: Instant) {
-        handleSTUN(bytes.span.bytes, from: source, now: now)
+    public mutating func handleSTUN(
+        _ bytes: [UInt8], from source: TransportAddress, to local: TransportAddress? = nil, now: Instant
+    ) {
+        handleSTUN(bytes.span.bytes, from: source, to: local, now: now)
     }
 
     private mutating func handleRequest(
         _ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
-        now: Instant
+        to local: TransportAddress?, now: Instant
     ) {
         let verdict = ConnectivityCheckResponder.examine(
             message, in: bytes, local: localCredentials,
@@ -158,23 +179,23 @@ public struct ICELiteAgent {
         case .discard:
             counters.discarded += 1
         case .reject(let code, let unknown, let authenticated):
-            reject(code, unknownAttributes: unknown, authenticated: authenticated, message, to: source)
+            reject(code, unknownAttributes: unknown, authenticated: authenticated, message, to: source, from: local)
         case .valid(let check):
             // RFC 8445 section 7.3.1.1: a peer that also claims to be
             // controlled would have us switch to controlling, which a lite
             // agent cannot do (section 6.1.1: lite is always controlled), so
             // it always gets 487 and must switch itself.
             if case .controlled = check.control {
-                reject(.roleConflict, unknownAttributes: [], authenticated: true, message, to: source)
+                reject(.roleConflict, unknownAttributes: [], authenticated: true, message, to: source, from: local)
                 return
             }
-            accept(check, from: source, now: now)
+            accept(check, from: source, to: local, now: now)
         }
     }
 
     private mutating func reject(
         _ code: STUNErrorCode, unknownAttributes: [STUNAttributeType], authenticated: Bool,
-        _ message: STUNMessage, to source: TransportAddress
+        _ message: STUNMessage, to source: TransportAddress, from local: TransportAddress?
     ) {
         counters.rejected += 1
         guard
@@ -182,26 +203,33 @@ public struct ICELiteAgent {
                 code, unknownAttributes: unknownAttributes, authenticated: authenticated,
                 transactionID: message.transactionID, local: localCredentials, software: configuration.software)
         else { return }
-        enqueue(response, to: source)
+        enqueue(response, to: source, from: local)
     }
 
-    private mutating func accept(_ check: AuthenticatedCheck, from source: TransportAddress, now: Instant) {
+    private mutating func accept(
+        _ check: AuthenticatedCheck, from source: TransportAddress, to local: TransportAddress?, now: Instant
+    ) {
         guard
             let response = ConnectivityCheckResponder.success(
                 transactionID: check.transactionID, source: source, local: localCredentials,
                 software: configuration.software)
         else { counters.discarded += 1; return }
         counters.validChecks += 1
-        learn(source, priority: check.priority, now: now)
-        enqueue(response, to: source)
+        learn(source, priority: check.priority, local: local, now: now)
+        enqueue(response, to: source, from: local)
 
         // RFC 8445 section 7.3.1.5: USE-CANDIDATE from the controlling agent
         // nominates the pair; for a lite agent that selects it at once. The
         // latest nomination wins, so a peer that moves (network handover)
         // moves the selection with it. Without ICE-CONTROLLING the
-        // attribute is ignored: only the controlling agent nominates.
-        if check.useCandidate, case .controlling = check.control, selectedAddress != source {
+        // attribute is ignored: only the controlling agent nominates. A
+        // pair is both addresses: the same peer address nominated on
+        // another of our addresses moves the selection too.
+        if check.useCandidate, case .controlling = check.control,
+            selectedAddress != source || selectedLocalAddress != local
+        {
             selectedAddress = source
+            selectedLocalAddress = local
             connectDeadline = nil
             push(.selectedAddressChanged(source))
         }
@@ -211,9 +239,12 @@ public struct ICELiteAgent {
     /// Refreshes consent for `address` (RFC 7675 section 5.1: every valid
     /// check is a proof), learning it if new and forgetting the least
     /// recently checked non-selected address when full.
-    private mutating func learn(_ address: TransportAddress, priority: UInt32?, now: Instant) {
+    private mutating func learn(
+        _ address: TransportAddress, priority: UInt32?, local: TransportAddress?, now: Instant
+    ) {
         if let i = remotes.firstIndex(where: { $0.address == address }) {
             remotes[i].lastValidCheck = now
+            remotes[i].local = local
             if let priority { remotes[i].priority = priority }
             return
         }
@@ -226,7 +257,8 @@ public struct ICELiteAgent {
         let fallback = ICECandidate.priority(
             kind: .peerReflexive,
             localPreference: ICECandidate.localPreference(family: address.family))
-        remotes.append(RemoteAddress(address: address, priority: priority ?? fallback, lastValidCheck: now))
+        remotes.append(
+            RemoteAddress(address: address, priority: priority ?? fallback, lastValidCheck: now, local: local))
     }
 
     /// The earliest of: the connect timeout while nothing is selected, and
@@ -248,6 +280,7 @@ public struct ICELiteAgent {
         remotes.removeAll { $0.lastValidCheck + configuration.consentTimeout <= now }
         if let selected = selectedAddress, !isValidatedAddress(selected) {
             selectedAddress = nil
+            selectedLocalAddress = nil
             push(.consentExpired)
             setState(.failed)
             remotes.removeAll()
@@ -260,7 +293,9 @@ public struct ICELiteAgent {
         }
     }
 
-    public mutating func pollTransmit() -> (bytes: [UInt8], to: TransportAddress)? {
+    /// The next datagram to send, to `to`, from our address `from` (nil:
+    /// the socket's own).
+    public mutating func pollTransmit() -> (bytes: [UInt8], to: TransportAddress, from: TransportAddress?)? {
         transmits.isEmpty ? nil : transmits.removeFirst()
     }
 
@@ -268,9 +303,9 @@ public struct ICELiteAgent {
         events.isEmpty ? nil : events.removeFirst()
     }
 
-    private mutating func enqueue(_ bytes: [UInt8], to address: TransportAddress) {
+    private mutating func enqueue(_ bytes: [UInt8], to address: TransportAddress, from local: TransportAddress?) {
         if transmits.count >= Self.maxQueued { transmits.removeFirst() }
-        transmits.append((bytes, address))
+        transmits.append((bytes, address, local))
     }
 
     private mutating func push(_ event: ICEEvent) {

@@ -22,22 +22,33 @@ public final class MediaPlane: Sendable {
     private let failureHandler = TransportFailureHandler()
     private let eventHandler = MediaEventHandler()
 
+    /// What the workers announce, and the warnings about it.
+    public let addresses: MediaAddresses
+
     /// Binds `count` workers on `bindIP`, on `firstPort`, `firstPort + 1`,
-    /// ... (0: any free ports). `announcedIP` is the address written in
-    /// candidates (the public address behind NAT); nil announces the bound
-    /// address.
+    /// ... (0: any free ports), and chooses what their candidates announce
+    /// (`MediaAddresses.choose`): `announcedIP` (the public address behind
+    /// NAT) if given, else the bound address, else, bound to a wildcard,
+    /// every usable address of `interfaces` (nil: the machine's, from
+    /// getifaddrs). `::` receives both families; where the kernel has no
+    /// IPv6 at all it falls back to `0.0.0.0`.
     public init(
-        count: Int, bindIP: String, firstPort: UInt16, announcedIP: String? = nil,
-        certificate: DTLSCertificate, configuration: RoomMediaEngine.Configuration = .init()
-    ) throws(SocketError) {
+        count: Int, bindIP: String, firstPort: UInt16, announcedIP: String? = nil, announceLinkLocal: Bool = false,
+        interfaces: [InterfaceAddress]? = nil, certificate: DTLSCertificate,
+        configuration: RoomMediaEngine.Configuration = .init()
+    ) throws(MediaPlaneError) {
         self.certificate = certificate
+        var announce: TransportAddress?
+        if let announcedIP {
+            guard let a = SocketAddress(ip: announcedIP, port: 0) else {
+                throw .bind(SocketError(operation: "address \(announcedIP)", errno: EINVAL))
+            }
+            announce = a.transportAddress
+        }
+        var bindIP = bindIP
         var workers: [UDPWorker<RoomMediaEngine>] = []
-        var candidates: [[ICECandidate]] = []
         for i in 0..<max(1, count) {
             let port = firstPort == 0 ? 0 : firstPort + UInt16(i)
-            guard let address = SocketAddress(ip: bindIP, port: port) else {
-                throw SocketError(operation: "address \(bindIP)", errno: EINVAL)
-            }
             let engine = RoomMediaEngine(
                 certificate: certificate, workerIndex: i, configuration: configuration,
                 wallClock: { MediaPlane.wallClock() })
@@ -52,15 +63,39 @@ public final class MediaPlane: Sendable {
             }
             let events = eventHandler
             engine.onMediaEvent = { event in events.handler.withLock { $0 }?(event) }
-            let worker = try UDPWorker(bindingTo: address, engine: engine)
-            var announced = worker.localAddress.transportAddress
-            if let announcedIP, let a = SocketAddress(ip: announcedIP, port: announced.port) { announced = a.transportAddress }
-            workers.append(worker)
-            candidates.append([.host(announced)])
+            do {
+                workers.append(try Self.bind(bindIP, port: port, engine: engine))
+            } catch let error where i == 0 && bindIP == "::" && error.errno == EAFNOSUPPORT {
+                bindIP = "0.0.0.0"
+                do { workers.append(try Self.bind(bindIP, port: port, engine: engine)) } catch { throw .bind(error) }
+            } catch {
+                throw .bind(error)
+            }
         }
+        let addresses: MediaAddresses
+        do {
+            addresses = try MediaAddresses.choose(
+                bind: workers[0].localAddress.transportAddress, dualStack: workers[0].isDualStack, announce: announce,
+                interfaces: interfaces ?? NetworkInterfaces.current(), includeLinkLocal: announceLinkLocal)
+        } catch {
+            throw .addresses(error)
+        }
+        self.addresses = addresses
         self.workers = workers
+        let candidates = workers.map { addresses.candidates(port: $0.localAddress.port) }
         endpoint = MediaEndpoint(fingerprint: certificate.fingerprint(.sha256), workers: candidates)
         threads = workers.map { worker in WorkerThread { worker.run() } }
+    }
+
+    private static func bind(
+        _ ip: String, port: UInt16, engine: RoomMediaEngine
+    ) throws(SocketError)
+        -> UDPWorker<RoomMediaEngine>
+    {
+        guard let address = SocketAddress(ip: ip, port: port) else {
+            throw SocketError(operation: "address \(ip)", errno: EINVAL)
+        }
+        return try UDPWorker(bindingTo: address, engine: engine)
     }
 
     public var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
@@ -166,6 +201,21 @@ public final class MediaPlane: Sendable {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return NTPTimestamp(sinceUnixEpoch: .seconds(Int64(ts.tv_sec)) + .nanoseconds(Int64(ts.tv_nsec)))
+    }
+}
+
+/// Why the media plane could not start.
+public enum MediaPlaneError: Error, CustomStringConvertible {
+    /// A media port could not be bound.
+    case bind(SocketError)
+    /// Nothing a client could reach would be announced.
+    case addresses(MediaAddresses.Failure)
+
+    public var description: String {
+        switch self {
+        case .bind(let e): "cannot bind the media ports: \(e)"
+        case .addresses(let f): "no media address to announce: \(f)"
+        }
     }
 }
 

@@ -368,7 +368,7 @@ extension RoomMediaEngine {
             egress.absoluteCaptureTime = (ext, capture.timestamp, capture.clockOffset)
         }
         var sent = 0
-        transmit.send(to: destination) { slot in
+        transmit.send(to: destination, from: transport.selectedLocalAddress) { slot in
             guard extraRoom + egress.blockLength + SRTPSession.rtpTrailerRoom <= slot.count,
                 let (length, header) = write(slot),
                 let withExtensions = egress.write(into: slot, length: length, header: header),

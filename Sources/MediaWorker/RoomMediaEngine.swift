@@ -117,9 +117,10 @@ public final class RoomMediaEngine: WorkerEngine {
     // MARK: WorkerEngine
 
     public func receive(
-        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant, transmit: TransmitQueue
+        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, to local: TransportAddress?, now: Instant,
+        transmit: TransmitQueue
     ) {
-        transports.receive(datagram, from: source, now: now, transmit: transmit)
+        transports.receive(datagram, from: source, to: local, now: now, transmit: transmit)
     }
 
     public func control(_ message: Control, now: Instant, transmit: TransmitQueue) {

@@ -53,7 +53,7 @@ public final class TransportEngine: WorkerEngine {
     {
         guard let transport = transports[id], let destination = transport.selectedAddress else { return false }
         var sent = false
-        transmit.send(to: destination) { slot in
+        transmit.send(to: destination, from: transport.selectedLocalAddress) { slot in
             let room = rtcp ? SRTPSession.rtcpTrailerRoom : SRTPSession.rtpTrailerRoom
             guard packet.count + room <= slot.count else { return 0 }
             slot.copyMemory(from: packet)
@@ -69,14 +69,14 @@ public final class TransportEngine: WorkerEngine {
     // MARK: WorkerEngine
 
     public func receive(
-        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant,
-        transmit: TransmitQueue
+        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, to local: TransportAddress?,
+        now: Instant, transmit: TransmitQueue
     ) {
         guard let id = router.route(UnsafeRawBufferPointer(datagram), from: source), let transport = transports[id] else {
             droppedDatagrams += 1
             return
         }
-        let result = transport.receive(datagram, from: source, now: now)
+        let result = transport.receive(datagram, from: source, to: local, now: now)
         if transport.isValidated(source) { router.noteValidated(source, by: id) }
         switch result {
         case .handled: flush(id, transport, transmit: transmit)
@@ -116,7 +116,7 @@ public final class TransportEngine: WorkerEngine {
 
     /// Sends what `transport` queued and reports its events.
     public func flush(_ id: TransportID, _ transport: PeerTransport, transmit: TransmitQueue) {
-        while let out = transport.pollTransmit() { transmit.send(out.bytes, to: out.to) }
+        while let out = transport.pollTransmit() { transmit.send(out.bytes, to: out.to, from: out.from) }
         while let event = transport.pollEvent() {
             onEvent?(id, event)
             switch event {

@@ -8,15 +8,19 @@ enum BoundSocket {
     /// A socket of `type` (SOCK_DGRAM or SOCK_STREAM, with flags) bound to
     /// `address`, with each SOL_SOCKET option of `options` set to 1. An
     /// IPv6 address binds IPv6 only (IPV6_V6ONLY): one family per socket,
-    /// so a v4-mapped address never shows up as a peer. The descriptor is
-    /// closed when anything fails.
-    static func open(_ address: SocketAddress, type: Int32, options: [Int32] = []) throws(SocketError) -> Int32 {
+    /// so a v4-mapped address never shows up as a peer; `dualStack` (for
+    /// `::` only) lets one socket take both families instead. The
+    /// descriptor is closed when anything fails.
+    static func open(
+        _ address: SocketAddress, type: Int32, options: [Int32] = [], dualStack: Bool = false
+    ) throws(SocketError) -> Int32 {
         let fd = socket(address.family == .v4 ? AF_INET : AF_INET6, type, 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
         var one: Int32 = 1
         for option in options { setsockopt(fd, SOL_SOCKET, option, &one, socklen_t(MemoryLayout<Int32>.size)) }
         if address.family == .v6 {
-            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var v6only: Int32 = dualStack ? 0 : 1
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &v6only, socklen_t(MemoryLayout<Int32>.size))
         }
         var storage = address.storage
         let rc = withUnsafePointer(to: &storage) {

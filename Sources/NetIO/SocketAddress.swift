@@ -102,13 +102,32 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             }
             let a = raw.load(as: sockaddr_in6.self)
             return withUnsafeBytes(of: a.sin6_addr) { b in
-                TransportAddress(
-                    ipv6: UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
-                    UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                    port: UInt16(bigEndian: a.sin6_port))
+                let high = UInt64(bigEndian: b.loadUnaligned(as: UInt64.self))
+                let low = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                let port = UInt16(bigEndian: a.sin6_port)
+                // ::ffff:a.b.c.d (RFC 4291 section 2.5.5.2) is how a
+                // dual-stack socket shows an IPv4 peer: it is that IPv4
+                // address, so ICE, STUN and the router see one form only.
+                if high == 0, low >> 32 == 0xFFFF { return TransportAddress(ipv4: UInt32(truncatingIfNeeded: low), port: port) }
+                return TransportAddress(ipv6: high, low, port: port)
             }
         }
     }
+
+    /// `address` for a dual-stack socket (`mappedToIPv6`): an IPv4 address
+    /// becomes ::ffff:a.b.c.d, the form an AF_INET6 socket sends to.
+    public init(_ address: TransportAddress, mappedToIPv6: Bool) {
+        guard mappedToIPv6, let v4 = address.ipv4 else {
+            self.init(address)
+            return
+        }
+        self.init(TransportAddress(ipv6: 0, 0xFFFF_0000_0000 | UInt64(v4), port: address.port))
+    }
+
+    /// 0.0.0.0 or :: (any port): a socket bound here receives on every
+    /// local address, so its datagrams need their destination read
+    /// (IP_PKTINFO) and its replies a chosen source.
+    public var isWildcard: Bool { ipBytes.allSatisfy { $0 == 0 } }
 
     public init(_ address: TransportAddress) {
         var s = sockaddr_storage()

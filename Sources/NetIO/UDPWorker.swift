@@ -13,9 +13,13 @@ import Wire
 public protocol WorkerEngine: AnyObject {
     associatedtype Control: Sendable
 
-    /// One received datagram. The buffer is the worker's receive slot and
-    /// may be decrypted or rewritten in place; it is reused after return.
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant, transmit: TransmitQueue)
+    /// One received datagram, sent by `source` to our address `local` (on a
+    /// wildcard-bound socket; nil on a bound one, whose address is fixed).
+    /// The buffer is the worker's receive slot and may be decrypted or
+    /// rewritten in place; it is reused after return.
+    func receive(
+        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, to local: TransportAddress?, now: Instant,
+        transmit: TransmitQueue)
     /// A control message posted to the worker's mailbox (signalling side).
     func control(_ message: Control, now: Instant, transmit: TransmitQueue)
     /// Called once `now` has reached `nextDeadline()`.
@@ -31,6 +35,8 @@ public protocol WorkerEngine: AnyObject {
 public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     public let mailbox = Mailbox<Engine.Control>()
     public let localAddress: SocketAddress
+    /// Bound to ::, receiving IPv4 too (see `UDPSocket`).
+    public let isDualStack: Bool
     private let socket: UDPSocket
     private let engine: Engine
     private let receiveBatch: DatagramBatch
@@ -51,7 +57,10 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
         let s = try UDPSocket(bindingTo: address, reusePort: reusePort)
         s.setNonBlocking()
         localAddress = try s.localAddress()
-        transmit = TransmitQueue(descriptor: s.descriptor, capacity: batchSize, slotSize: slotSize)
+        isDualStack = s.isDualStack
+        transmit = TransmitQueue(
+            descriptor: s.descriptor, capacity: batchSize, slotSize: slotSize, localAddresses: s.reportsLocalAddresses,
+            mapIPv4: s.isDualStack)
         socket = s
         self.engine = engine
         receiveBatch = DatagramBatch(capacity: batchSize, slotSize: slotSize)
@@ -112,7 +121,10 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
                 // A datagram larger than a slot was truncated by the kernel: drop it.
                 guard length <= receiveBatch.slotSize, let source = receiveBatch.address(i) else { continue }
                 let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBatch.slot(i)[0..<length])
-                engine.receive(buffer, from: source.transportAddress, now: now, transmit: transmit)
+                // The local address with our port: one side of the ICE pair.
+                var local = receiveBatch.localAddress(i)
+                local?.port = localAddress.port
+                engine.receive(buffer, from: source.transportAddress, to: local, now: now, transmit: transmit)
             }
             if count < receiveBatch.capacity { return }
         }

@@ -58,6 +58,8 @@ public final class PeerTransport {
     /// Where DTLS answers go on the server: the validated address the
     /// peer's last DTLS datagram came from.
     private var dtlsPeer: TransportAddress?
+    /// Our address that datagram arrived on (nil: the socket has one).
+    private var dtlsLocal: TransportAddress?
     private var inbound: SRTPSession?
     private var outbound: SRTPSession?
     private var transmitQueue: [OutgoingDatagram] = []
@@ -141,7 +143,7 @@ public final class PeerTransport {
             let bytes = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(datagram))
             switch agent {
             case .lite(var a):
-                a.handleSTUN(bytes, from: source, now: now)
+                a.handleSTUN(bytes, from: source, to: local, now: now)
                 agent = .lite(a)
             case .full(var a):
                 a.handleSTUN(bytes, from: source, to: local ?? source, now: now)
@@ -155,6 +157,7 @@ public final class PeerTransport {
                 return .handled
             }
             dtlsPeer = source
+            dtlsLocal = local
             dtls.handle(datagram: UnsafeRawBufferPointer(datagram), now: now)
             drain(now: now)
             return .handled
@@ -277,6 +280,16 @@ public final class PeerTransport {
         }
     }
 
+    /// Our side of the selected pair, which media leaves from: on a
+    /// wildcard-bound server socket the address the nominating check
+    /// arrived on (nil where the socket has one address).
+    public var selectedLocalAddress: TransportAddress? {
+        switch agent {
+        case .lite(let a): a.selectedLocalAddress
+        case .full(let a): a.selectedPair?.local
+        }
+    }
+
     /// Sends DTLS close_notify; the transport is closed afterwards.
     public func close(now: Instant) {
         guard state == .connecting || state == .connected else { return }
@@ -307,7 +320,7 @@ public final class PeerTransport {
     private func drainICE(now: Instant) {
         switch agent {
         case .lite(var a):
-            while let t = a.pollTransmit() { transmitQueue.append(OutgoingDatagram(bytes: t.bytes, to: t.to, from: nil)) }
+            while let t = a.pollTransmit() { transmitQueue.append(OutgoingDatagram(bytes: t.bytes, to: t.to, from: t.from)) }
             var selected: TransportAddress?
             var failure: PeerTransportFailure?
             while let e = a.pollEvent() {
@@ -351,8 +364,15 @@ public final class PeerTransport {
         let source: TransportAddress?
         switch agent {
         case .lite(let a):
-            destination = dtlsPeer.flatMap { a.isValidatedAddress($0) ? $0 : nil } ?? a.selectedAddress
-            source = nil
+            // DTLS answers the address (and leaves from our address) its
+            // peer's last flight used, else the selected pair.
+            if let peer = dtlsPeer, a.isValidatedAddress(peer) {
+                destination = peer
+                source = dtlsLocal
+            } else {
+                destination = a.selectedAddress
+                source = a.selectedLocalAddress
+            }
         case .full(let a):
             destination = a.selectedPair?.remote
             source = a.selectedPair?.local

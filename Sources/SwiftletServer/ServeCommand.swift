@@ -59,9 +59,9 @@ enum ServeCommand {
         do {
             media = try MediaPlane(
                 count: count, bindIP: options.mediaBind, firstPort: options.udpPort,
-                announcedIP: options.announcedIP, certificate: certificate)
+                announcedIP: options.announcedIP, announceLinkLocal: options.announceLinkLocal, certificate: certificate)
         } catch {
-            FileHandleStderr.write("swiftlet serve: cannot bind the media ports from \(options.udpPort): \(error)\n")
+            FileHandleStderr.write("swiftlet serve: media on \(options.mediaBind) udp \(options.udpPort): \(error)\n")
             return 71
         }
 
@@ -91,7 +91,11 @@ enum ServeCommand {
         print("  health           \(http)/healthz   readiness \(http)/readyz")
         print("  metrics          \(http)/metrics")
         print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
-        for address in media.localAddresses { print("  media worker on udp \(address)") }
+        for (address, candidates) in zip(media.localAddresses, media.endpoint.workers) {
+            let announced = candidates.map { SocketAddress($0.address).description }.joined(separator: " ")
+            print("  media worker on udp \(address), announcing \(announced)")
+        }
+        for warning in media.addresses.warnings { print("  warning: \(warning)") }
         print("  configuration (flag > environment > config file > default):")
         print(ServeOptions.parser.effectiveConfiguration(parsed), terminator: "")
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")

@@ -41,8 +41,9 @@ extension ServeOptions {
         OptionSpec(
             key: "mediaBind", flag: "--media-bind", environment: "SWIFTLET_MEDIA_BIND",
             kind: .value(placeholder: "IP", json: .string),
-            expects: "a numeric IPv4 or IPv6 address", defaultText: "0.0.0.0 (127.0.0.1 with --dev)",
-            help: "the address the media sockets bind", example: "--media-bind 10.0.0.5",
+            expects: "a numeric IPv4 or IPv6 address", defaultText: ":: (127.0.0.1 with --dev)",
+            help: "the address the media sockets bind; :: takes both families and announces every usable interface address",
+            example: "--media-bind 10.0.0.5",
             set: { o, v in
                 guard let ip = ServeOptions.ip(v) else { return false }
                 o.mediaBindIP = ip
@@ -51,14 +52,24 @@ extension ServeOptions {
         OptionSpec(
             key: "announceIP", flag: "--announce-ip", environment: "SWIFTLET_ANNOUNCE_IP",
             kind: .value(placeholder: "IP", json: .string),
-            expects: "a numeric IPv4 or IPv6 address", defaultText: "the bound address",
-            help: "the media address written in ICE candidates (the public address behind NAT)",
+            expects: "a numeric IPv4 or IPv6 address, not a wildcard",
+            defaultText: "the bound address, or every usable interface address of a wildcard bind",
+            help: "the media address written in ICE candidates instead (the public address behind NAT)",
             example: "--announce-ip 203.0.113.7",
             set: { o, v in
                 guard let ip = ServeOptions.ip(v) else { return false }
                 o.announcedIP = ip
                 return true
-            }, show: { $0.announcedIP ?? "the bound address" }),
+            }, show: { $0.announcedIP ?? "the bound address, or every usable interface address of a wildcard bind" }),
+        OptionSpec(
+            key: "announceLinkLocal", flag: "--announce-link-local", environment: "SWIFTLET_ANNOUNCE_LINK_LOCAL",
+            kind: .toggle, expects: "true or false", defaultText: "off",
+            help: "with a wildcard bind, also announce IPv4 link-local (169.254/16) addresses",
+            example: "--announce-link-local",
+            set: { o, v in
+                o.announceLinkLocal = v == "true"
+                return true
+            }, show: { $0.announceLinkLocal ? "on" : "off" }),
         OptionSpec(
             key: "drainSeconds", flag: "--drain-seconds", environment: "SWIFTLET_DRAIN_SECONDS",
             kind: .value(placeholder: "DURATION", json: .duration),

@@ -14,12 +14,15 @@ struct ServeOptions: Equatable {
     var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
     var udpPort: UInt16 = 10000
     var workers = 0  // 0: one per core
-    /// Where the media sockets bind: an IPv4 or IPv6 address; nil: 0.0.0.0,
-    /// or 127.0.0.1 in dev mode.
+    /// Where the media sockets bind: an IPv4 or IPv6 address; nil: ::
+    /// (every address, both families), or 127.0.0.1 in dev mode.
     var mediaBindIP: String?
     /// The media address written in ICE candidates (a public address
     /// behind NAT); nil: the bound address.
     var announcedIP: String?
+    /// Also announce IPv4 link-local addresses (169.254/16) of a wildcard
+    /// bind.
+    var announceLinkLocal = false
     /// How long SIGTERM waits for sessions to end.
     var drainSeconds: Int64 = 30
     var dev = false
@@ -33,7 +36,7 @@ struct ServeOptions: Equatable {
     static let devKey = "devkey"
     static let devSecret = "devsecret"
 
-    var mediaBind: String { mediaBindIP ?? (dev ? "127.0.0.1" : "0.0.0.0") }
+    var mediaBind: String { mediaBindIP ?? (dev ? "127.0.0.1" : "::") }
     var effectiveLogLevel: ServerLog.Level { logLevel ?? (dev ? .debug : .info) }
 
     typealias Invalid = UsageError

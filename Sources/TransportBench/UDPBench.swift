@@ -1,6 +1,7 @@
 import Foundation
 import NetIO
 import Synchronization
+import Wire
 
 #if canImport(Glibc)
     import Glibc
@@ -9,6 +10,10 @@ import Synchronization
 /// Datagrams per second over 127.0.0.1 between a sender thread and a
 /// receiver thread, each owning one NetIO `UDPSocket`, for a fixed time.
 /// `batch` datagrams per `sendmmsg`/`recvmmsg` (1 is the plain case).
+/// `wildcard` binds both sockets to `::` as the server's default media bind
+/// does: every received datagram carries its destination (IPV6_PKTINFO)
+/// and every sent one its source (IP_PKTINFO), the cost of answering from
+/// the arrival address.
 ///
 /// The sender sends as fast as the kernel takes datagrams; on loopback a
 /// datagram that finds the receiver's queue full is dropped, so the
@@ -24,6 +29,7 @@ struct UDPBench {
     let datagramLength = 1200
     let batch: Int
     let duration: Duration
+    var wildcard = false
 
     /// A socket handed to the thread that owns it.
     final class Owned: @unchecked Sendable {
@@ -32,10 +38,14 @@ struct UDPBench {
     }
 
     func run() throws -> Result {
-        guard let loopback = SocketAddress(ip: "127.0.0.1", port: 0) else { fatalError("loopback address") }
-        let receiver = Owned(try UDPSocket(bindingTo: loopback))
-        let sender = Owned(try UDPSocket(bindingTo: loopback))
-        let destination = try receiver.socket.localAddress()
+        guard let loopback = SocketAddress(ip: "127.0.0.1", port: 0), let any = SocketAddress(ip: "::", port: 0) else {
+            fatalError("loopback address")
+        }
+        let receiver = Owned(try UDPSocket(bindingTo: wildcard ? any : loopback))
+        let sender = Owned(try UDPSocket(bindingTo: wildcard ? any : loopback))
+        let bound = try receiver.socket.localAddress().transportAddress
+        let destination = wildcard ? TransportAddress(ipv4: 127, 0, 0, 1, port: bound.port) : bound
+        let source: TransportAddress? = wildcard ? TransportAddress(ipv4: 127, 0, 0, 1, port: 0) : nil
         // Ask for 4 MiB queues; the kernel caps this at net.core.rmem_max /
         // wmem_max. Report what we got.
         var size: Int32 = 4 << 20
@@ -73,6 +83,7 @@ struct UDPBench {
                 for j in 0..<length { slot[j] = UInt8(truncatingIfNeeded: j) }
                 slots.setLength(length, at: i)
                 slots.setAddress(destination, at: i)
+                slots.setLocalAddress(source, at: i)
             }
             slots.count = batch
             let clock = ContinuousClock()

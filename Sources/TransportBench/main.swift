@@ -62,10 +62,13 @@ if doUDP {
     print("")
     print("| Mode | sent/s | received/s | received | lost | receive buffer |")
     print("|---|---:|---:|---:|---:|---:|")
-    for batch in [1, 32] {
+    for (batch, wildcard) in [(1, false), (32, false), (32, true)] {
         do {
-            let r = try UDPBench(batch: batch, duration: .seconds(udpSeconds)).run()
-            let mode = batch == 1 ? "plain (1 per call)" : "batched (\(batch) per sendmmsg/recvmmsg)"
+            let r = try UDPBench(batch: batch, duration: .seconds(udpSeconds), wildcard: wildcard).run()
+            let mode =
+                batch == 1
+                ? "plain (1 per call)"
+                : "batched (\(batch) per sendmmsg/recvmmsg)\(wildcard ? ", wildcard :: with PKTINFO" : "")"
             let lost = r.sent > 0 ? 100 * Double(r.sent - r.received) / Double(r.sent) : 0
             print(
                 "| \(mode) | \(format(Double(r.sent) / r.seconds)) | \(format(Double(r.received) / r.seconds)) | \(r.received) | \(format(lost, 1)) % | \(r.receiveBuffer) B |"

@@ -40,6 +40,39 @@ import Wire
         #expect(lite.learnedCandidates.map(\.kind) == [.peerReflexive])
     }
 
+    /// On a multihomed server the pair is (our address, theirs): each
+    /// response leaves from the address its check arrived on, the selected
+    /// pair remembers ours, and only a nomination moves it.
+    @Test func responsesLeaveFromTheCheckedAddressAndTheNominationPicksOurs() {
+        var lite = agent()
+        let first = TransportAddress(ipv4: 10, 77, 1, 1, port: 3478)
+        let second = TransportAddress(ipv4: 10, 77, 2, 1, port: 3478)
+        lite.handleSTUN(clientCheck(useCandidate: true), from: Addr.client, to: first, now: t0)
+        #expect(lite.pollTransmit()?.from == first)
+        #expect(lite.selectedAddress == Addr.client)
+        #expect(lite.selectedLocalAddress == first)
+        // A plain check on the other address is answered from there but
+        // moves nothing.
+        lite.handleSTUN(clientCheck(id: TransactionID(high: 1, low: 3)), from: Addr.client, to: second, now: t0)
+        #expect(lite.pollTransmit()?.from == second)
+        #expect(lite.selectedLocalAddress == first)
+        #expect(lite.localAddress(for: Addr.client) == second)
+        // Nominated there, the same peer address moves the pair.
+        lite.handleSTUN(
+            clientCheck(id: TransactionID(high: 1, low: 4), useCandidate: true), from: Addr.client, to: second, now: t0)
+        #expect(lite.pollTransmit()?.from == second)
+        #expect(lite.selectedLocalAddress == second)
+        #expect(lite.selectedAddress == Addr.client)
+        // A rejected check is answered from where it arrived, too.
+        lite.handleSTUN(clientCheck(password: "wrong-password-000000"), from: Addr.client, to: first, now: t0)
+        #expect(lite.pollTransmit()?.from == first)
+        // Without local addresses (a bound socket) nothing is set.
+        var bound = agent()
+        bound.handleSTUN(clientCheck(useCandidate: true), from: Addr.client, now: t0)
+        #expect(bound.pollTransmit()?.from == nil)
+        #expect(bound.selectedLocalAddress == nil)
+    }
+
     @Test func useCandidateSelectsTheSourceAndSetsTheConsentDeadline() {
         var lite = agent()
         #expect(lite.nextDeadline == t0 + .seconds(30))  // connect timeout

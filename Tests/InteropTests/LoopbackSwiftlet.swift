@@ -23,9 +23,12 @@ final class LoopbackSwiftlet {
         let commands = Mutex<[MediaCommand]>([])
     }
 
-    init(devMode: Bool = false) throws {
+    /// `mediaBind` and `announcedIP` as `swiftlet serve` takes them; the
+    /// signalling server is on 127.0.0.1 whatever they are.
+    init(devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
-        let media = try MediaPlane(count: 1, bindIP: "127.0.0.1", firstPort: 0, certificate: certificate)
+        let media = try MediaPlane(
+            count: 1, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate)
         let recorded = CommandLog()
         do {
             server = try SignalingServer(

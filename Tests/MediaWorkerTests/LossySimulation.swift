@@ -129,7 +129,7 @@ final class LossySimulation {
             for p in peers {
                 while let d = p.up.receive(now: now) {
                     var bytes = d.bytes
-                    bytes.withUnsafeMutableBytes { engine.receive($0, from: d.from, now: now, transmit: transmit) }
+                    bytes.withUnsafeMutableBytes { engine.receive($0, from: d.from, to: nil, now: now, transmit: transmit) }
                     drainEngine()
                 }
                 while let d = p.down.receive(now: now) { p.deliver(d, now: now) }

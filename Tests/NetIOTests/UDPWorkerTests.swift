@@ -7,6 +7,7 @@ import Wire
 /// An engine for tests: echoes each datagram with its bytes reversed,
 /// switches to upper-casing on a control message, and sends "tick" to the
 /// last peer once a deadline set 30 ms after the first datagram passes.
+/// Echoes leave from the address the datagram arrived on.
 final class EchoEngine: WorkerEngine {
     enum Control: Sendable { case upperCase }
     var upper = false
@@ -14,11 +15,13 @@ final class EchoEngine: WorkerEngine {
     var deadline: Instant?
     var ticked = false
 
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, now: Instant, transmit: TransmitQueue)
-    {
+    func receive(
+        _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress, to local: TransportAddress?, now: Instant,
+        transmit: TransmitQueue
+    ) {
         lastPeer = source
         if deadline == nil, !ticked { deadline = now + .milliseconds(30) }
-        transmit.send(to: source) { slot in
+        transmit.send(to: source, from: local) { slot in
             for i in 0..<datagram.count {
                 var b = datagram[datagram.count - 1 - i]
                 if upper, b >= 0x61, b <= 0x7A { b -= 0x20 }
@@ -78,6 +81,31 @@ final class EchoEngine: WorkerEngine {
             if answer == "ZYX" { break }
         }
         #expect(answer == "ZYX")
+    }
+
+    /// On a wildcard-bound worker the engine learns each datagram's local
+    /// address and its reply leaves from there, not from the address the
+    /// kernel would pick for the client (127.0.0.1).
+    @Test(arguments: ["0.0.0.0", "::"])
+    func wildcardWorkerRepliesFromTheArrivalAddress(bindIP: String) throws {
+        let worker = try UDPWorker(bindingTo: SocketAddress(ip: bindIP, port: 0)!, engine: EchoEngine())
+        let thread = WorkerThread { worker.run() }
+        defer { worker.requestStop(); thread.join() }
+        let client = try UDPSocket(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        client.setReceiveTimeout(.seconds(2))
+        for last: UInt8 in [2, 1, 3] {
+            let to = TransportAddress(ipv4: 127, 0, 0, last, port: worker.localAddress.port)
+            let out = DatagramBatch(capacity: 1)
+            out.slot(0).copyBytes(from: Array("ab".utf8))
+            out.setLength(2, at: 0)
+            out.setAddress(to, at: 0)
+            out.count = 1
+            client.send(out)
+            let batch = DatagramBatch(capacity: 1)
+            #expect(try client.receive(into: batch) == 1)
+            #expect(String(decoding: batch.datagram(0), as: UTF8.self) == "ba")
+            #expect(batch.address(0)?.transportAddress == to)
+        }
     }
 
     @Test func stopReturnsPromptly() throws {

@@ -31,7 +31,7 @@ import Testing
         }
         let o = try? ServeOptions.parse([], environment: ["SWIFTLET_API_KEY": "k", "SWIFTLET_API_SECRET": "0123456789abcdef"])
         #expect(o?.keys == ["k": "0123456789abcdef"])
-        #expect(o?.mediaBind == "0.0.0.0")
+        #expect(o?.mediaBind == "::")
     }
 
     @Test func parsesEveryFlag() throws {
@@ -242,5 +242,13 @@ import Testing
             ["SWIFTLET_WORKERZ": "2", "SWIFTLET_ARTIFACTS": "/tmp", "SWIFTLET_WORKERS": "2", "HOME": "/"])
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("SWIFTLET_WORKERZ") == true && warnings.first?.contains("SWIFTLET_WORKERS?") == true)
+    }
+
+    @Test func announceLinkLocalComesFromTheFlagOrTheConfigFile() throws {
+        #expect(try ServeOptions.parse(["--dev"]).announceLinkLocal == false)
+        #expect(try ServeOptions.parse(["--dev", "--announce-link-local"]).announceLinkLocal)
+        let o = try ServeOptions.parse(
+            ["--dev", "--config", "c.json"], readFile: { _ in Data(#"{"announceLinkLocal": true}"#.utf8) })
+        #expect(o.announceLinkLocal)
     }
 }

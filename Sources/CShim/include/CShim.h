@@ -44,4 +44,23 @@ socklen_t swiftlet_mmsghdr_address_length(const void *messages, unsigned index);
 int swiftlet_recvmmsg(int fd, void *messages, unsigned count, int flags);
 int swiftlet_sendmmsg(int fd, void *messages, unsigned count, int flags);
 
+// Local addresses of datagrams on a wildcard-bound socket (IP_PKTINFO,
+// IPV6_PKTINFO: RFC 3542 section 6; ip(7)). Swift cannot use the CMSG_*
+// macros, so the control messages are read and written here. `control`
+// is a caller-owned buffer of at least swiftlet_pktinfo_space() bytes.
+size_t swiftlet_pktinfo_space(void);
+// Asks the kernel to report each datagram's destination address
+// (IP_PKTINFO on AF_INET, IPV6_RECVPKTINFO on AF_INET6). 0 on success.
+int swiftlet_enable_pktinfo(int fd, int ipv6);
+// Points message `index` at `control` (capacity bytes, 0: no control).
+void swiftlet_mmsghdr_set_control(void *messages, unsigned index, void *control, size_t capacity);
+// After recvmmsg: the destination address of message `index` from its
+// control messages, as a sockaddr_in or sockaddr_in6 with port 0 in *out;
+// 1 if found, 0 if not.
+int swiftlet_mmsghdr_destination(const void *messages, unsigned index, struct sockaddr_storage *out);
+// Before sendmmsg: writes into `control` the control message that makes a
+// datagram leave from `source` (IP_PKTINFO for AF_INET, IPV6_PKTINFO for
+// AF_INET6) and points message `index` at it. 0 if `source` is neither.
+size_t swiftlet_mmsghdr_set_source(void *messages, unsigned index, void *control, const struct sockaddr_storage *source);
+
 #endif

@@ -1,0 +1,124 @@
+import Foundation
+import NetIO
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Two network namespaces joined by a veth pair, each end holding the
+/// addresses a test asks for: a multihomed server and its clients without
+/// touching the machine's own interfaces. Made by one test and deleted by
+/// it (`delete()`, also on failure paths); the names carry the process id
+/// and a random suffix so parallel runs do not collide.
+final class VethNamespaces {
+    struct Unavailable: Error, CustomStringConvertible { let description: String }
+
+    let server: String
+    let client: String
+    /// The veth end in each namespace.
+    let serverLink: String
+    let clientLink: String
+
+    /// Creates both namespaces, the veth pair, the addresses ("10.77.1.1/24",
+    /// "fd00:77::1/64": IPv6 without duplicate address detection, so usable
+    /// at once) and brings lo and the veth ends up. Throws `Unavailable`
+    /// (after cleaning up) when `ip netns add` or any step fails: no root,
+    /// or a kernel without namespaces or veth.
+    init(serverAddresses: [String], clientAddresses: [String]) throws(Unavailable) {
+        let tag = "\(getpid() % 100_000)\(Int.random(in: 100...999))"
+        server = "swl-s\(tag)"
+        client = "swl-c\(tag)"
+        serverLink = "swv\(tag)"
+        clientLink = "swc\(tag)"
+        var steps: [[String]] = [
+            ["netns", "add", server], ["netns", "add", client],
+            ["link", "add", serverLink, "netns", server, "type", "veth", "peer", "name", clientLink, "netns", client],
+        ]
+        for (ns, link, addresses) in [(server, serverLink, serverAddresses), (client, clientLink, clientAddresses)] {
+            for a in addresses {
+                steps.append(["-n", ns, "addr", "add", a, "dev", link] + (a.contains(":") ? ["nodad"] : []))
+            }
+            steps.append(["-n", ns, "link", "set", "lo", "up"])
+            steps.append(["-n", ns, "link", "set", link, "up"])
+        }
+        for step in steps {
+            if let failure = Self.ip(step) {
+                delete()
+                throw Unavailable(description: "ip \(step.joined(separator: " ")): \(failure)")
+            }
+        }
+    }
+
+    /// `ip -n NAMESPACE route add ROUTE...`; deletes both namespaces and
+    /// throws if it fails.
+    func addRoute(in namespace: String, _ route: [String]) throws(Unavailable) {
+        if let failure = Self.ip(["-n", namespace, "route", "add"] + route) {
+            delete()
+            throw Unavailable(description: "ip route add \(route.joined(separator: " ")): \(failure)")
+        }
+    }
+
+    /// Deletes both namespaces (the veth pair goes with them). Sockets
+    /// still open in them keep them alive until they close.
+    func delete() {
+        _ = Self.ip(["netns", "del", server])
+        _ = Self.ip(["netns", "del", client])
+    }
+
+    /// Runs `body` on a fresh thread that has entered namespace `name`
+    /// (setns(2) moves only the calling thread). Sockets it opens belong to
+    /// that namespace for good, whichever thread uses them afterwards.
+    func inside<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        try withoutActuallyEscaping(body) { body in
+            let work = Unchecked(body)
+            let result = Unchecked<Result<T, any Error>?>(nil)
+            let thread = WorkerThread {
+                let fd = open("/run/netns/\(name)", O_RDONLY | O_CLOEXEC)
+                defer { if fd >= 0 { close(fd) } }
+                guard fd >= 0, Self.setns(fd, Self.newNetworkNamespace) == 0 else {
+                    result.value = .failure(Unavailable(description: "setns \(name): \(String(cString: strerror(errno)))"))
+                    return
+                }
+                result.value = Result { try work.value() }
+            }
+            thread.join()
+            return try result.value!.get()
+        }
+    }
+
+    /// CLONE_NEWNET from <sched.h>, which Swift's Glibc module leaves out
+    /// with setns itself.
+    private static let newNetworkNamespace: Int32 = 0x4000_0000
+
+    private static func setns(_ fd: Int32, _ type: Int32) -> Int32 {
+        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(nil, "setns") else { return -1 }
+        return unsafeBitCast(symbol, to: SetNS.self)(fd, type)
+    }
+
+    /// Runs `ip ARGS` (at most 10 s); nil on success, else what it said.
+    private static func ip(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ip"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        do { try process.run() } catch { return "\(error)" }
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            return "timed out"
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return process.terminationStatus == 0 ? nil : text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Hands a value to and from the namespace thread, which is joined before
+/// the value is read again.
+private final class Unchecked<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}
