@@ -72,8 +72,7 @@ final class Bot {
         if usesWHIP { return startPublishing(now: now) }
         if usesWHEP { return startPlayback(now: now) }
         do {
-            signaling = try SignalingClient(
-                to: context.server, host: context.hostHeader, path: context.options.path, random: &random)
+            signaling = try SignalingClient(to: context.endpoint, path: context.options.path, random: &random)
         } catch {
             record.error("connect")
         }
@@ -237,7 +236,7 @@ final class Bot {
     private func post(path: String, sdp: String, purpose: HTTPPurpose) {
         do {
             http = try HTTPExchange(
-                to: context.server, method: "POST", path: path,
+                to: context.endpoint, method: "POST", path: path,
                 headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/sdp")], body: Array(sdp.utf8))
             httpPurpose = purpose
             context.registerHTTP(self)
@@ -583,7 +582,7 @@ final class Bot {
         signaling?.close()
         if let location = sessionLocation {
             // DELETE needs no token: the Location is the capability.
-            http = try? HTTPExchange(to: context.server, method: "DELETE", path: location, headers: [], body: [])
+            http = try? HTTPExchange(to: context.endpoint, method: "DELETE", path: location, headers: [], body: [])
             httpPurpose = .delete
             if http != nil { context.registerHTTP(self) }
         }

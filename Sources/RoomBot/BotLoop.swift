@@ -17,7 +17,8 @@ let stopRequested = Atomic<Bool>(false)
 final class BotContext {
     let options: BotOptions
     let server: SocketAddress
-    let hostHeader: String
+    /// How the bots reach the server's signalling (plain or TLS).
+    let endpoint: ServerEndpoint
     let bindIP: String
     let certificate: DTLSCertificate
     let media: BotMediaFactory
@@ -30,10 +31,10 @@ final class BotContext {
     /// Set by the loop: registers a bot's `http` exchange with epoll.
     var httpRegistrar: (Bot) -> Void = { _ in }
 
-    init(options: BotOptions, server: SocketAddress, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
+    init(endpoint: ServerEndpoint, options: BotOptions, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
         self.options = options
-        self.server = server
-        self.hostHeader = server.description
+        self.server = endpoint.address
+        self.endpoint = endpoint
         self.bindIP = bindIP
         self.certificate = certificate
         self.media = media

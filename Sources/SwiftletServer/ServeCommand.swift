@@ -5,6 +5,7 @@ import NetIO
 import Rooms
 import Signaling
 import SignalingServer
+import TLS
 import Wire
 
 #if canImport(Glibc)
@@ -33,6 +34,7 @@ enum ServeCommand {
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)
         sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGHUP)  // reloads the TLS certificate
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let certificate: DTLSCertificate
@@ -41,6 +43,19 @@ enum ServeCommand {
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot create the DTLS certificate: \(error)\n")
             return 70
+        }
+
+        var tlsFiles: ServeTLS.Files?
+        var tlsSlot: TLSContextSlot?
+        if options.servesTLS {
+            do {
+                let files = try ServeTLS.files(options)
+                tlsSlot = TLSContextSlot(try ServeTLS.load(files))
+                tlsFiles = files
+            } catch {
+                FileHandleStderr.write("swiftlet serve: \(error)\n")
+                return 66
+            }
         }
 
         let count = options.workers > 0 ? options.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -57,13 +72,14 @@ enum ServeCommand {
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
-                bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: options.keys),
+                bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) }, verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
                 media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) },
                 log: ServerLog(minimum: options.dev ? .debug : .info),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
         } catch {
-            FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
+            FileHandleStderr.write(
+                "swiftlet serve: cannot listen on http \(options.httpAddress)\(options.servesTLS ? " or https \(options.httpsAddress)" : ""): \(error)\n")
             media.stop()
             return 71
         }
@@ -78,6 +94,12 @@ enum ServeCommand {
         print("  health           \(http)/healthz   readiness \(http)/readyz")
         print("  metrics          \(http)/metrics")
         print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
+        if let secure = signaling.secureLocalAddress, let tlsSlot, let tlsFiles {
+            let context = tlsSlot.current
+            print("  HTTPS            https://\(secure)/   room WebSocket wss://\(secure)/rtc   (SIGHUP reloads the certificate)")
+            print("  TLS certificate  \(tlsFiles.certificate)\(tlsFiles.generated ? "   (self-signed, generated now: curl --cacert it)" : "")")
+            print("  TLS SPKI sha256  \(ServeTLS.spki(context))   (chromium --ignore-certificate-errors-spki-list=<this>)")
+        }
         for address in media.localAddresses { print("  media worker on udp \(address)") }
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")
         if options.dev {
@@ -92,6 +114,10 @@ enum ServeCommand {
 
         var received: Int32 = 0
         sigwait(&signals, &received)
+        while received == SIGHUP {
+            if let tlsFiles, let tlsSlot { ServeTLS.reload(tlsFiles, into: tlsSlot) }
+            sigwait(&signals, &received)
+        }
         // Drain: no new joins or connections; sessions go on until they end
         // or the deadline passes (a second signal cuts it short).
         print("swiftlet: \(received == SIGTERM ? "SIGTERM" : "SIGINT"): draining up to \(options.drainSeconds) s")

@@ -23,11 +23,25 @@ struct ServeOptions: Equatable {
     var configPath: String?
     /// API keys and their secrets for access tokens.
     var keys: [String: String] = [:]
+    /// PEM files for HTTPS/WSS: the certificate chain (leaf first) and its
+    /// key. With them a second listener serves TLS on `httpsAddress`;
+    /// SIGHUP re-reads both.
+    var tlsCertPath: String?
+    var tlsKeyPath: String?
+    /// `--dev --tls`: serve TLS with a generated self-signed certificate.
+    var devTLS = false
+    /// The TLS listener; nil: 0.0.0.0:8443, or 127.0.0.1:8443 in dev mode.
+    var httpsAddressSetting: SocketAddress?
 
     static let devKey = "devkey"
     static let devSecret = "devsecret"
 
     var mediaBind: String { mediaBindIP ?? (dev ? "127.0.0.1" : "0.0.0.0") }
+    var httpsAddress: SocketAddress {
+        httpsAddressSetting ?? SocketAddress(ip: dev ? "127.0.0.1" : "0.0.0.0", port: 8443)!
+    }
+    /// Whether a TLS listener runs.
+    var servesTLS: Bool { tlsCertPath != nil || devTLS }
 
     struct Invalid: Error, CustomStringConvertible { let description: String }
 
@@ -40,6 +54,14 @@ struct ServeOptions: Equatable {
         var announceIP: String?
         var drainSeconds: Int64?
         var keys: [String: String]?
+        var tls: TLSFiles?
+        var https: String?
+    }
+
+    /// `"tls": {"cert": PATH, "key": PATH}`.
+    struct TLSFiles: Decodable {
+        var cert: String
+        var key: String
     }
 
     static func parse(
@@ -83,6 +105,10 @@ struct ServeOptions: Equatable {
             case "--media-bind": o.mediaBindIP = try Self.ip(try value(a), flag: a)
             case "--announce-ip": o.announcedIP = try Self.ip(try value(a), flag: a)
             case "--drain-seconds": try o.setDrain(Int64(try value(a)), text: arguments[i])
+            case "--tls": o.devTLS = true
+            case "--tls-cert": o.tlsCertPath = try value(a)
+            case "--tls-key": o.tlsKeyPath = try value(a)
+            case "--https": try o.setHTTPS(try value(a))
             default:
                 throw Invalid(description: "unknown option '\(a)'; see swiftlet --help")
             }
@@ -91,16 +117,25 @@ struct ServeOptions: Equatable {
         if o.workers > 0, o.udpPort > 0, Int(o.udpPort) + o.workers - 1 > 65535 {
             throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
         }
+        guard (o.tlsCertPath == nil) == (o.tlsKeyPath == nil) else {
+            throw Invalid(description: "TLS needs both a certificate and a key (--tls-cert and --tls-key, or \"tls\" in the config)")
+        }
+        if o.devTLS, !o.dev, o.tlsCertPath == nil {
+            throw Invalid(
+                description: "--tls alone generates a self-signed certificate, for --dev only; give --tls-cert and --tls-key")
+        }
         if o.dev {
             // Dev mode hands a signed token to anyone who asks (the page's
             // /dev/token): it must not be reachable beyond this machine.
-            let ip = o.httpAddress.ipBytes
-            let loopback = (ip.count == 4 && ip[0] == 127) || (ip.count == 16 && ip == Array(repeating: 0, count: 15) + [1])
-            guard loopback else {
-                throw Invalid(
-                    description:
-                        "--dev mints tokens for anyone who can reach --http, so it listens on loopback only "
-                        + "(127.0.0.1 or [::1]), not \(o.httpAddress.ip); use API keys to serve other machines")
+            for (flag, address) in [("--http", o.httpAddress), ("--https", o.httpsAddress)] {
+                let ip = address.ipBytes
+                let loopback = (ip.count == 4 && ip[0] == 127) || (ip.count == 16 && ip == Array(repeating: 0, count: 15) + [1])
+                guard loopback || (flag == "--https" && !o.servesTLS) else {
+                    throw Invalid(
+                        description:
+                            "--dev mints tokens for anyone who can reach \(flag), so it listens on loopback only "
+                            + "(127.0.0.1 or [::1]), not \(address.ip); use API keys to serve other machines")
+                }
             }
             o.keys[Self.devKey] = Self.devSecret
         } else {
@@ -131,6 +166,18 @@ struct ServeOptions: Equatable {
         if let announce = file.announceIP { announcedIP = try Self.ip(announce, flag: "announceIP") }
         if let drain = file.drainSeconds { try setDrain(drain, text: String(drain)) }
         if let keys = file.keys { self.keys.merge(keys) { _, new in new } }
+        if let tls = file.tls {
+            tlsCertPath = tls.cert
+            tlsKeyPath = tls.key
+        }
+        if let https = file.https { try setHTTPS(https) }
+    }
+
+    private mutating func setHTTPS(_ v: String) throws(Invalid) {
+        guard let address = SocketAddress(hostAndPort: v) else {
+            throw Invalid(description: "--https wants HOST:PORT with a numeric host ([::1]:8443 for IPv6), got '\(v)'")
+        }
+        httpsAddressSetting = address
     }
 
     private mutating func setHTTP(_ v: String) throws(Invalid) {

@@ -7,7 +7,7 @@ let usage = """
 
     USAGE:
       swiftlet serve [--config FILE] [--http HOST:PORT] [--udp-port PORT] [--workers N] [--media-bind IP] [--announce-ip IP]
-                     [--drain-seconds S] [--dev]
+                     [--drain-seconds S] [--tls-cert FILE --tls-key FILE] [--https HOST:PORT] [--dev [--tls]]
       swiftlet token --room R --identity I [--publish] [--subscribe] [--admin] [--ttl 1h] [--dev | --key K --secret S]
       swiftlet --help | --version
 

@@ -10,9 +10,18 @@ func builtProduct(_ name: String) -> URL {
 /// waits (at most 20 s) until it says how to stop it; returns the process,
 /// its output pipe and its room WebSocket URL ("" if it never said).
 func startDevServer() throws -> (Process, Pipe, String) {
+    let (process, output, text) = try startDevServer(extraArguments: [])
+    let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
+    let url = line.split(separator: " ").last.map(String.init) ?? ""
+    return (process, output, url)
+}
+
+/// The same with more arguments (`--tls`...); returns everything it printed
+/// up to "stop with Ctrl-C".
+func startDevServer(extraArguments: [String]) throws -> (Process, Pipe, String) {
     let process = Process()
     process.executableURL = builtProduct("swiftlet")
-    process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"]
+    process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"] + extraArguments
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
@@ -24,7 +33,5 @@ func startDevServer() throws -> (Process, Pipe, String) {
         if chunk.isEmpty { break }
         text += String(decoding: chunk, as: UTF8.self)
     }
-    let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
-    let url = line.split(separator: " ").last.map(String.init) ?? ""
-    return (process, output, url)
+    return (process, output, text)
 }

@@ -85,7 +85,7 @@ import Testing
 
     @Test func badCommandLinesExit64AndHelpExits0() throws {
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--dev"]).status == 64)  // no room
-        #expect(try runBot(["--url", "wss://h/rtc", "--room", "r", "--dev"]).status == 64)
+        #expect(try runBot(["--url", "ftp://h/rtc", "--room", "r", "--dev"]).status == 64)
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r"]).status == 64)  // no key
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r", "--dev", "--ramp", "0"]).status == 64)
         let help = try runBot(["--help"])

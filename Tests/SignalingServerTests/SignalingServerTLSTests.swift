@@ -1,0 +1,118 @@
+import DTLS
+import Foundation
+import NetIO
+import Rooms
+import Signaling
+import SignalingServer
+import TLS
+import Testing
+
+/// Runs Scripts/interop/tls_probe.py (Python's ssl module, an independent
+/// TLS client) against `port`; returns its JSON.
+func tlsProbe(port: UInt16, arguments: [String] = []) throws -> [String: Any] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [root.appendingPathComponent("Scripts/interop/tls_probe.py").path, "--port", String(port)] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()  // the probe's own timeout bounds this
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "probe said: \(text)")
+}
+
+/// The HTTPS/WSS listener of the signalling server, checked with Python's
+/// ssl module and raw sockets.
+@Suite(.serialized) struct SignalingServerTLSTests {
+    static let certificate = try! DTLSCertificate.generate(
+        issuedAt: Int64(Date().timeIntervalSince1970), subjectAltNames: "DNS:localhost,IP:127.0.0.1")
+
+    /// The certificate as a CA file for the probe; removed by the caller.
+    private func caFile(_ certificate: DTLSCertificate) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-ca-\(UUID().uuidString).pem")
+        try Data(certificate.certificatePEM.utf8).write(to: url)
+        return url
+    }
+
+    private func startServer(_ slot: TLSContextSlot, requestTimeout: Duration = .seconds(10)) throws -> SignalingServer {
+        var timeouts = SignalingTimeouts()
+        timeouts.request = requestTimeout
+        return try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!,
+            secure: (SocketAddress(ip: "127.0.0.1", port: 0)!, slot), verifier: AccessTokenVerifier(keys: ["k": "s"]),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration(), timeouts: timeouts)
+    }
+
+    private static func context(_ certificate: DTLSCertificate) throws -> TLSContext {
+        try TLSContext.server(certificateChainPEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)
+    }
+
+    @Test func pythonSSLGetsHealthOverTLS13AndTLS12WithCloseNotify() throws {
+        let server = try startServer(TLSContextSlot(try Self.context(Self.certificate)))
+        defer { server.stop() }
+        let port = try #require(server.secureLocalAddress?.port)
+        let ca = try caFile(Self.certificate)
+        defer { try? FileManager.default.removeItem(at: ca) }
+
+        let tls13 = try tlsProbe(port: port, arguments: ["--cafile", ca.path])
+        #expect(tls13["error"] == nil, "\(tls13)")
+        #expect(tls13["version"] as? String == "TLSv1.3")
+        #expect(tls13["alpn"] as? String == "http/1.1")
+        // Read to the end without SSLEOFError: the server sent close_notify.
+        #expect((tls13["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true)
+
+        let tls12 = try tlsProbe(port: port, arguments: ["--cafile", ca.path, "--max-version", "1.2", "--server-name", "127.0.0.1"])
+        #expect(tls12["version"] as? String == "TLSv1.2", "\(tls12)")
+        #expect((tls12["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true)
+
+        // The plain listener still serves plain HTTP.
+        #expect(try rawTCPExchange(server, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").response
+            .hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func plainHTTPOrGarbageOnTheTLSPortCostsOnlyThatConnection() throws {
+        let server = try startServer(TLSContextSlot(try Self.context(Self.certificate)))
+        defer { server.stop() }
+        let secure = try #require(server.secureLocalAddress)
+        let plain = try rawTCPExchange(secure, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        // Closed at once with a TLS alert (content type 21), never an HTTP answer.
+        #expect(!plain.response.contains("HTTP/1.1"))
+        #expect(plain.seconds < 2)
+        let garbage = try rawTCPExchange(secure, sending: String(repeating: "\u{7F}", count: 500))
+        #expect(garbage.seconds < 2)
+        let ca = try caFile(Self.certificate)
+        defer { try? FileManager.default.removeItem(at: ca) }
+        let after = try tlsProbe(port: secure.port, arguments: ["--cafile", ca.path])
+        #expect((after["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true, "\(after)")
+    }
+
+    @Test func silentOrSlowHandshakeIsCutAtTheRequestTimeout() throws {
+        let server = try startServer(TLSContextSlot(try Self.context(Self.certificate)), requestTimeout: .milliseconds(400))
+        defer { server.stop() }
+        let secure = try #require(server.secureLocalAddress)
+        let silent = try rawTCPExchange(secure, sending: "")
+        #expect(silent.seconds > 0.3 && silent.seconds < 3, "\(silent.seconds)")
+        // The first bytes of a ClientHello record, then nothing.
+        let partial = try rawTCPExchange(secure, sending: "\u{16}\u{03}\u{01}")
+        #expect(partial.seconds > 0.3 && partial.seconds < 3, "\(partial.seconds)")
+    }
+
+    @Test func replacingTheContextServesTheNewCertificateToNewConnections() throws {
+        let slot = TLSContextSlot(try Self.context(Self.certificate))
+        let server = try startServer(slot)
+        defer { server.stop() }
+        let port = try #require(server.secureLocalAddress?.port)
+        let before = try tlsProbe(port: port, arguments: ["--insecure"])
+        #expect(before["certificate"] as? String == Data(try Self.context(Self.certificate).leafCertificateDER).base64EncodedString())
+
+        let renewed = try DTLSCertificate.generate(
+            issuedAt: Int64(Date().timeIntervalSince1970), subjectAltNames: "DNS:localhost")
+        let next = try Self.context(renewed)
+        slot.replace(with: next)
+        let after = try tlsProbe(port: port, arguments: ["--insecure"])
+        #expect(after["certificate"] as? String == Data(next.leafCertificateDER).base64EncodedString())
+    }
+}
