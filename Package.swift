@@ -149,7 +149,7 @@ let package = Package(
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
-        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting"]),
+        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,7 +39,9 @@ public final class DTLSCertificate: @unchecked Sendable {
     /// as a development HTTPS certificate: TLS clients match the host name
     /// against this extension, not the common name (RFC 6125 section 6.4.4).
     /// Empty for DTLS, where the fingerprint in SDP authenticates.
-    public static func generate(issuedAt unixSeconds: Int64, subjectAltNames: String = "") throws(DTLSError)
+    public static func generate(
+        issuedAt unixSeconds: Int64, subjectAltNames: String = ""
+    ) throws(DTLSError)
         -> DTLSCertificate
     {
         ERR_clear_error()

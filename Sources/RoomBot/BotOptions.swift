@@ -190,7 +190,9 @@ struct BotOptions: Equatable {
     /// The port defaults to the scheme's (RFC 6455 section 3: 80 and 443).
     mutating func parseURL() throws(Invalid) {
         var rest = Substring(url)
-        let schemes: [(prefix: String, secure: Bool)] = [("ws://", false), ("wss://", true), ("http://", false), ("https://", true)]
+        let schemes: [(prefix: String, secure: Bool)] = [
+            ("ws://", false), ("wss://", true), ("http://", false), ("https://", true),
+        ]
         guard let scheme = schemes.first(where: { rest.lowercased().hasPrefix($0.prefix) }) else {
             throw Invalid(description: "--url must start with ws://, wss://, http:// or https://, got '\(url)'")
         }

@@ -17,7 +17,9 @@ final class HTTPExchange {
     private(set) var outcome: Outcome?
     static let maxBody = 256 * 1024
 
-    init(to endpoint: ServerEndpoint, method: String, path: String, headers: [(String, String)], body: [UInt8])
+    init(
+        to endpoint: ServerEndpoint, method: String, path: String, headers: [(String, String)], body: [UInt8]
+    )
         throws(SocketError)
     {
         stream = try ClientStream(to: endpoint)

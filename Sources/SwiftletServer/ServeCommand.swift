@@ -72,14 +72,16 @@ enum ServeCommand {
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
-                bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) }, verifier: AccessTokenVerifier(keys: options.keys),
+                bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) },
+                verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
                 media: { media.post($0) }, mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) },
                 log: ServerLog(minimum: options.dev ? .debug : .info),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
         } catch {
             FileHandleStderr.write(
-                "swiftlet serve: cannot listen on http \(options.httpAddress)\(options.servesTLS ? " or https \(options.httpsAddress)" : ""): \(error)\n")
+                "swiftlet serve: cannot listen on http \(options.httpAddress)\(options.servesTLS ? " or https \(options.httpsAddress)" : ""): \(error)\n"
+            )
             media.stop()
             return 71
         }
@@ -97,7 +99,9 @@ enum ServeCommand {
         if let secure = signaling.secureLocalAddress, let tlsSlot, let tlsFiles {
             let context = tlsSlot.current
             print("  HTTPS            https://\(secure)/   room WebSocket wss://\(secure)/rtc   (SIGHUP reloads the certificate)")
-            print("  TLS certificate  \(tlsFiles.certificate)\(tlsFiles.generated ? "   (self-signed, generated now: curl --cacert it)" : "")")
+            print(
+                "  TLS certificate  \(tlsFiles.certificate)\(tlsFiles.generated ? "   (self-signed, generated now: curl --cacert it)" : "")"
+            )
             print("  TLS SPKI sha256  \(ServeTLS.spki(context))   (chromium --ignore-certificate-errors-spki-list=<this>)")
         }
         for address in media.localAddresses { print("  media worker on udp \(address)") }
@@ -132,6 +136,7 @@ enum ServeCommand {
         }
         signaling.stop()
         media.stop()
+        if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }
         print("swiftlet: stopped")
         fflush(nil)
         return 0

@@ -118,7 +118,8 @@ struct ServeOptions: Equatable {
             throw Invalid(description: "--udp-port \(o.udpPort) with \(o.workers) workers runs past port 65535")
         }
         guard (o.tlsCertPath == nil) == (o.tlsKeyPath == nil) else {
-            throw Invalid(description: "TLS needs both a certificate and a key (--tls-cert and --tls-key, or \"tls\" in the config)")
+            throw Invalid(
+                description: "TLS needs both a certificate and a key (--tls-cert and --tls-key, or \"tls\" in the config)")
         }
         if o.devTLS, !o.dev, o.tlsCertPath == nil {
             throw Invalid(

@@ -82,6 +82,12 @@ enum ServeTLS {
         fflush(nil)
     }
 
+    /// Removes a generated certificate's directory on the way out.
+    static func cleanUp(_ files: Files) {
+        guard files.generated else { return }
+        try? FileManager.default.removeItem(atPath: (files.certificate as NSString).deletingLastPathComponent)
+    }
+
     /// The value for Chromium's `--ignore-certificate-errors-spki-list`.
     static func spki(_ context: TLSContext) -> String { Data(context.leafSPKISHA256).base64EncodedString() }
 }

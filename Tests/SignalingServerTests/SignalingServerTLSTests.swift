@@ -64,13 +64,15 @@ func tlsProbe(port: UInt16, arguments: [String] = []) throws -> [String: Any] {
         // Read to the end without SSLEOFError: the server sent close_notify.
         #expect((tls13["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true)
 
-        let tls12 = try tlsProbe(port: port, arguments: ["--cafile", ca.path, "--max-version", "1.2", "--server-name", "127.0.0.1"])
+        let tls12 = try tlsProbe(
+            port: port, arguments: ["--cafile", ca.path, "--max-version", "1.2", "--server-name", "127.0.0.1"])
         #expect(tls12["version"] as? String == "TLSv1.2", "\(tls12)")
         #expect((tls12["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true)
 
         // The plain listener still serves plain HTTP.
-        #expect(try rawTCPExchange(server, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").response
-            .hasPrefix("HTTP/1.1 200"))
+        #expect(
+            try rawTCPExchange(server, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").response
+                .hasPrefix("HTTP/1.1 200"))
     }
 
     @Test func plainHTTPOrGarbageOnTheTLSPortCostsOnlyThatConnection() throws {
@@ -106,7 +108,8 @@ func tlsProbe(port: UInt16, arguments: [String] = []) throws -> [String: Any] {
         defer { server.stop() }
         let port = try #require(server.secureLocalAddress?.port)
         let before = try tlsProbe(port: port, arguments: ["--insecure"])
-        #expect(before["certificate"] as? String == Data(try Self.context(Self.certificate).leafCertificateDER).base64EncodedString())
+        #expect(
+            before["certificate"] as? String == Data(try Self.context(Self.certificate).leafCertificateDER).base64EncodedString())
 
         let renewed = try DTLSCertificate.generate(
             issuedAt: Int64(Date().timeIntervalSince1970), subjectAltNames: "DNS:localhost")

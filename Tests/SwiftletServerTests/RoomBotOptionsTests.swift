@@ -65,8 +65,11 @@ import Wire
         #expect(invalid("--url ws://127.0.0.1:1 --room r") == "give --dev, or --key and --secret")
         #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --key k") == "--dev and --key/--secret exclude each other")
         #expect(invalid("--url ftp://127.0.0.1:1 --room r --dev")?.hasPrefix("--url must start with ws://") == true)
-        #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --insecure") == "--ca-file and --insecure apply to wss:// and https:// URLs only")
-        #expect(invalid("--url wss://h:1 --room r --dev --insecure --ca-file c.pem") == "--ca-file and --insecure exclude each other")
+        #expect(
+            invalid("--url ws://127.0.0.1:1 --room r --dev --insecure")
+                == "--ca-file and --insecure apply to wss:// and https:// URLs only")
+        #expect(
+            invalid("--url wss://h:1 --room r --dev --insecure --ca-file c.pem") == "--ca-file and --insecure exclude each other")
         #expect(invalid("--url ws://bad_host!:1 --room r --dev") == "--url has a bad host 'bad_host!'")
         #expect(invalid("--url ws://127.0.0.1:0 --room r --dev") == "--url has a bad port '0'")
         #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --publishers -1")?.hasPrefix("--publishers wants") == true)

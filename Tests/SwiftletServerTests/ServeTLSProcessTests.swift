@@ -48,8 +48,10 @@ import Testing
         for host in ["localhost", "127.0.0.1"] {
             let curl = try runProcess(
                 "/usr/bin/curl",
-                ["-sS", "--max-time", "10", "--cacert", certificate, "--resolve", "localhost:\(port):127.0.0.1",
-                 "https://\(host):\(port)/healthz", "-o", "/dev/null", "-w", "%{http_code} %{http_version}"])
+                [
+                    "-sS", "--max-time", "10", "--cacert", certificate, "--resolve", "localhost:\(port):127.0.0.1",
+                    "https://\(host):\(port)/healthz", "-o", "/dev/null", "-w", "%{http_code} %{http_version}",
+                ])
             #expect(curl.output == "200 1.1", "curl \(host): \(curl.output)")
         }
         // Without the CA, curl refuses it (the check is real).
@@ -60,8 +62,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: json) }
         let bots = try runProcess(
             "roombot",
-            ["--url", "wss://localhost:\(port)/rtc", "--ca-file", certificate, "--room", "tls", "--publishers", "1",
-             "--subscribers", "1", "--duration", "5", "--dev", "--json", json.path])
+            [
+                "--url", "wss://localhost:\(port)/rtc", "--ca-file", certificate, "--room", "tls", "--publishers", "1",
+                "--subscribers", "1", "--duration", "5", "--dev", "--json", json.path,
+            ])
         #expect(bots.status == 0, "\(bots.output)")
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
         let groups = try #require(summary?["groups"] as? [String: Any])
@@ -75,8 +79,10 @@ import Testing
         // WHIP and WHEP over https.
         let whip = try runProcess(
             "roombot",
-            ["--url", "https://127.0.0.1:\(port)", "--ca-file", certificate, "--room", "tls-whip", "--whip", "--whep",
-             "--publishers", "1", "--subscribers", "1", "--duration", "3", "--dev"])
+            [
+                "--url", "https://127.0.0.1:\(port)", "--ca-file", certificate, "--room", "tls-whip", "--whip", "--whep",
+                "--publishers", "1", "--subscribers", "1", "--duration", "3", "--dev",
+            ])
         #expect(whip.status == 0, "\(whip.output)")
         #expect(whip.output.contains("bots 2/2 joined"), "\(whip.output)")
 
@@ -87,8 +93,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: wrongCA) }
         let refused = try runProcess(
             "roombot",
-            ["--url", "wss://localhost:\(port)/rtc", "--ca-file", wrongCA.path, "--room", "tls", "--publishers", "1",
-             "--subscribers", "0", "--duration", "2", "--dev", "--no-media"])
+            [
+                "--url", "wss://localhost:\(port)/rtc", "--ca-file", wrongCA.path, "--room", "tls", "--publishers", "1",
+                "--subscribers", "0", "--duration", "2", "--dev", "--no-media",
+            ])
         #expect(refused.status == 2, "\(refused.output)")
         #expect(refused.output.contains("connect=1"), "\(refused.output)")
     }
@@ -140,7 +148,8 @@ import Testing
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let probe = try runProcess(
-            "/usr/bin/python3", [root.appendingPathComponent("Scripts/interop/tls_probe.py").path, "--port", String(port), "--insecure"])
+            "/usr/bin/python3",
+            [root.appendingPathComponent("Scripts/interop/tls_probe.py").path, "--port", String(port), "--insecure"])
         let object = try JSONSerialization.jsonObject(with: Data(probe.output.utf8)) as? [String: Any]
         return object?["certificate"] as? String
     }
