@@ -27,10 +27,14 @@ if a.insecure:
 if a.max_version == "1.2":
     ctx.maximum_version = ssl.TLSVersion.TLSv1_2
 ctx.set_alpn_protocols(["h2", "http/1.1"])
+# Some builds (Debian's) ignore an EOF without close_notify by default;
+# the tests want to see it (RFC 8446 section 6.1).
+ctx.options &= ~getattr(ssl, "OP_IGNORE_UNEXPECTED_EOF", 0)
 out = {}
 try:
     with socket.create_connection((a.host, a.port), timeout=5) as raw:
-        with ctx.wrap_socket(raw, server_hostname=a.server_name) as s:
+        # suppress_ragged_eofs=False: an EOF without close_notify is an error.
+        with ctx.wrap_socket(raw, server_hostname=a.server_name, suppress_ragged_eofs=False) as s:
             out["version"] = s.version()
             out["alpn"] = s.selected_alpn_protocol()
             out["certificate"] = base64.b64encode(s.getpeercert(binary_form=True)).decode()
