@@ -128,7 +128,7 @@ let package = Package(
         testTarget("CShimTests", ["CShim", "COpenSSL", "COpus", "CVPX", "CSRTP"]),
         testTarget("FuzzEntryPointsTests", ["FuzzEntryPoints"]),
         testTarget("NetIOTests", ["NetIO"]),
-        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "TLS", "DTLS"]),
+        testTarget("SwiftletServerTests", ["SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "TLS", "DTLS", "NetIO"]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire", "TLS", "DTLS"]),
         testTarget(
             "MediaWorkerTests",

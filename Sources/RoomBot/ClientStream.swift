@@ -1,6 +1,10 @@
 import NetIO
 import TLS
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where the bots connect: the resolved address, the Host header, and for
 /// `wss://`/`https://` the TLS client context and the name its
 /// certificate must carry.
@@ -11,6 +15,22 @@ struct ServerEndpoint {
     /// The URL's host, for SNI and certificate verification.
     let serverName: String
     let tls: TLSContext?
+
+    /// The first of `addresses` that accepts a TCP connection (within
+    /// `timeoutMilliseconds` each), tried in order; nil if none does.
+    /// `localhost` may resolve to ::1 first while a server listens on
+    /// 127.0.0.1 only: every bot then uses the address that works. Blocks:
+    /// call before the loop starts.
+    static func firstReachable(_ addresses: [SocketAddress], timeoutMilliseconds: Int32 = 3000) -> SocketAddress? {
+        for address in addresses {
+            guard let socket = try? TCPClientSocket(connectingTo: address) else { continue }
+            var progress = socket.initialProgress
+            var entry = pollfd(fd: socket.descriptor, events: Int16(POLLOUT), revents: 0)
+            if progress == .inProgress, poll(&entry, 1, timeoutMilliseconds) > 0 { progress = socket.finishConnect() }
+            if progress == .connected { return address }
+        }
+        return nil
+    }
 }
 
 /// One bot's TCP connection, plain or TLS: a non-blocking connect, the

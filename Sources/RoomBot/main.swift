@@ -51,8 +51,9 @@ do {
 }
 let server: SocketAddress
 do {
-    // The first of getaddrinfo's answers (IPv4 or IPv6, RFC 6724 order).
-    server = try SocketAddress.resolve(host: options.host, port: options.port)[0]
+    // getaddrinfo's answers, IPv4 and IPv6 in RFC 6724 order.
+    let addresses = try SocketAddress.resolve(host: options.host, port: options.port)
+    server = ServerEndpoint.firstReachable(addresses) ?? addresses[0]
 } catch {
     writeError("roombot: --url: \(error)\n")
     exit(68)
