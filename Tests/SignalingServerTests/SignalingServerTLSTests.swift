@@ -119,3 +119,79 @@ func tlsProbe(port: UInt16, arguments: [String] = []) throws -> [String: Any] {
         #expect(after["certificate"] as? String == Data(next.leafCertificateDER).base64EncodedString())
     }
 }
+
+/// A real chain made by the `openssl` command: root CA, intermediate,
+/// RSA leaf for localhost. The client trusts only the root, so it verifies
+/// only if the server sends the intermediate after the leaf.
+@Suite(.serialized) struct SignalingServerTLSChainTests {
+    private func makeChain(in directory: URL) throws {
+        let script = """
+            set -e
+            cd '\(directory.path)'
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem \
+              -subj '/CN=Test Root' -days 2 -addext basicConstraints=critical,CA:TRUE \
+              -addext keyUsage=critical,keyCertSign 2>/dev/null
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout int.key -out int.csr \
+              -subj '/CN=Test Intermediate' 2>/dev/null
+            printf 'basicConstraints=critical,CA:TRUE\\nkeyUsage=critical,keyCertSign\\n' > int.ext
+            openssl x509 -req -in int.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out int.pem -days 2 \
+              -extfile int.ext 2>/dev/null
+            openssl req -newkey rsa:2048 -nodes -keyout leaf.key -out leaf.csr -subj '/CN=localhost' 2>/dev/null
+            printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > leaf.ext
+            openssl x509 -req -in leaf.csr -CA int.pem -CAkey int.key -CAcreateserial -out leaf.pem -days 2 \
+              -extfile leaf.ext 2>/dev/null
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "openssl could not make the test chain")
+    }
+
+    @Test func anIntermediateAfterTheLeafLetsAClientThatTrustsOnlyTheRootVerify() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-chain-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try makeChain(in: directory)
+        func read(_ name: String) throws -> String {
+            try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        }
+        let chained = try TLSContext.server(
+            certificateChainPEM: try read("leaf.pem") + read("int.pem"), privateKeyPEM: try read("leaf.key"))
+        let leafOnly = try TLSContext.server(certificateChainPEM: try read("leaf.pem"), privateKeyPEM: try read("leaf.key"))
+        #expect(chained.leafSubject == "/CN=localhost")
+        let slot = TLSContextSlot(chained)
+        let server = try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, secure: (SocketAddress(ip: "127.0.0.1", port: 0)!, slot),
+            verifier: AccessTokenVerifier(keys: ["k": "s"]), rooms: RoomDirectory<RandomIdentifiers>.Configuration())
+        defer { server.stop() }
+        let port = try #require(server.secureLocalAddress?.port)
+        let root = directory.appendingPathComponent("ca.pem").path
+
+        let verified = try tlsProbe(port: port, arguments: ["--cafile", root])
+        #expect((verified["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true, "\(verified)")
+
+        slot.replace(with: leafOnly)
+        let unverified = try tlsProbe(port: port, arguments: ["--cafile", root])
+        #expect((unverified["error"] as? String)?.contains("CERTIFICATE_VERIFY_FAILED") == true, "\(unverified)")
+    }
+
+    @Test func drainClosesTheTLSListenerToo() throws {
+        let certificate = SignalingServerTLSTests.certificate
+        let server = try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!,
+            secure: (
+                SocketAddress(ip: "127.0.0.1", port: 0)!,
+                TLSContextSlot(
+                    try TLSContext.server(
+                        certificateChainPEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM))
+            ), verifier: AccessTokenVerifier(keys: ["k": "s"]), rooms: RoomDirectory<RandomIdentifiers>.Configuration())
+        defer { server.stop() }
+        let port = try #require(server.secureLocalAddress?.port)
+        #expect((try tlsProbe(port: port, arguments: ["--insecure"])["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true)
+        server.drain()
+        let refused = try tlsProbe(port: port, arguments: ["--insecure"])
+        #expect((refused["error"] as? String)?.contains("ConnectionRefusedError") == true, "\(refused)")
+    }
+}
