@@ -337,7 +337,14 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
             let action = plaintext.withUnsafeBytes { connection.handler.received($0, now: now) }
             apply(action, to: connection, now: now)
         }
-        if connection.isOpen, tls.stream.receivedCloseNotify { peerClosed(connection, now: now) }
+        if connection.isOpen, tls.stream.receivedCloseNotify {
+            // Our close_notify after the handler's last answer, then as FIN.
+            if connection.acceptsOutput {
+                tls.stream.shutdown()
+                apply(TCPConnectionAction(send: tls.stream.takeOutput()), to: connection, now: now, encrypted: true)
+            }
+            if connection.isOpen { peerClosed(connection, now: now) }
+        }
     }
 
     /// Sends what the TLS stream has for the peer (an alert) without

@@ -22,12 +22,17 @@ public struct TLSLimits: Sendable, Equatable {
 /// `TLSLimits`) and goes out when it ends. A fatal error queues OpenSSL's
 /// alert for the peer and is thrown from then on; the caller sends the
 /// alert and closes. `shutdown()` queues close_notify (RFC 8446 section
-/// 6.1); `receivedCloseNotify` says the peer sent its own.
+/// 6.1); `receivedCloseNotify` says the peer sent its own, after which
+/// input is ignored and the caller answers with `shutdown()` once it has
+/// sent what it still had.
 ///
 /// Owns one `SSL` (which owns both BIOs and a reference to its context)
 /// and frees it in `deinit`. Single owner, not `Sendable`.
 public struct TLSStream: ~Copyable {
     public enum Phase: Equatable, Sendable {
+        /// `established`: data flows both ways until a close_notify.
+        /// `closed`: failed, shut down before the handshake ended, or both
+        /// sides sent close_notify.
         case handshaking, established, closed
     }
 
@@ -40,6 +45,9 @@ public struct TLSStream: ~Copyable {
     private let limits: TLSLimits
     public private(set) var phase = Phase.handshaking
     public private(set) var receivedCloseNotify = false
+    /// `shutdown()` was called: nothing more is sent; the peer's remaining
+    /// data is still read (a half-close, RFC 8446 section 6.1).
+    public private(set) var sentCloseNotify = false
     private var failure: TLSError?
     private var pending: [UInt8] = []
 
@@ -119,7 +127,7 @@ public struct TLSStream: ~Copyable {
     public mutating func receive(_ ciphertext: UnsafeRawBufferPointer) throws(TLSError) -> [UInt8] {
         if let failure { throw failure }
         // After our close_notify (or the peer's) the rest is ignored.
-        guard phase != .closed, !ciphertext.isEmpty else { return [] }
+        guard phase != .closed, !receivedCloseNotify, !ciphertext.isEmpty else { return [] }
         // Memory BIO writes grow the buffer: bounded by the caller's chunk,
         // and OpenSSL reads out every complete record below.
         var offset = 0
@@ -158,9 +166,11 @@ public struct TLSStream: ~Copyable {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
                 return plaintext
             case SSL_ERROR_ZERO_RETURN:
-                // close_notify (RFC 8446 section 6.1): answer with ours.
+                // close_notify (RFC 8446 section 6.1) closes the peer's
+                // side only: what we still send (an answer to a request in
+                // the same read) goes out before our own `shutdown()`.
                 receivedCloseNotify = true
-                shutdown()
+                if sentCloseNotify { phase = .closed }
             default:
                 throw fail(.connectionFailed(reason: drainOpenSSLErrors(fallback: "SSL_read failed")))
             }
@@ -202,7 +212,7 @@ public struct TLSStream: ~Copyable {
     /// `shutdown()`.
     public mutating func send(_ plaintext: [UInt8]) throws(TLSError) {
         if let failure { throw failure }
-        guard phase != .closed, !plaintext.isEmpty else { return }
+        guard phase != .closed, !sentCloseNotify, !plaintext.isEmpty else { return }
         if phase == .handshaking {
             guard pending.count + plaintext.count <= limits.maxPendingPlaintext else {
                 throw fail(.pendingLimitExceeded)
@@ -226,14 +236,17 @@ public struct TLSStream: ~Copyable {
     /// Queues close_notify (RFC 8446 section 6.1); nothing more is sent.
     /// Call before closing the TCP connection.
     public mutating func shutdown() {
-        guard phase != .closed, failure == nil else { return }
-        if phase == .established {
-            ERR_clear_error()
-            _ = SSL_shutdown(ssl)
-            ERR_clear_error()
-        }
-        phase = .closed
+        guard phase != .closed, !sentCloseNotify, failure == nil else { return }
+        sentCloseNotify = true
         pending = []
+        guard phase == .established else {
+            phase = .closed  // nothing to close politely before the handshake ends
+            return
+        }
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+        if receivedCloseNotify { phase = .closed }
     }
 
     /// Ciphertext to send now (handshake flights, records, alerts).
