@@ -140,5 +140,7 @@ final class HTTPSession: TCPConnectionHandler {
 
     func closed(_ reason: TCPCloseReason) {
         if case .webSocket = mode { service.closed(id, now: MonotonicClock.now()) }
+        // Why a browser could not connect over HTTPS is worth a line in dev mode.
+        if case .tlsFailed(let why) = reason { service.log(.debug, "\(id): TLS: \(why)") }
     }
 }

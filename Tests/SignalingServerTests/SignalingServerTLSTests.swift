@@ -4,6 +4,7 @@ import NetIO
 import Rooms
 import Signaling
 import SignalingServer
+import Synchronization
 import TLS
 import Testing
 
@@ -89,6 +90,19 @@ func tlsProbe(port: UInt16, arguments: [String] = []) throws -> [String: Any] {
         defer { try? FileManager.default.removeItem(at: ca) }
         let after = try tlsProbe(port: secure.port, arguments: ["--cafile", ca.path])
         #expect((after["response"] as? String)?.hasPrefix("HTTP/1.1 200") == true, "\(after)")
+    }
+
+    @Test func aFailedHandshakeIsLoggedInDevMode() throws {
+        let lines = Mutex<[String]>([])
+        let server = try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!,
+            secure: (SocketAddress(ip: "127.0.0.1", port: 0)!, TLSContextSlot(try Self.context(Self.certificate))),
+            verifier: AccessTokenVerifier(keys: ["k": "s"]), rooms: RoomDirectory<RandomIdentifiers>.Configuration(),
+            log: ServerLog(minimum: .debug) { line in lines.withLock { $0.append(line) } })
+        defer { server.stop() }
+        _ = try rawTCPExchange(try #require(server.secureLocalAddress), sending: "GET / HTTP/1.1\r\n\r\n")
+        let logged = lines.withLock { $0 }
+        #expect(logged.contains { $0.contains(": TLS: TLS handshake failed: ") }, "\(logged)")
     }
 
     @Test func silentOrSlowHandshakeIsCutAtTheRequestTimeout() throws {
