@@ -80,7 +80,7 @@ let package = Package(
 
         // Parser entry points shared by the libFuzzer binaries (Fuzz/) and the
         // corpus replay test, so both exercise exactly the same code.
-        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling"]),
+        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
