@@ -78,8 +78,14 @@ public final class TLSContext: @unchecked Sendable {
             throw .invalidCredentials(reason: "no certificate in the certificate PEM")
         }
         ERR_clear_error()
-        guard let key = readPEM(privateKeyPEM, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
-            throw .invalidCredentials(reason: drainOpenSSLErrors(fallback: "no private key in the key PEM"))
+        // A password callback that has none: without it OpenSSL would ask
+        // for the password of an encrypted key on the terminal, and block.
+        guard let key = readPEM(privateKeyPEM, { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) else {
+            let reason = drainOpenSSLErrors(fallback: "no private key in the key PEM")
+            if privateKeyPEM.contains("ENCRYPTED") {
+                throw .invalidCredentials(reason: "the private key is encrypted; give it unencrypted (\(reason))")
+            }
+            throw .invalidCredentials(reason: reason)
         }
         defer { EVP_PKEY_free(key) }
         guard X509_check_private_key(leaf, key) == 1 else {

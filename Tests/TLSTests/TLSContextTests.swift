@@ -1,5 +1,6 @@
 import CryptoPrimitives
 import DTLS
+import Foundation
 import TLS
 import Testing
 
@@ -21,6 +22,29 @@ import Testing
         } throws: { error in
             if case .invalidCredentials = error as? TLSError { return true }
             return false
+        }
+    }
+
+    @Test func anEncryptedKeyIsRefusedInsteadOfPromptingForAPassword() throws {
+        // The openssl command encrypts our key (PKCS#8 with AES-256).
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["pkey", "-aes256", "-passout", "pass:secret"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(TLSFixture.certificate.privateKeyPEM.utf8))
+        try input.fileHandleForWriting.close()
+        let encrypted = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(encrypted.contains("BEGIN ENCRYPTED PRIVATE KEY"))
+        #expect {
+            _ = try TLSContext.server(certificateChainPEM: TLSFixture.certificate.certificatePEM, privateKeyPEM: encrypted)
+        } throws: { error in
+            guard case .invalidCredentials(let reason) = error as? TLSError else { return false }
+            return reason.hasPrefix("the private key is encrypted")
         }
     }
 
