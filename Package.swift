@@ -53,6 +53,8 @@ let package = Package(
         protocolTarget("ICE", ["Wire", "STUN", "CryptoPrimitives"]),
         protocolTarget("SRTP", ["Wire", "CSRTP"]),
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
+        // TLS over a byte stream (HTTPS, WSS) on memory BIOs.
+        protocolTarget("TLS", ["CryptoPrimitives", "COpenSSL", "CShim"]),
 
         // RTP stream state (reception statistics, reports) and forwarding
         // decisions as pure values.
@@ -78,11 +80,11 @@ let package = Package(
 
         // Parser entry points shared by the libFuzzer binaries (Fuzz/) and the
         // corpus replay test, so both exercise exactly the same code.
-        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling"]),
+        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
-        .target(name: "NetIO", dependencies: ["CShim", "Wire"], swiftSettings: swiftSettings),
+        .target(name: "NetIO", dependencies: ["CShim", "Wire", "TLS"], swiftSettings: swiftSettings),
 
         // The worker engine that owns a worker's peer transports.
         .target(
@@ -94,11 +96,11 @@ let package = Package(
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
         // Web/ (the browser client, docs/WEB_CLIENT.md) is compiled into the binary.
-        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "CryptoPrimitives", "Wire"],
+        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "CryptoPrimitives", "Wire", "TLS"],
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms", "TLS"],
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
@@ -107,7 +109,7 @@ let package = Package(
             name: "RoomBot",
             dependencies: [
                 "Wire", "CShim", "COpus", "CVPX", "BotMedia", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
-                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery",
+                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "TLS",
             ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),
 
@@ -130,9 +132,9 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "NetIO", "Negotiation", "SDP",
-                "DTLS", "ICE", "PeerSession",
+                "DTLS", "ICE", "PeerSession", "TLS",
             ]),
-        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire"]),
+        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire", "TLS", "DTLS"]),
         testTarget(
             "MediaWorkerTests",
             [
@@ -151,7 +153,8 @@ let package = Package(
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
-        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting"]),
+        testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
+        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS"]),
     ],
     swiftLanguageModes: [.v6]
 )

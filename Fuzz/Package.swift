@@ -7,7 +7,7 @@ import PackageDescription
 
 let entries = [
     "STUN": "stun", "RTP": "rtp", "RTCP": "rtcp", "SDP": "sdp", "Codecs": "codecs", "HTTP": "http", "WebSocket": "websocket",
-    "RTX": "rtx", "VP8KeyframeHeader": "vp8KeyframeHeader", "WebSocketClient": "websocketClient",
+    "RTX": "rtx", "VP8KeyframeHeader": "vp8KeyframeHeader", "WebSocketClient": "websocketClient", "TLSServer": "tlsServer",
 ]
 
 let package = Package(

@@ -96,11 +96,11 @@ async def open_page(ws, page: str, first_id: int = 1000, who: str = "cdp") -> No
     raise CDPError(f"{who}: {page} did not load")
 
 
-def start_chromium(port: int, profile: str) -> subprocess.Popen:
+def start_chromium(port: int, profile: str, extra_args: tuple = ()) -> subprocess.Popen:
     args = ["chromium", "--headless=new", "--no-sandbox", f"--remote-debugging-port={port}",
             "--remote-debugging-address=127.0.0.1",
             "--allow-loopback-in-peer-connection", "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream", f"--user-data-dir={profile}", "about:blank"]
+            "--use-fake-device-for-media-stream", f"--user-data-dir={profile}", *extra_args, "about:blank"]
     # A session of its own, so that stopping it also stops its helpers.
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

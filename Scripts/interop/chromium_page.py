@@ -19,9 +19,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 
 
 def base_url(socket_url: str) -> str:
-    """http://HOST:PORT from the room WebSocket's ws://HOST:PORT/rtc."""
+    """http://HOST:PORT from the room WebSocket's ws://HOST:PORT/rtc
+    (https:// from wss://)."""
     parts = urllib.parse.urlsplit(socket_url)
-    return f"http://{parts.netloc}"
+    return f"{'https' if parts.scheme == 'wss' else 'http'}://{parts.netloc}"
 
 
 def page_url(base: str, path: str, name: str, token: str | None, room: str | None = None,

@@ -23,6 +23,10 @@ long swiftlet_DTLSv1_get_timeout(SSL *ssl, long *seconds, long *microseconds) {
 }
 long swiftlet_DTLSv1_handle_timeout(SSL *ssl) { return DTLSv1_handle_timeout(ssl); }
 EVP_PKEY *swiftlet_EVP_EC_gen_p256(void) { return EVP_EC_gen("P-256"); }
+long swiftlet_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *x509) { return SSL_CTX_add1_chain_cert(ctx, x509); }
+long swiftlet_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
+long swiftlet_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
+long swiftlet_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_session_cache_mode(ctx, mode); }
 
 int swiftlet_opus_set_bitrate(OpusEncoder *enc, int32_t bitrate) { return opus_encoder_ctl(enc, OPUS_SET_BITRATE(bitrate)); }
 int swiftlet_opus_set_dtx(OpusEncoder *enc, int32_t on) { return opus_encoder_ctl(enc, OPUS_SET_DTX(on)); }

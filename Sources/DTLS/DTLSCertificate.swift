@@ -1,5 +1,6 @@
 import COpenSSL
 import CShim
+import CryptoPrimitives
 
 /// Our DTLS identity: an ECDSA P-256 key and a self-signed X.509
 /// certificate (RFC 8827 section 6.5: WebRTC endpoints authenticate by the
@@ -32,7 +33,17 @@ public final class DTLSCertificate: @unchecked Sendable {
     /// epoch. The caller passes the time: this target never reads a clock.
     /// The serial number is 64 random bits; subject and issuer are
     /// CN=swiftlet.
-    public static func generate(issuedAt unixSeconds: Int64) throws(DTLSError) -> DTLSCertificate {
+    ///
+    /// `subjectAltNames` (RFC 5280 section 4.2.1.6, in OpenSSL's
+    /// `DNS:localhost,IP:127.0.0.1` form) makes the same certificate serve
+    /// as a development HTTPS certificate: TLS clients match the host name
+    /// against this extension, not the common name (RFC 6125 section 6.4.4).
+    /// Empty for DTLS, where the fingerprint in SDP authenticates.
+    public static func generate(
+        issuedAt unixSeconds: Int64, subjectAltNames: String = ""
+    ) throws(DTLSError)
+        -> DTLSCertificate
+    {
         ERR_clear_error()
         guard let key = swiftlet_EVP_EC_gen_p256() else {
             throw .certificateGenerationFailed(reason: drainOpenSSLErrors(fallback: "EVP_EC_gen failed"))
@@ -59,11 +70,20 @@ public final class DTLSCertificate: @unchecked Sendable {
             && X509_set_pubkey(x509, key) == 1
             && setCommonName(X509_get_subject_name(x509))
             && X509_set_issuer_name(x509, X509_get_subject_name(x509)) == 1
+            && (subjectAltNames.isEmpty || addExtension(x509, NID_subject_alt_name, subjectAltNames))
             && X509_sign(x509, key, EVP_sha256()) > 0
         guard ok else {
             throw .certificateGenerationFailed(reason: drainOpenSSLErrors(fallback: "building the certificate failed"))
         }
         return certificate
+    }
+
+    private static func addExtension(_ x509: OpaquePointer, _ nid: Int32, _ value: String) -> Bool {
+        var context = X509V3_CTX()
+        X509V3_set_ctx(&context, x509, x509, nil, nil, 0)
+        guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { return false }
+        defer { X509_EXTENSION_free(ext) }
+        return X509_add_ext(x509, ext, -1) == 1
     }
 
     private static func setCommonName(_ name: OpaquePointer?) -> Bool {

@@ -1,5 +1,6 @@
 import COpenSSL
 import CShim
+import CryptoPrimitives
 import Wire
 
 /// OpenSSL's retransmission timer length: one hour, far beyond any handshake

@@ -1,3 +1,4 @@
+import TLS
 import Wire
 
 /// The shell's side of one accepted connection: the socket, the handler,
@@ -40,11 +41,15 @@ final class TCPConnection<Handler: TCPConnectionHandler> {
     var watchingWritable = false
     /// The deadline the timer heap holds for this connection, if any.
     var deadline: Instant?
+    /// On a TLS listener: the record layer between the socket and the
+    /// handler, which sees only plaintext.
+    let tls: TLSLayer?
 
-    init(id: UInt64, stream: consuming TCPStream, handler: Handler) {
+    init(id: UInt64, stream: consuming TCPStream, handler: Handler, tls: TLSLayer? = nil) {
         self.id = id
         self.stream = stream
         self.handler = handler
+        self.tls = tls
     }
 
     var unsent: Int { outgoing.count - outgoingStart }
@@ -123,4 +128,19 @@ final class TCPConnection<Handler: TCPConnectionHandler> {
         }
         outgoing.append(contentsOf: bytes)
     }
+}
+
+/// A connection's TLS state: the stream engine and the instant by which
+/// its handshake must end (a client that opens and never speaks, or
+/// speaks slowly, holds a connection no longer than a slow HTTP request).
+final class TLSLayer {
+    var stream: TLSStream
+    let handshakeDeadline: Instant
+
+    init(stream: consuming TLSStream, handshakeDeadline: Instant) {
+        self.stream = stream
+        self.handshakeDeadline = handshakeDeadline
+    }
+
+    var handshaking: Bool { stream.phase == .handshaking }
 }

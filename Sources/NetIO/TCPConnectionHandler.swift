@@ -56,6 +56,10 @@ public enum TCPCloseReason: Equatable, Sendable {
     case failed(errno: Int32)
     /// The server stopped.
     case serverStopped
+    /// On a TLS listener: the handshake failed or timed out, or a record
+    /// did not decrypt (garbage or plain HTTP on the TLS port). Costs only
+    /// this connection.
+    case tlsFailed(reason: String)
 }
 
 /// The sans-IO side of one TCP connection (an HTTP/WebSocket parser and its

@@ -1,5 +1,6 @@
 import CShim
 import Synchronization
+import TLS
 import Wire
 
 #if canImport(Glibc)
@@ -22,6 +23,7 @@ final class TCPServerShared<Handler: TCPConnectionHandler>: Sendable {
     let refused = Atomic<Int>(0)
     let unsentLimitCloses = Atomic<Int>(0)
     let writeBlocked = Atomic<Int>(0)
+    let tlsFailures = Atomic<Int>(0)
 
     /// Posts unless the loop has exited; the lock orders the post before
     /// the loop's final drain, so a message is either run or refused.
@@ -78,6 +80,7 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
 
     private static var listenerTag: UInt64 { 1 }
     private static var mailboxTag: UInt64 { 2 }
+    private static var secureListenerTag: UInt64 { 3 }
     /// Connection ids start above the fixed tags and double as epoll tags.
     private static var firstConnectionID: UInt64 { 16 }
 
@@ -86,6 +89,9 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     private let factory: Factory
     private let epoll: Int32
     private var listener: TCPListener?
+    /// The TLS listener and the contexts its connections take.
+    private var secureListener: TCPListener?
+    private let contexts: TLSContextSlot?
     private var connections: [UInt64: TCPConnection<Handler>] = [:]
     private var deadlines = TCPDeadlineHeap()
     private var nextID = firstConnectionID
@@ -95,19 +101,25 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     private var acceptPausedUntil: Instant?
 
     init(
-        listener: consuming TCPListener, configuration: TCPServerConfiguration, shared: TCPServerShared<Handler>,
-        factory: @escaping Factory
+        listener: consuming TCPListener, secureListener: consuming TCPListener?, contexts: TLSContextSlot?,
+        configuration: TCPServerConfiguration, shared: TCPServerShared<Handler>, factory: @escaping Factory
     ) throws(SocketError) {
-        epoll = swiftlet_epoll_create()
+        let epoll = swiftlet_epoll_create()
         guard epoll >= 0 else { throw SocketError(operation: "epoll_create", errno: errno) }
+        let secureDescriptor = secureListener?.descriptor
+        let secureTag = Self.secureListenerTag
         guard swiftlet_epoll_add_readable(epoll, listener.descriptor, Self.listenerTag) == 0,
-            swiftlet_epoll_add_readable(epoll, shared.mailbox.eventDescriptor, Self.mailboxTag) == 0
+            swiftlet_epoll_add_readable(epoll, shared.mailbox.eventDescriptor, Self.mailboxTag) == 0,
+            secureDescriptor.map({ swiftlet_epoll_add_readable(epoll, $0, secureTag) == 0 }) ?? true
         else {
             let e = errno
             Glibc.close(epoll)
             throw SocketError(operation: "epoll_ctl", errno: e)
         }
+        self.epoll = epoll
         self.listener = .some(listener)
+        self.secureListener = secureListener
+        self.contexts = contexts
         self.configuration = configuration
         self.shared = shared
         self.factory = factory
@@ -134,7 +146,8 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
             let now = MonotonicClock.now()
             for i in 0..<max(Int(n), 0) {
                 switch tags[i] {
-                case Self.listenerTag: acceptPending(now: now)
+                case Self.listenerTag: acceptPending(secure: false, now: now)
+                case Self.secureListenerTag: acceptPending(secure: true, now: now)
                 case Self.mailboxTag: runMailbox(now: now)
                 default: serviceConnection(tags[i], ready: ready[i], now: now)
                 }
@@ -158,12 +171,19 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
 
     // MARK: Accepting
 
-    private func acceptPending(now: Instant) {
+    private func acceptPending(secure: Bool, now: Instant) {
         // Bounded so that a connection storm cannot starve established ones.
         for _ in 0..<64 {
-            guard listener != nil else { return }
             let accepted: TCPStream?
-            do { accepted = try listener?.accept() } catch {
+            do {
+                if secure {
+                    guard secureListener != nil else { return }
+                    accepted = try secureListener?.accept()
+                } else {
+                    guard listener != nil else { return }
+                    accepted = try listener?.accept()
+                }
+            } catch {
                 pauseAccepting(now: now)
                 return
             }
@@ -173,18 +193,24 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
                 shared.refused.add(1, ordering: .relaxed)
                 continue
             }
-            admit(stream, now: now)
+            var tls: TLSLayer?
+            if secure, let contexts {
+                // Fails only without memory: the client sees EOF.
+                guard let engine = try? TLSStream(server: contexts.current) else { continue }
+                tls = TLSLayer(stream: engine, handshakeDeadline: now + configuration.tlsHandshakeTimeout)
+            }
+            admit(stream, tls: tls, now: now)
         }
     }
 
-    private func admit(_ stream: consuming TCPStream, now: Instant) {
+    private func admit(_ stream: consuming TCPStream, tls: TLSLayer?, now: Instant) {
         if configuration.noDelay { stream.setNoDelay() }
         let peer = stream.peer
         let id = nextID
         nextID += 1
         guard swiftlet_epoll_add_interest(epoll, stream.descriptor, id, 1, 0) == 0 else { return }
         let handler = factory(TCPConnectionID(rawValue: id), peer, now)
-        let connection = TCPConnection(id: id, stream: stream, handler: handler)
+        let connection = TCPConnection(id: id, stream: stream, handler: handler, tls: tls)
         connections[id] = connection
         shared.connections.store(connections.count, ordering: .relaxed)
         shared.accepted.add(1, ordering: .relaxed)
@@ -192,11 +218,12 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     }
 
     /// Out of descriptors or memory the listener stays readable; rather
-    /// than spin, stop watching it for a moment. Waiting clients stay in
-    /// the backlog.
+    /// than spin, stop watching the listeners for a moment. Waiting clients
+    /// stay in the backlog.
     private func pauseAccepting(now: Instant) {
-        guard let descriptor = listener?.descriptor, acceptPausedUntil == nil else { return }
-        _ = swiftlet_epoll_remove(epoll, descriptor)
+        guard acceptPausedUntil == nil else { return }
+        if let descriptor = listener?.descriptor { _ = swiftlet_epoll_remove(epoll, descriptor) }
+        if let descriptor = secureListener?.descriptor { _ = swiftlet_epoll_remove(epoll, descriptor) }
         acceptPausedUntil = now + .milliseconds(100)
     }
 
@@ -206,16 +233,21 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         if let descriptor = listener?.descriptor {
             _ = swiftlet_epoll_add_readable(epoll, descriptor, Self.listenerTag)
         }
+        if let descriptor = secureListener?.descriptor {
+            _ = swiftlet_epoll_add_readable(epoll, descriptor, Self.secureListenerTag)
+        }
     }
 
-    /// Closes the listener: new connections are refused by the kernel,
+    /// Closes the listeners: new connections are refused by the kernel,
     /// existing ones carry on.
     private func stopAccepting() {
-        if let descriptor = listener?.descriptor, acceptPausedUntil == nil {
-            _ = swiftlet_epoll_remove(epoll, descriptor)
+        if acceptPausedUntil == nil {
+            if let descriptor = listener?.descriptor { _ = swiftlet_epoll_remove(epoll, descriptor) }
+            if let descriptor = secureListener?.descriptor { _ = swiftlet_epoll_remove(epoll, descriptor) }
         }
         acceptPausedUntil = nil
         listener = nil
+        secureListener = nil
         shared.accepting.store(false, ordering: .releasing)
     }
 
@@ -260,7 +292,11 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
             case .bytes(let n):
                 if connection.phase == .open {
                     let bytes = UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n])
-                    apply(connection.handler.received(bytes, now: now), to: connection, now: now)
+                    if let tls = connection.tls {
+                        receiveOverTLS(bytes, tls, connection, now: now)
+                    } else {
+                        apply(connection.handler.received(bytes, now: now), to: connection, now: now)
+                    }
                     guard connection.isOpen, connection.wantsReadable else { return }
                 }
                 if n < receiveBuffer.count { return }
@@ -274,6 +310,50 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// Ciphertext in: the TLS stream answers the handshake itself (its
+    /// flights go out here), and what it decrypts goes to the handler. A
+    /// failure sends the alert and closes; the peer's close_notify is its
+    /// FIN.
+    private func receiveOverTLS(
+        _ bytes: UnsafeRawBufferPointer, _ tls: TLSLayer, _ connection: TCPConnection<Handler>, now: Instant
+    ) {
+        let wasHandshaking = tls.handshaking
+        let plaintext: [UInt8]
+        do {
+            plaintext = try tls.stream.receive(bytes)
+        } catch {
+            failTLS(connection, tls, reason: error.description)
+            return
+        }
+        let flight = tls.stream.takeOutput()
+        if !flight.isEmpty {
+            apply(TCPConnectionAction(send: flight), to: connection, now: now, encrypted: true)
+            guard connection.isOpen else { return }
+        }
+        if wasHandshaking, !tls.handshaking { refreshDeadline(connection) }
+        if !plaintext.isEmpty {
+            let action = plaintext.withUnsafeBytes { connection.handler.received($0, now: now) }
+            apply(action, to: connection, now: now)
+        }
+        if connection.isOpen, tls.stream.receivedCloseNotify {
+            // Our close_notify after the handler's last answer, then as FIN.
+            if connection.acceptsOutput {
+                tls.stream.shutdown()
+                apply(TCPConnectionAction(send: tls.stream.takeOutput()), to: connection, now: now, encrypted: true)
+            }
+            if connection.isOpen { peerClosed(connection, now: now) }
+        }
+    }
+
+    /// Sends what the TLS stream has for the peer (an alert) without
+    /// waiting, then closes.
+    private func failTLS(_ connection: TCPConnection<Handler>, _ tls: TLSLayer, reason: String) {
+        shared.tlsFailures.add(1, ordering: .relaxed)
+        connection.discardOutput()
+        _ = connection.enqueue(tls.stream.takeOutput())
+        end(connection, .tlsFailed(reason: reason))
     }
 
     /// The peer sent FIN. Half-close: what is queued (and what posted work
@@ -291,16 +371,32 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         }
     }
 
-    /// Carries out a handler's answer.
-    private func apply(_ action: TCPConnectionAction, to connection: TCPConnection<Handler>, now: Instant) {
+    /// Carries out a handler's answer. On a TLS connection the bytes are
+    /// plaintext (unless `encrypted`: the stream's own flights) and a close
+    /// after sending adds close_notify (RFC 8446 section 6.1).
+    private func apply(
+        _ action: TCPConnectionAction, to connection: TCPConnection<Handler>, now: Instant, encrypted: Bool = false
+    ) {
         guard connection.isOpen else { return }
         if action.close == .now {
             connection.discardOutput()
             end(connection, .requested)
             return
         }
-        if !action.send.isEmpty, connection.acceptsOutput {
-            switch connection.enqueue(action.send) {
+        var bytes = action.send
+        if let tls = connection.tls, !encrypted, connection.acceptsOutput {
+            do {
+                // Before the handshake ends the stream holds it, bounded.
+                try tls.stream.send(action.send)
+            } catch {
+                failTLS(connection, tls, reason: error.description)
+                return
+            }
+            if action.close == .afterSend, connection.phase == .open { tls.stream.shutdown() }
+            bytes = tls.stream.takeOutput()
+        }
+        if !bytes.isEmpty, connection.acceptsOutput {
+            switch connection.enqueue(bytes) {
             case .failed(let e):
                 end(connection, .failed(errno: e))
                 return
@@ -384,6 +480,8 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         let next: Instant?
         if case .lingering(let until) = connection.phase {
             next = until
+        } else if let tls = connection.tls, tls.handshaking {
+            next = min(tls.handshakeDeadline, connection.handler.nextDeadline() ?? tls.handshakeDeadline)
         } else {
             next = connection.handler.nextDeadline()
         }
@@ -410,6 +508,10 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         for connection in due where connection.isOpen {
             if case .lingering = connection.phase {
                 end(connection, .requested)
+                continue
+            }
+            if let tls = connection.tls, tls.handshaking, tls.handshakeDeadline <= now {
+                failTLS(connection, tls, reason: "the TLS handshake did not finish in time")
                 continue
             }
             apply(connection.handler.timeout(now: now), to: connection, now: now)

@@ -1,4 +1,5 @@
 import Synchronization
+import TLS
 import Wire
 
 #if canImport(Glibc)
@@ -24,7 +25,14 @@ import Wire
 // Time: each handler names its next deadline; the loop keeps them in a
 // min-heap with lazy deletion (`TCPDeadlineHeap`) and sleeps in epoll until
 // the earliest. Limits: `maxConnections` (beyond it a connection is
-// accepted and closed at once). Lifecycle: `drain()` closes the listener
+// accepted and closed at once).
+//
+// TLS: a second listener may serve the same handlers over TLS (HTTPS,
+// WSS). The shell runs a `TLSStream` per connection between the socket and
+// the handler, which sees only plaintext and never knows; each new
+// connection takes the context current in its `TLSContextSlot` (reload).
+// The handshake must end within `tlsHandshakeTimeout`; a failed handshake
+// or a bad record closes that connection (`.tlsFailed`). Lifecycle: `drain()` closes the listener
 // and keeps serving; `stop()` closes everything and joins the thread.
 
 /// Settings of a `TCPServer`.
@@ -45,6 +53,9 @@ public struct TCPServerConfiguration: Sendable {
     public var lingerTimeout: Duration = .seconds(2)
     /// TCP_NODELAY on accepted connections.
     public var noDelay = true
+    /// How long a connection on the TLS listener may take to finish its
+    /// handshake.
+    public var tlsHandshakeTimeout: Duration = .seconds(10)
 
     public init() {}
 }
@@ -61,27 +72,42 @@ public struct TCPServerStatistics: Equatable, Sendable {
     public var unsentLimitCloses: Int
     /// Times output had to wait for the kernel (EPOLLOUT path).
     public var writeBlocked: Int
+    /// TLS connections closed for a failed or timed-out handshake or a bad
+    /// record.
+    public var tlsFailures: Int
 }
 
 /// A TCP server on its own thread; see the section at the top of this file.
 /// All methods may be called from any thread.
 public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     public let localAddress: SocketAddress
+    /// The TLS listener's address, if there is one.
+    public let secureLocalAddress: SocketAddress?
     private let shared: TCPServerShared<Handler>
     private let thread: Mutex<WorkerThread?>
 
     /// Binds and listens on `address` (port 0 picks one; read it from
     /// `localAddress`), then starts the loop thread. `makeHandler` runs on
     /// the loop thread for each admitted connection with its id, the peer's
-    /// address and the accept instant.
+    /// address and the accept instant. With `secure`, a second listener on
+    /// that address serves the same handlers over TLS with the slot's
+    /// current context.
     public init(
-        bindingTo address: SocketAddress, configuration: TCPServerConfiguration = TCPServerConfiguration(),
+        bindingTo address: SocketAddress, secure: (address: SocketAddress, contexts: TLSContextSlot)? = nil,
+        configuration: TCPServerConfiguration = TCPServerConfiguration(),
         makeHandler: @escaping @Sendable (TCPConnectionID, SocketAddress?, Instant) -> Handler
     ) throws(SocketError) {
         let listener = try TCPListener(bindingTo: address, backlog: configuration.backlog)
         localAddress = listener.localAddress
+        var secureListener: TCPListener? = nil
+        if let secure {
+            secureListener = try TCPListener(bindingTo: secure.address, backlog: configuration.backlog)
+        }
+        secureLocalAddress = secureListener?.localAddress
         let shared = TCPServerShared<Handler>()
-        let loop = try TCPEventLoop(listener: listener, configuration: configuration, shared: shared, factory: makeHandler)
+        let loop = try TCPEventLoop(
+            listener: listener, secureListener: secureListener, contexts: secure?.contexts, configuration: configuration,
+            shared: shared, factory: makeHandler)
         self.shared = shared
         thread = Mutex(WorkerThread { loop.run() })
     }
@@ -150,6 +176,7 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
             accepted: shared.accepted.load(ordering: .relaxed),
             refused: shared.refused.load(ordering: .relaxed),
             unsentLimitCloses: shared.unsentLimitCloses.load(ordering: .relaxed),
-            writeBlocked: shared.writeBlocked.load(ordering: .relaxed))
+            writeBlocked: shared.writeBlocked.load(ordering: .relaxed),
+            tlsFailures: shared.tlsFailures.load(ordering: .relaxed))
     }
 }

@@ -12,7 +12,7 @@ extension Bot {
         lastPost = (path, sdp, purpose)
         do {
             http = try HTTPExchange(
-                to: context.server, method: "POST", path: path,
+                to: context.endpoint, method: "POST", path: path,
                 headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/sdp")], body: Array(sdp.utf8))
             httpPurpose = purpose
             context.registerHTTP(self)

@@ -90,8 +90,7 @@ final class Bot {
 
     func openSignaling(now: Instant) {
         do {
-            signaling = try SignalingClient(
-                to: context.server, host: context.hostHeader, path: context.options.path, random: &random)
+            signaling = try SignalingClient(to: context.endpoint, path: context.options.path, random: &random)
             context.registerSignaling(self)
         } catch {
             connectFailed("\(error)", now: now)
@@ -523,7 +522,7 @@ final class Bot {
         signaling?.close()
         if let location = sessionLocation {
             // DELETE needs no token: the Location is the capability.
-            http = try? HTTPExchange(to: context.server, method: "DELETE", path: location, headers: [], body: [])
+            http = try? HTTPExchange(to: context.endpoint, method: "DELETE", path: location, headers: [], body: [])
             httpPurpose = .delete
             if http != nil { context.registerHTTP(self) }
         }

@@ -19,7 +19,8 @@ let stopSignal = Atomic<Int32>(0)
 final class BotContext {
     let options: BotOptions
     let server: SocketAddress
-    let hostHeader: String
+    /// How the bots reach the server's signalling (plain or TLS).
+    let endpoint: ServerEndpoint
     let bindIP: String
     let certificate: DTLSCertificate
     let media: BotMediaFactory
@@ -39,10 +40,10 @@ final class BotContext {
     /// happens; the rest are in the summary.
     var connectFailureLogged = false
 
-    init(options: BotOptions, server: SocketAddress, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
+    init(endpoint: ServerEndpoint, options: BotOptions, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
         self.options = options
-        self.server = server
-        self.hostHeader = server.description
+        self.server = endpoint.address
+        self.endpoint = endpoint
         self.bindIP = bindIP
         self.certificate = certificate
         self.media = media

@@ -3,8 +3,17 @@ import Wire
 /// roombot's command line, parsed and validated before anything connects.
 struct BotOptions: Equatable {
     var url = ""
+    /// The URL's host as written: an IP literal or a name (resolved with
+    /// getaddrinfo when roombot starts).
     var host = ""
     var port: UInt16 = 0
+    /// `wss://` or `https://`: TLS to the server.
+    var secure = false
+    /// PEM CA certificates to trust instead of the system's (a test CA, or
+    /// the server's self-signed certificate itself).
+    var caFile: String?
+    /// TLS without verifying the server's certificate.
+    var insecure = false
     var path = "/rtc"
     /// Publishers publish through WHIP, subscribers play through WHEP
     /// (`POST /whip/<room>`, `/whep/<room>`), instead of the room WebSocket.
@@ -91,8 +100,12 @@ struct BotOptions: Equatable {
           roombot --help
 
         OPTIONS:
-          --url URL            ws://HOST:PORT/rtc (the room WebSocket; HOST an IP or localhost);
-                               with --whip/--whep, http://HOST:PORT is the base of /whip and /whep
+          --url URL            ws://HOST:PORT/rtc or wss://HOST:PORT/rtc (the room WebSocket; HOST a
+                               name or an IP); with --whip/--whep, http(s)://HOST:PORT is the base
+                               of /whip and /whep
+          --ca-file FILE       with wss:// or https://: trust the PEM CA certificates in FILE instead
+                               of the system's (a test CA, or a self-signed server certificate)
+          --insecure           with wss:// or https://: do not verify the server's certificate
           --room NAME          join one room
           --rooms N            spread the bots over N rooms (NAME-1 ... NAME-N; NAME defaults to roombot)
           --publishers N       publishing bots per room (default 1)
@@ -176,6 +189,8 @@ struct BotOptions: Equatable {
             let a = arguments[i]
             switch a {
             case "--url": o.url = try value(a)
+            case "--ca-file": o.caFile = try value(a)
+            case "--insecure": o.insecure = true
             case "--room": room = try value(a)
             case "--rooms": roomCount = try count(a, min: 1)
             case "--publishers": o.publishers = try count(a)
@@ -223,6 +238,10 @@ struct BotOptions: Equatable {
         }
         guard !o.url.isEmpty else { throw Invalid(description: "--url is required") }
         try o.parseURL()
+        if !o.secure, o.caFile != nil || o.insecure {
+            throw Invalid(description: "--ca-file and --insecure apply to wss:// and https:// URLs only")
+        }
+        if o.caFile != nil, o.insecure { throw Invalid(description: "--ca-file and --insecure exclude each other") }
         switch (room, roomCount) {
         case (let name?, nil): o.rooms = [name]
         case (let name, let n?): o.rooms = (1...n).map { "\(name ?? "roombot")-\($0)" }
@@ -244,21 +263,20 @@ struct BotOptions: Equatable {
         return o
     }
 
-    /// `ws://HOST:PORT/PATH`; HOST an IPv4 literal, `[IPv6]` or
-    /// `localhost`. No DNS: roombot runs next to the server or is given
-    /// its address.
+    /// `ws://`, `wss://`, `http://` or `https://`, then `HOST[:PORT][/PATH]`;
+    /// HOST an IPv4 literal, `[IPv6]` or a name (RFC 3986 section 3.2.2).
+    /// The port defaults to the scheme's (RFC 6455 section 3: 80 and 443).
     mutating func parseURL() throws(Invalid) {
         var rest = Substring(url)
-        let defaultPort: UInt16
-        if rest.hasPrefix("ws://") {
-            rest = rest.dropFirst(5)
-            defaultPort = 80
-        } else if rest.hasPrefix("http://") {
-            rest = rest.dropFirst(7)
-            defaultPort = 80
-        } else {
-            throw Invalid(description: "--url must start with ws:// (wss:// is not supported), got '\(url)'")
+        let schemes: [(prefix: String, secure: Bool)] = [
+            ("ws://", false), ("wss://", true), ("http://", false), ("https://", true),
+        ]
+        guard let scheme = schemes.first(where: { rest.lowercased().hasPrefix($0.prefix) }) else {
+            throw Invalid(description: "--url must start with ws://, wss://, http:// or https://, got '\(url)'")
         }
+        rest = rest.dropFirst(scheme.prefix.count)
+        secure = scheme.secure
+        let defaultPort: UInt16 = secure ? 443 : 80
         let authority = rest.prefix { $0 != "/" }
         let pathPart = rest.dropFirst(authority.count)
         if !pathPart.isEmpty { path = String(pathPart) }
@@ -272,8 +290,14 @@ struct BotOptions: Equatable {
             hostPart = authority[..<colon]
             portPart = authority[authority.index(after: colon)...]
         }
-        host = hostPart == "localhost" ? "127.0.0.1" : String(hostPart)
+        host = String(hostPart)
         guard !host.isEmpty else { throw Invalid(description: "--url has no host") }
+        // A name: letters, digits, '-' and '.' (RFC 1123 section 2.1); an
+        // IPv6 literal came in brackets.
+        let isIPv6 = authority.hasPrefix("[")
+        guard isIPv6 || host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }),
+            host.utf8.count <= 253
+        else { throw Invalid(description: "--url has a bad host '\(host)'") }
         if let portPart {
             guard let p = UInt16(portPart), p > 0 else { throw Invalid(description: "--url has a bad port '\(portPart)'") }
             port = p

@@ -7,7 +7,7 @@ import Wire
 #endif
 
 /// One HTTP/1.1 request and its response on a connection of its own
-/// (`Connection: close`): WHIP and WHEP POSTs and DELETEs. Driven by the
+/// (`Connection: close`), plain or over TLS (`https://`): WHIP and WHEP POSTs and DELETEs. Driven by the
 /// bot loop's epoll like `SignalingClient`; `handleReady` returns the
 /// outcome once the whole response (head and Content-Length body) is in.
 final class HTTPExchange {
@@ -16,62 +16,51 @@ final class HTTPExchange {
         case failed(String)
     }
 
-    let socket: TCPClientSocket
-    private var connected = false
-    private var outbound: [UInt8]
+    let stream: ClientStream
     private var inbound: [UInt8] = []
-    private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     private(set) var outcome: Outcome?
     static let maxBody = 256 * 1024
 
-    init(to address: SocketAddress, method: String, path: String, headers: [(String, String)], body: [UInt8]) throws(SocketError)
+    init(
+        to endpoint: ServerEndpoint, method: String, path: String, headers: [(String, String)], body: [UInt8]
+    )
+        throws(SocketError)
     {
-        socket = try TCPClientSocket(connectingTo: address)
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(address)\r\nConnection: close\r\n"
+        stream = try ClientStream(to: endpoint)
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(endpoint.hostHeader)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.count)\r\n\r\n"
-        outbound = Array(head.utf8) + body
-        if socket.initialProgress == .connected { connected = true }
+        // Waits in the stream until TCP (and TLS) are up.
+        stream.write(Array(head.utf8) + body)
     }
 
-    var descriptor: Int32 { socket.descriptor }
-    var wantsWritable: Bool { outcome == nil && (!connected || !outbound.isEmpty) }
+    var descriptor: Int32 { stream.descriptor }
+    var wantsWritable: Bool { outcome == nil && (!stream.connected || stream.hasUnsent) }
 
     func handleReady(readable: Bool, writable: Bool, hangup: Bool) -> Outcome? {
         guard outcome == nil else { return nil }
-        if !connected, writable || hangup {
-            switch socket.finishConnect() {
+        if !stream.connected, writable || hangup {
+            switch stream.finishConnect() {
             case .inProgress: return nil
-            case .connected: connected = true
-            case .failed(let e): return finish(.failed("connect \(socket.remote): \(String(cString: strerror(e)))"))
+            case .connected: break
+            case .failed(let e): return finish(.failed("connect \(stream.socket.remote): \(String(cString: strerror(e)))"))
             }
         }
-        if connected { flush() }
+        stream.flush()
         if readable || hangup { return read() }
         return nil
     }
 
-    private func flush() {
-        while !outbound.isEmpty {
-            switch outbound.withUnsafeBytes({ socket.stream.send($0) }) {
-            case .bytes(let n): outbound.removeFirst(n)
-            case .wouldBlock, .endOfStream: return
-            case .failed: outbound = []; return
-            }
-        }
-    }
-
     private func read() -> Outcome? {
-        while true {
-            switch buffer.withUnsafeMutableBytes({ socket.stream.receive(into: $0) }) {
-            case .bytes(let n):
-                inbound += buffer[0..<n]
-                if let done = complete(atEnd: false) { return finish(done) }
-            case .wouldBlock: return nil
-            case .endOfStream: return finish(complete(atEnd: true) ?? .failed("response cut short"))
-            case .failed(let e): return finish(.failed("read: errno \(e)"))
-            }
+        let result = stream.read()
+        guard inbound.count + result.plaintext.count <= Self.maxBody + 64 * 1024 else {
+            return finish(.failed("response too long"))
         }
+        inbound += result.plaintext
+        if let done = complete(atEnd: false) { return finish(done) }
+        guard let ended = result.ended else { return nil }
+        guard ended == ClientStream.peerClosed else { return finish(.failed(ended)) }
+        return finish(complete(atEnd: true) ?? .failed("response cut short"))
     }
 
     /// The response once its body is complete: Content-Length bytes, or

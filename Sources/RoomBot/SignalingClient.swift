@@ -6,8 +6,9 @@ import Wire
     import Glibc
 #endif
 
-/// One bot's room WebSocket: a non-blocking TCP connect, the opening
-/// handshake, then JSON text messages. Driven by the bot loop's epoll:
+/// One bot's room WebSocket (`ws://` or, over TLS, `wss://`): a
+/// non-blocking TCP connect, the opening handshake, then JSON text
+/// messages. Driven by the bot loop's epoll:
 /// `handleReady` when the socket is readable or writable; the events it
 /// returns are the server's messages.
 final class SignalingClient {
@@ -22,16 +23,15 @@ final class SignalingClient {
         case closed(reason: String)
     }
 
-    let socket: TCPClientSocket
+    let stream: ClientStream
     private(set) var phase = Phase.connecting
     private let handshake: WebSocketClientHandshake
     private var connection: WebSocketClientConnection
     private var inbound: [UInt8] = []
-    private var outbound: [UInt8] = []
-    private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
-    init(to address: SocketAddress, host: String, path: String, random: inout SystemRandomNumberGenerator) throws(SocketError) {
-        socket = try TCPClientSocket(connectingTo: address)
+    init(to endpoint: ServerEndpoint, path: String, random: inout SystemRandomNumberGenerator) throws(SocketError) {
+        stream = try ClientStream(to: endpoint)
+        let host = endpoint.hostHeader
         var nonce = [UInt8](repeating: 0, count: 16)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255, using: &random) }
         handshake = WebSocketClientHandshake(host: host, path: path, nonce: nonce)
@@ -40,59 +40,50 @@ final class SignalingClient {
             var g = SystemRandomNumberGenerator()
             return UInt32.random(in: 0...UInt32.max, using: &g)
         })
-        if socket.initialProgress == .connected { startHandshake() }
+        if stream.connected { startHandshake() }
     }
 
-    var descriptor: Int32 { socket.descriptor }
+    var descriptor: Int32 { stream.descriptor }
     /// Whether epoll should report writability: while connecting, or with
     /// bytes the kernel has not taken yet.
-    var wantsWritable: Bool { phase == .connecting || !outbound.isEmpty }
+    var wantsWritable: Bool { phase == .connecting || stream.hasUnsent }
 
     func send(text: String) {
         guard phase == .open else { return }
         connection.send(text: text)
-        outbound += connection.takeOutput()
-        flush()
+        stream.write(connection.takeOutput())
     }
 
     func close() {
         guard phase == .open else { return }
         connection.close(code: .goingAway, reason: "roombot done")
-        outbound += connection.takeOutput()
-        flush()
+        stream.write(connection.takeOutput())
+        stream.shutdown()
     }
 
     func handleReady(readable: Bool, writable: Bool, hangup: Bool) -> [Event] {
         var events: [Event] = []
         if phase == .connecting, writable || hangup {
-            switch socket.finishConnect() {
+            switch stream.finishConnect() {
             case .inProgress: return []
             case .connected: startHandshake()
-            case .failed(let e): return fail("connect \(socket.remote): \(String(cString: strerror(e)))")
+            case .failed(let e): return fail("connect \(stream.socket.remote): \(String(cString: strerror(e)))")
             }
         }
         if readable || hangup { events += read() }
-        if phase != .closed { flush() }
+        if phase != .closed { stream.flush() }
         return events
     }
 
     private func startHandshake() {
         phase = .handshaking
-        outbound += handshake.requestBytes
-        flush()
+        stream.write(handshake.requestBytes)
     }
 
     private func read() -> [Event] {
-        var events: [Event] = []
-        while phase != .closed {
-            let result = buffer.withUnsafeMutableBytes { socket.stream.receive(into: $0) }
-            switch result {
-            case .bytes(let n): events += consume(Array(buffer[0..<n]))
-            case .wouldBlock: return events
-            case .endOfStream: return events + fail("server closed the connection")
-            case .failed(let e): return events + fail("read: errno \(e)")
-            }
-        }
+        let outcome = stream.read()
+        var events = outcome.plaintext.isEmpty ? [] : consume(outcome.plaintext)
+        if let ended = outcome.ended, phase != .closed { events += fail(ended) }
         return events
     }
 
@@ -120,30 +111,17 @@ final class SignalingClient {
             case .text(let t): events.append(.text(t))
             case .binary, .pong: break
             case .closed(let code, let reason):
-                outbound += connection.takeOutput()
-                flush()
+                stream.write(connection.takeOutput())
                 phase = .closed
                 events.append(.closed(reason: "websocket closed \(code.map { String($0.rawValue) } ?? "-") \(reason)"))
             }
         }
-        outbound += connection.takeOutput()
+        stream.write(connection.takeOutput())
         return events
-    }
-
-    private func flush() {
-        while !outbound.isEmpty {
-            let r = outbound.withUnsafeBytes { socket.stream.send($0) }
-            switch r {
-            case .bytes(let n): outbound.removeFirst(n)
-            case .wouldBlock, .endOfStream: return
-            case .failed: outbound = []; return
-            }
-        }
     }
 
     private func fail(_ reason: String) -> [Event] {
         phase = .closed
-        outbound = []
         return [.closed(reason: reason)]
     }
 }

@@ -2,6 +2,7 @@ import BotMedia
 import DTLS
 import Foundation
 import NetIO
+import TLS
 import Wire
 
 #if canImport(Glibc)
@@ -52,10 +53,43 @@ do {
     writeError("roombot: \(error)\n")
     exit(64)
 }
-guard let server = SocketAddress(ip: options.host, port: options.port) else {
-    writeError("roombot: --url host must be an IP address or localhost, got '\(options.host)'\n")
-    exit(64)
+let server: SocketAddress
+do {
+    // getaddrinfo's answers, IPv4 and IPv6 in RFC 6724 order.
+    let addresses = try SocketAddress.resolve(host: options.host, port: options.port)
+    server = ServerEndpoint.firstReachable(addresses) ?? addresses[0]
+} catch {
+    writeError("roombot: --url: \(error)\n")
+    exit(68)
 }
+var clientTLS: TLSContext?
+if options.secure {
+    do {
+        if let caFile = options.caFile {
+            let pem: String
+            do { pem = try String(contentsOfFile: caFile, encoding: .utf8) } catch {
+                writeError("roombot: --ca-file \(caFile): \(error.localizedDescription)\n")
+                exit(66)
+            }
+            clientTLS = try TLSContext.client(trust: .certificates(pem: pem))
+        } else if options.insecure {
+            writeError(
+                "roombot: WARNING: --insecure: the server's TLS certificate is NOT verified; "
+                    + "anyone on the path can read and change the signalling\n")
+            clientTLS = try TLSContext.client(trust: .insecureNoVerification)
+        } else {
+            clientTLS = try TLSContext.client(trust: .system)
+        }
+    } catch {
+        writeError("roombot: \(error)\n")
+        exit(66)
+    }
+}
+let defaultPort: UInt16 = options.secure ? 443 : 80
+let bracketed = options.host.contains(":") ? "[\(options.host)]" : options.host
+let endpoint = ServerEndpoint(
+    address: server, hostHeader: options.port == defaultPort ? bracketed : "\(bracketed):\(options.port)",
+    serverName: options.host, tls: clientTLS)
 guard let bindIP = options.bind ?? routeAddress(to: server) else {
     writeError("roombot: no route to \(server); give --bind IP\n")
     exit(70)
@@ -101,7 +135,7 @@ if options.noMedia {
         exit(70)
     }
 }
-let context = BotContext(options: options, server: server, bindIP: bindIP, certificate: certificate, media: media)
+let context = BotContext(endpoint: endpoint, options: options, bindIP: bindIP, certificate: certificate, media: media)
 context.log = writeError
 context.clock = (media as? ClipMedia)?.clock
 let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)

@@ -179,6 +179,8 @@ final class HTTPSession: TCPConnectionHandler {
 
     func closed(_ reason: TCPCloseReason) {
         if case .webSocket = mode { reportClosed(now: MonotonicClock.now()) }
+        // Why a browser could not connect over HTTPS is worth a line in dev mode.
+        if case .tlsFailed(let why) = reason { service.log(.debug, "TLS connection failed: \(why)", [("connection", "\(id)")]) }
     }
 
     private func reportClosed(now: Instant) {

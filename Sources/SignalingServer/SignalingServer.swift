@@ -2,6 +2,7 @@ import NetIO
 import Rooms
 import Signaling
 import Synchronization
+import TLS
 import Wire
 
 #if canImport(Glibc)
@@ -32,9 +33,14 @@ public final class SignalingServer: Sendable {
     private let running = RunningFlag()
 
     public var localAddress: SocketAddress { tcp.localAddress }
+    /// The HTTPS/WSS listener's address, when serving TLS.
+    public var secureLocalAddress: SocketAddress? { tcp.secureLocalAddress }
 
+    /// With `secure`, a second listener serves the same routes and the room
+    /// WebSocket over TLS (HTTPS, WSS) with the slot's current context.
     public init(
-        bindingTo address: SocketAddress, verifier: AccessTokenVerifier,
+        bindingTo address: SocketAddress, secure: (address: SocketAddress, contexts: TLSContextSlot)? = nil,
+        verifier: AccessTokenVerifier,
         rooms configuration: RoomDirectory<RandomIdentifiers>.Configuration,
         media: @escaping @Sendable (MediaCommand) -> Void = { _ in },
         mediaMetrics: @escaping @Sendable () -> String = { "" },
@@ -47,7 +53,10 @@ public final class SignalingServer: Sendable {
         let timeouts = HTTPSession.Timeouts(
             requestTimeout: configured.request, idleTimeout: configured.idle, pingInterval: configured.ping,
             webSocketTimeout: configured.webSocket)
-        tcp = try TCPServer(bindingTo: address) { id, remote, now in
+        var tcpConfiguration = TCPServerConfiguration()
+        // A TLS handshake is held to the limit of a slow HTTP request.
+        tcpConfiguration.tlsHandshakeTimeout = configured.request
+        tcp = try TCPServer(bindingTo: address, secure: secure, configuration: tcpConfiguration) { id, remote, now in
             HTTPSession(
                 id: ConnectionID(id.rawValue), remote: remote, router: router, service: service, timeouts: timeouts,
                 now: now)

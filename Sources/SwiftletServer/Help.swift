@@ -56,8 +56,9 @@ enum Help {
               SWIFTLET_KEYS=prod:$(cat /etc/swiftlet.secret) swiftlet serve --http 0.0.0.0:8080
               swiftlet serve --config swiftlet.json --workers=4 --log-level warning
 
-            EXIT STATUS: 0 stopped by a signal, 64 bad options, 70 internal error,
-            71 cannot bind a port.
+            EXIT STATUS: 0 drained and stopped, 130/143 a second SIGINT/SIGTERM cut the
+            drain short, 64 bad options, 66 unreadable TLS certificate or key,
+            70 internal error, 71 cannot bind a port or nothing to announce.
             """
         case "token":
             """

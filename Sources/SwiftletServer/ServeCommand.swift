@@ -5,6 +5,7 @@ import NetIO
 import Rooms
 import Signaling
 import SignalingServer
+import TLS
 import Wire
 
 #if canImport(Glibc)
@@ -44,6 +45,7 @@ enum ServeCommand {
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)
         sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGHUP)  // reloads the TLS certificate
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let certificate: DTLSCertificate
@@ -52,6 +54,19 @@ enum ServeCommand {
         } catch {
             FileHandleStderr.write("swiftlet serve: cannot create the DTLS certificate: \(error)\n")
             return 70
+        }
+
+        var tlsFiles: ServeTLS.Files?
+        var tlsSlot: TLSContextSlot?
+        if options.servesTLS {
+            do {
+                let files = try ServeTLS.files(options)
+                tlsSlot = TLSContextSlot(try ServeTLS.load(files))
+                tlsFiles = files
+            } catch {
+                FileHandleStderr.write("swiftlet serve: \(error)\n")
+                return 66
+            }
         }
 
         let count = options.workers > 0 ? options.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -68,7 +83,8 @@ enum ServeCommand {
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
-                bindingTo: options.httpAddress, verifier: AccessTokenVerifier(keys: options.keys),
+                bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) },
+                verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
                 media: { media.post($0) },
                 mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) + ProcessMetrics.prometheus() },
@@ -76,7 +92,9 @@ enum ServeCommand {
                     minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values)),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
         } catch {
-            FileHandleStderr.write("swiftlet serve: cannot listen on http \(options.httpAddress): \(error)\n")
+            FileHandleStderr.write(
+                "swiftlet serve: cannot listen on http \(options.httpAddress)\(options.servesTLS ? " or https \(options.httpsAddress)" : ""): \(error)\n"
+            )
             media.stop()
             return 71
         }
@@ -91,6 +109,14 @@ enum ServeCommand {
         print("  health           \(http)/healthz   readiness \(http)/readyz")
         print("  metrics          \(http)/metrics")
         print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
+        if let secure = signaling.secureLocalAddress, let tlsSlot, let tlsFiles {
+            let context = tlsSlot.current
+            print("  HTTPS            https://\(secure)/   room WebSocket wss://\(secure)/rtc   (SIGHUP reloads the certificate)")
+            print(
+                "  TLS certificate  \(tlsFiles.certificate)\(tlsFiles.generated ? "   (self-signed, generated now: curl --cacert it)" : "")"
+            )
+            print("  TLS SPKI sha256  \(ServeTLS.spki(context))   (chromium --ignore-certificate-errors-spki-list=<this>)")
+        }
         for (address, candidates) in zip(media.localAddresses, media.endpoint.workers) {
             let announced = candidates.map { SocketAddress($0.address).description }.joined(separator: " ")
             print("  media worker on udp \(address), announcing \(announced)")
@@ -110,6 +136,16 @@ enum ServeCommand {
 
         var received: Int32 = 0
         sigwait(&signals, &received)
-        return ServeDrain.run(after: received, seconds: options.drainSeconds, signaling: signaling, media: media)
+        let reload = {
+            if let tlsFiles, let tlsSlot { ServeTLS.reload(tlsFiles, into: tlsSlot) }
+        }
+        while received == SIGHUP {
+            reload()
+            sigwait(&signals, &received)
+        }
+        let status = ServeDrain.run(
+            after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
+        if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }
+        return status
     }
 }

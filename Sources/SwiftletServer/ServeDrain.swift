@@ -26,7 +26,7 @@ import Wire
 /// a process a signal stopped: the drain was cut short.
 enum ServeDrain {
     static func run(
-        after first: Int32, seconds: Int64, signaling: SignalingServer, media: MediaPlane
+        after first: Int32, seconds: Int64, signaling: SignalingServer, media: MediaPlane, reload: () -> Void = {}
     ) -> Int32 {
         let deadline = MonotonicClock.now() + .seconds(seconds)
         let wallDeadline = Date().addingTimeInterval(TimeInterval(seconds))
@@ -39,7 +39,11 @@ enum ServeDrain {
 
         var second: Int32?
         while signaling.service.snapshot.participants > 0, MonotonicClock.now() < deadline {
-            second = waitForStopSignal(upTo: .milliseconds(100))
+            switch waitForSignal(upTo: .milliseconds(100)) {
+            case SIGHUP?: reload()  // the TLS certificate, even while draining
+            case let signal?: second = signal
+            case nil: break
+            }
             if second != nil { break }
         }
         let left = signaling.service.snapshot.participants
@@ -63,14 +67,15 @@ enum ServeDrain {
         return second.map { 128 + $0 } ?? 0
     }
 
-    /// SIGTERM or SIGINT (blocked in every thread since start) if one
-    /// arrives within `timeout`; it is consumed. Other signals stay pending
-    /// for whoever waits for them.
-    static func waitForStopSignal(upTo timeout: Duration) -> Int32? {
+    /// SIGTERM, SIGINT or SIGHUP (blocked in every thread since start) if
+    /// one arrives within `timeout`; it is consumed. Other signals stay
+    /// pending for whoever waits for them.
+    static func waitForSignal(upTo timeout: Duration) -> Int32? {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGTERM)
         sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGHUP)
         var wait = timespec(tv_sec: Int(timeout.nanoseconds / 1_000_000_000), tv_nsec: Int(timeout.nanoseconds % 1_000_000_000))
         let signal = sigtimedwait(&set, nil, &wait)
         return signal > 0 ? signal : nil

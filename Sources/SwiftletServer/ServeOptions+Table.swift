@@ -104,6 +104,46 @@ extension ServeOptions {
             // Names only: secrets are never printed.
             show: { o in o.keys.isEmpty ? "none" : o.keys.keys.sorted().map { "\($0)=<redacted>" }.joined(separator: ",") }),
         OptionSpec(
+            key: "tls.cert", flag: "--tls-cert", environment: "SWIFTLET_TLS_CERT",
+            kind: .value(placeholder: "FILE", json: .string), expects: "a PEM file: the certificate, then its chain",
+            defaultText: "none (no HTTPS)",
+            help: "with tls.key: serve HTTPS and WSS on --https as well (docs/TLS.md); SIGHUP re-reads both files",
+            example: "--tls-cert /etc/swiftlet/fullchain.pem",
+            set: { o, v in
+                guard !v.isEmpty else { return false }
+                o.tlsCertPath = v
+                return true
+            }, show: { $0.tlsCertPath ?? ($0.devTLS ? "generated (--dev --tls)" : "none") }),
+        OptionSpec(
+            key: "tls.key", flag: "--tls-key", environment: "SWIFTLET_TLS_KEY",
+            kind: .value(placeholder: "FILE", json: .string), expects: "a PEM file: the certificate's private key",
+            defaultText: "none", help: "the private key of tls.cert (not encrypted)",
+            example: "--tls-key /etc/swiftlet/privkey.pem",
+            set: { o, v in
+                guard !v.isEmpty else { return false }
+                o.tlsKeyPath = v
+                return true
+            }, show: { $0.tlsKeyPath ?? "none" }),
+        OptionSpec(
+            key: "https", flag: "--https", environment: "SWIFTLET_HTTPS", kind: .value(placeholder: "HOST:PORT", json: .string),
+            expects: "HOST:PORT with a numeric host ([::]:8443 for IPv6)",
+            defaultText: "0.0.0.0:8443 (127.0.0.1:8443 with --dev)",
+            help: "where HTTPS and WSS listen when TLS is on", example: "--https 0.0.0.0:443",
+            set: { o, v in
+                guard let a = SocketAddress(hostAndPort: v) else { return false }
+                o.httpsAddressSetting = a
+                return true
+            }, show: { $0.servesTLS ? "\($0.httpsAddress)" : "off (no TLS)" }),
+        OptionSpec(
+            key: "tls.generate", flag: "--tls", environment: "SWIFTLET_TLS_GENERATE", kind: .toggle, expects: "true or false",
+            defaultText: "off",
+            help: "with --dev: serve HTTPS/WSS with a self-signed certificate made now (its SPKI hash is printed)",
+            example: "--dev --tls",
+            set: { o, v in
+                o.devTLS = v == "true"
+                return true
+            }, show: { $0.devTLS ? "on" : "off" }),
+        OptionSpec(
             key: "logLevel", flag: "--log-level", environment: "SWIFTLET_LOG_LEVEL",
             kind: .value(placeholder: "LEVEL", json: .string), expects: "debug, info, warning or error",
             defaultText: "info (debug with --dev)", help: "the lowest level logged", example: "--log-level warning",

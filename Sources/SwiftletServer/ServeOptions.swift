@@ -32,12 +32,26 @@ struct ServeOptions: Equatable {
     /// nil: `debug` in dev mode, `info` otherwise.
     var logLevel: ServerLog.Level?
     var logFormat = ServerLog.Format.text
+    /// PEM files for HTTPS/WSS: the certificate chain (leaf first) and its
+    /// key. With them a second listener serves TLS on `httpsAddress`;
+    /// SIGHUP re-reads both.
+    var tlsCertPath: String?
+    var tlsKeyPath: String?
+    /// `--dev --tls`: serve TLS with a generated self-signed certificate.
+    var devTLS = false
+    /// The TLS listener; nil: 0.0.0.0:8443, or 127.0.0.1:8443 in dev mode.
+    var httpsAddressSetting: SocketAddress?
 
     static let devKey = "devkey"
     static let devSecret = "devsecret"
 
     var mediaBind: String { mediaBindIP ?? (dev ? "127.0.0.1" : "::") }
     var effectiveLogLevel: ServerLog.Level { logLevel ?? (dev ? .debug : .info) }
+    var httpsAddress: SocketAddress {
+        httpsAddressSetting ?? SocketAddress(ip: dev ? "127.0.0.1" : "0.0.0.0", port: 8443)!
+    }
+    /// Whether a TLS listener runs.
+    var servesTLS: Bool { tlsCertPath != nil || devTLS }
 
     typealias Invalid = UsageError
     typealias Parsed = OptionParser<ServeOptions>.Result
@@ -77,15 +91,23 @@ struct ServeOptions: Equatable {
         if workers > 0, udpPort > 0, Int(udpPort) + workers - 1 > 65535 {
             throw Invalid("--udp-port \(udpPort) with \(workers) workers runs past port 65535")
         }
+        guard (tlsCertPath == nil) == (tlsKeyPath == nil) else {
+            throw Invalid("TLS needs both a certificate and a key (--tls-cert and --tls-key, or \"tls\" in the config)")
+        }
+        if devTLS, !dev, tlsCertPath == nil {
+            throw Invalid("--tls alone generates a self-signed certificate, for --dev only; give --tls-cert and --tls-key")
+        }
         if dev {
             // Dev mode hands a signed token to anyone who asks (the page's
             // /dev/token): it must not be reachable beyond this machine.
-            let ip = httpAddress.ipBytes
-            let loopback = (ip.count == 4 && ip[0] == 127) || (ip.count == 16 && ip == Array(repeating: 0, count: 15) + [1])
-            guard loopback else {
-                throw Invalid(
-                    "--dev mints tokens for anyone who can reach --http, so it listens on loopback only "
-                        + "(127.0.0.1 or [::1]), not \(httpAddress.ip); use API keys to serve other machines")
+            for (flag, address) in [("--http", httpAddress), ("--https", httpsAddress)] {
+                let ip = address.ipBytes
+                let loopback = (ip.count == 4 && ip[0] == 127) || (ip.count == 16 && ip == Array(repeating: 0, count: 15) + [1])
+                guard loopback || (flag == "--https" && !servesTLS) else {
+                    throw Invalid(
+                        "--dev mints tokens for anyone who can reach \(flag), so it listens on loopback only "
+                            + "(127.0.0.1 or [::1]), not \(address.ip); use API keys to serve other machines")
+                }
             }
             keys[Self.devKey] = Self.devSecret
         } else {

@@ -57,6 +57,21 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "websocket-client", entry: { FuzzEntryPoints.websocketClient($0) },
             interesting: Array(" :\r\n01HTw".utf8) + [0x00, 0x7E, 0x7F, 0x80, 0x81, 0x88, 0x89, 0xFF]),
+        // The HTTPS listener's TLS server: real ClientHellos (Python, curl,
+        // openssl TLS 1.2 and 1.3), a truncated one, plain HTTP. Each input
+        // runs a handshake in OpenSSL, so fewer mutations per seed.
+        FuzzTarget(
+            name: "tls-server", entry: { FuzzEntryPoints.tlsServer($0) },
+            interesting: [0x00, 0x01, 0x02, 0x03, 0x04, 0x16, 0x15, 0x17, 0x2B, 0x33, 0x10, 0xFF],
+            fixup: { b in
+                // The record length (bytes 3-4) and the handshake length (6-8).
+                guard b.count >= 9, b.count - 5 <= 0xFFFF else { return }
+                b[3] = UInt8(truncatingIfNeeded: (b.count - 5) >> 8)
+                b[4] = UInt8(truncatingIfNeeded: b.count - 5)
+                b[6] = 0
+                b[7] = UInt8(truncatingIfNeeded: (b.count - 9) >> 8)
+                b[8] = UInt8(truncatingIfNeeded: b.count - 9)
+            }, mutationsPerSeed: 200),
     ]
 
     func seeds() throws -> [[UInt8]] {

@@ -6,6 +6,7 @@ import Rooms
 import Signaling
 import SignalingServer
 import Synchronization
+import TLS
 import Testing
 
 /// A real swiftlet on 127.0.0.1 for the interop tests: one media worker and
@@ -24,15 +25,20 @@ final class LoopbackSwiftlet {
     }
 
     /// `mediaBind` and `announcedIP` as `swiftlet serve` takes them; the
-    /// signalling server is on 127.0.0.1 whatever they are.
-    init(devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil) throws {
+    /// signalling server is on 127.0.0.1 whatever they are. With `tls`, it
+    /// also listens for HTTPS/WSS (`secureURL`).
+    init(
+        devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil, tls: TLSContextSlot? = nil
+    ) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
         let media = try MediaPlane(
             count: 1, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate)
         let recorded = CommandLog()
         do {
             server = try SignalingServer(
-                bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
+                bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!,
+                secure: tls.map { (SocketAddress(ip: "127.0.0.1", port: 0)!, $0) },
+                verifier: AccessTokenVerifier(keys: ["k": "s"]),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
                 media: { command in
                     recorded.commands.withLock { $0.append(command) }
@@ -53,6 +59,8 @@ final class LoopbackSwiftlet {
     }
 
     var url: String { "ws://127.0.0.1:\(server.localAddress.port)/rtc" }
+    /// The room WebSocket over TLS, by the certificate's name; nil without TLS.
+    var secureURL: String? { server.secureLocalAddress.map { "wss://localhost:\($0.port)/rtc" } }
 
     /// The media commands sent so far, in order.
     var commands: [MediaCommand] { recorded.commands.withLock { $0 } }
@@ -81,14 +89,16 @@ final class LoopbackSwiftlet {
 
     /// Runs `Scripts/interop/<script>` with the repository's venv against
     /// this server, with `tokens`, and returns the one JSON line it prints.
-    func runScript(_ script: String, tokens: [String], arguments: [String] = [], timeout: Duration) throws -> [String: Any] {
+    func runScript(
+        _ script: String, tokens: [String], url: String? = nil, arguments: [String] = [], timeout: Duration
+    ) throws -> [String: Any] {
         let python = Self.root.appendingPathComponent(".venv/bin/python")
         try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
         let child = try JSONLineProcess(
             executable: python,
             arguments: [
                 Self.root.appendingPathComponent("Scripts/interop/\(script)").path,
-                "--url", url, "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
+                "--url", url ?? self.url, "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
             ] + arguments,
             workingDirectory: Self.root)
         return try child.receive("the result of \(script)", timeout: timeout)

@@ -8,11 +8,16 @@ import Testing
 /// came back and how long that took: the tests see exactly the bytes a
 /// client would, with no HTTP library in between.
 func rawTCPExchange(_ server: SignalingServer, sending text: String) throws -> (response: String, seconds: Double) {
+    try rawTCPExchange(server.localAddress, sending: text)
+}
+
+/// The same against any IPv4 address (the TLS listener, for one).
+func rawTCPExchange(_ target: SocketAddress, sending text: String) throws -> (response: String, seconds: Double) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
-    var address = server.localAddress.storage
+    var address = target.storage
     let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, target.length) }
     }
     try #require(rc == 0)
     var timeout = timeval(tv_sec: 5, tv_usec: 0)

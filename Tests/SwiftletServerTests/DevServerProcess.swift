@@ -11,6 +11,15 @@ func builtProduct(_ name: String) -> URL {
 /// after the defaults); returns the process,
 /// its output pipe and its room WebSocket URL ("" if it never said).
 func startDevServer(_ extraArguments: [String] = []) throws -> (Process, Pipe, String) {
+    let (process, output, text) = try startDevServer(extraArguments: extraArguments)
+    let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
+    let url = line.split(separator: " ").last.map(String.init) ?? ""
+    return (process, output, url)
+}
+
+/// The same with more arguments (`--tls`...); returns everything it printed
+/// up to "stop with Ctrl-C".
+func startDevServer(extraArguments: [String]) throws -> (Process, Pipe, String) {
     let process = Process()
     process.executableURL = builtProduct("swiftlet")
     process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"] + extraArguments
@@ -25,7 +34,5 @@ func startDevServer(_ extraArguments: [String] = []) throws -> (Process, Pipe, S
         if chunk.isEmpty { break }
         text += String(decoding: chunk, as: UTF8.self)
     }
-    let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
-    let url = line.split(separator: " ").last.map(String.init) ?? ""
-    return (process, output, url)
+    return (process, output, text)
 }

@@ -27,9 +27,10 @@ final class ProcessTestClient {
 
     init(port: UInt16) throws {
         var random = SystemRandomNumberGenerator()
-        signaling = try SignalingClient(
-            to: try #require(SocketAddress(ip: "127.0.0.1", port: port)), host: "127.0.0.1:\(port)", path: "/rtc",
-            random: &random)
+        let endpoint = ServerEndpoint(
+            address: try #require(SocketAddress(ip: "127.0.0.1", port: port)), hostHeader: "127.0.0.1:\(port)",
+            serverName: "127.0.0.1", tls: nil)
+        signaling = try SignalingClient(to: endpoint, path: "/rtc", random: &random)
         certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
     }
 

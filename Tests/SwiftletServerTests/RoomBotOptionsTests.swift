@@ -19,7 +19,7 @@ import Wire
 
     @Test func defaultsAndURLParts() throws {
         let o = try parse("--url ws://localhost:7880/rtc --room demo --dev")
-        #expect(o.host == "127.0.0.1" && o.port == 7880 && o.path == "/rtc")
+        #expect(o.host == "localhost" && o.port == 7880 && o.path == "/rtc" && !o.secure)
         #expect(o.rooms == ["demo"])
         #expect(o.publishers == 1 && o.subscribers == 1)
         #expect(o.simulcast && !o.audioOnly)
@@ -27,6 +27,15 @@ import Wire
         #expect(o.key == "devkey" && o.secret == "devsecret")
         let v6 = try parse("--url ws://[::1]:9000 --room r --key k --secret s")
         #expect(v6.host == "::1" && v6.port == 9000 && v6.path == "/rtc")
+    }
+
+    @Test func secureSchemesAndHostNamesAreAccepted() throws {
+        let wss = try parse("--url wss://sfu.example.org/rtc --room r --dev --ca-file ca.pem")
+        #expect(wss.secure && wss.host == "sfu.example.org" && wss.port == 443 && wss.caFile == "ca.pem")
+        let https = try parse("--url HTTPS://[::1]:8443 --room r --dev --whip --insecure")
+        #expect(https.secure && https.host == "::1" && https.port == 8443 && https.insecure)
+        let plain = try parse("--url http://media-1.internal --room r --dev --whep")
+        #expect(!plain.secure && plain.host == "media-1.internal" && plain.port == 80)
     }
 
     @Test func everyOptionIsRead() throws {
@@ -55,7 +64,13 @@ import Wire
         #expect(invalid("--url ws://127.0.0.1:1 --dev") == "give --room NAME or --rooms N")
         #expect(invalid("--url ws://127.0.0.1:1 --room r") == "give --dev, or --key and --secret")
         #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --key k") == "--dev and --key/--secret exclude each other")
-        #expect(invalid("--url wss://127.0.0.1:1 --room r --dev")?.hasPrefix("--url must start with ws://") == true)
+        #expect(invalid("--url ftp://127.0.0.1:1 --room r --dev")?.hasPrefix("--url must start with ws://") == true)
+        #expect(
+            invalid("--url ws://127.0.0.1:1 --room r --dev --insecure")
+                == "--ca-file and --insecure apply to wss:// and https:// URLs only")
+        #expect(
+            invalid("--url wss://h:1 --room r --dev --insecure --ca-file c.pem") == "--ca-file and --insecure exclude each other")
+        #expect(invalid("--url ws://bad_host!:1 --room r --dev") == "--url has a bad host 'bad_host!'")
         #expect(invalid("--url ws://127.0.0.1:0 --room r --dev") == "--url has a bad port '0'")
         #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --publishers -1")?.hasPrefix("--publishers wants") == true)
         #expect(invalid("--url ws://127.0.0.1:1 --room r --dev --publishers 0 --subscribers 0") != nil)

@@ -113,12 +113,37 @@ import Testing
 
     @Test func badCommandLinesExit64AndHelpExits0() throws {
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--dev"]).status == 64)  // no room
-        #expect(try runBot(["--url", "wss://h/rtc", "--room", "r", "--dev"]).status == 64)
+        #expect(try runBot(["--url", "ftp://h/rtc", "--room", "r", "--dev"]).status == 64)
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r"]).status == 64)  // no key
         #expect(try runBot(["--url", "ws://127.0.0.1:1/rtc", "--room", "r", "--dev", "--ramp", "0"]).status == 64)
         let help = try runBot(["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("--max-join-ms"))
+    }
+
+    @Test func anUnknownHostExits68AndIPv6LiteralsConnect() throws {
+        let unknown = try runBot(["--url", "ws://no-such-host.invalid/rtc", "--room", "r", "--dev", "--no-media"])
+        #expect(unknown.status == 68, "\(unknown.output)")
+        #expect(unknown.output.contains("cannot resolve 'no-such-host.invalid'"), "\(unknown.output)")
+
+        let (server, _, text) = try startDevServer(extraArguments: ["--http", "[::1]:0"])
+        defer {
+            if server.isRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
+        let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
+        let url = line.split(separator: " ").last.map(String.init) ?? ""
+        #expect(url.hasPrefix("ws://[::1]:"), "\(text)")
+        let run = try runBot([
+            "--url", url, "--room", "v6", "--publishers", "1", "--subscribers", "0", "--duration", "1", "--dev",
+            "--no-media",
+        ])
+        // Signalling over IPv6 joins; media stays on the server's IPv4
+        // media address, out of reach of a bot bound to ::1, so only the
+        // join is checked.
+        #expect(run.output.contains("bots 1/1 joined"), "\(run.output)")
     }
 
     @Test func unreachableServerExits2WithConnectErrors() throws {

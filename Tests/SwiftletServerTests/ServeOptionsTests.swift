@@ -61,6 +61,38 @@ import Testing
         #expect(o.keys == ["prod": "a-long-random-secret-0123456789"])
     }
 
+    @Test func tlsFromTheConfigFileOrFlags() throws {
+        let file = #"""
+            {"keys": {"prod": "a-long-random-secret-0123456789"}, "tls": {"cert": "/etc/swiftlet/fullchain.pem",
+             "key": "/etc/swiftlet/key.pem"}, "https": "0.0.0.0:443"}
+            """#
+        let o = try ServeOptions.parse(["--config", "s.json"], readFile: { _ in Data(file.utf8) })
+        #expect(o.servesTLS && o.tlsCertPath == "/etc/swiftlet/fullchain.pem" && o.tlsKeyPath == "/etc/swiftlet/key.pem")
+        #expect(o.httpsAddress.description == "0.0.0.0:443")
+        // Defaults: 8443 on all addresses, loopback in dev mode; no TLS unless asked.
+        let flags = try ServeOptions.parse(
+            ["--tls-cert", "c.pem", "--tls-key", "k.pem"],
+            environment: [
+                "SWIFTLET_API_KEY": "k", "SWIFTLET_API_SECRET": "0123456789abcdef",
+            ])
+        #expect(flags.servesTLS && flags.httpsAddress.description == "0.0.0.0:8443")
+        let dev = try ServeOptions.parse(["--dev", "--tls"])
+        #expect(dev.servesTLS && dev.devTLS && dev.httpsAddress.description == "127.0.0.1:8443")
+        #expect(try !ServeOptions.parse(["--dev"]).servesTLS)
+    }
+
+    @Test func tlsMisconfigurationsAreRefused() {
+        let env = ["SWIFTLET_API_KEY": "k", "SWIFTLET_API_SECRET": "0123456789abcdef"]
+        // A certificate without its key, and the reverse.
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--tls-cert", "c.pem"], environment: env) }
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--tls-key", "k.pem"], environment: env) }
+        // A generated self-signed certificate is for dev mode only.
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--tls"], environment: env) }
+        // Dev mode keeps the TLS listener on loopback too.
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--tls", "--https", "0.0.0.0:8443"]) }
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--https", "localhost:1"]) }
+    }
+
     @Test func aBadConfigFileIsAClearError() {
         #expect(throws: ServeOptions.Invalid.self) {
             try ServeOptions.parse(["--config", "x.json"], readFile: { _ in Data("{\"workers\": \"many\"}".utf8) })

@@ -15,6 +15,8 @@
 typedef struct ssl_ctx_st SSL_CTX;
 typedef struct ssl_st SSL;
 typedef struct evp_pkey_st EVP_PKEY;
+typedef struct x509_st X509;
+typedef struct bio_st BIO;
 typedef struct OpusEncoder OpusEncoder;
 
 // OpenSSL macros (FACTS.md: not importable).
@@ -27,6 +29,11 @@ long swiftlet_SSL_set_options_no_query_mtu(SSL *ssl);
 long swiftlet_DTLSv1_get_timeout(SSL *ssl, long *seconds, long *microseconds);
 long swiftlet_DTLSv1_handle_timeout(SSL *ssl);
 EVP_PKEY *swiftlet_EVP_EC_gen_p256(void);
+// TLS over memory BIOs (Sources/TLS).
+long swiftlet_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *x509);
+long swiftlet_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
+long swiftlet_BIO_set_mem_eof_return(BIO *bio, int value);
+long swiftlet_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode);
 
 // Opus: opus_encoder_ctl is variadic.
 int swiftlet_opus_set_bitrate(OpusEncoder *enc, int32_t bitrate);
