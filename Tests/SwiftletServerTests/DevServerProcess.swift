@@ -8,9 +8,11 @@ func builtProduct(_ name: String) -> URL {
 
 /// Starts `swiftlet serve --dev` on free ports with one media worker and
 /// waits (at most 20 s) until it says how to stop it (`extraArguments`
-/// after the defaults); returns the process,
-/// its output pipe and its room WebSocket URL ("" if it never said).
-func startDevServer(_ extraArguments: [String] = []) throws -> (Process, Pipe, String) {
+/// after the defaults); returns the process, its output (read on a
+/// background thread all along: a dev server logs every message, and a
+/// pipe nobody empties would stop it at its next log line) and its room
+/// WebSocket URL ("" if it never said).
+func startDevServer(_ extraArguments: [String] = []) throws -> (Process, OutputReader, String) {
     let (process, output, text) = try startDevServer(extraArguments: extraArguments)
     let line = text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
     let url = line.split(separator: " ").last.map(String.init) ?? ""
@@ -19,20 +21,52 @@ func startDevServer(_ extraArguments: [String] = []) throws -> (Process, Pipe, S
 
 /// The same with more arguments (`--tls`...); returns everything it printed
 /// up to "stop with Ctrl-C".
-func startDevServer(extraArguments: [String]) throws -> (Process, Pipe, String) {
+func startDevServer(extraArguments: [String]) throws -> (Process, OutputReader, String) {
     let process = Process()
     process.executableURL = builtProduct("swiftlet")
     process.arguments = ["serve", "--dev", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0"] + extraArguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
+    let output = OutputReader()
+    process.standardOutput = output.pipe
+    process.standardError = output.pipe
     try process.run()
-    var text = ""
-    let deadline = Date().addingTimeInterval(20)
-    while !text.contains("stop with Ctrl-C"), Date() < deadline, process.isRunning {
-        let chunk = output.fileHandleForReading.availableData
-        if chunk.isEmpty { break }
-        text += String(decoding: chunk, as: UTF8.self)
+    _ = output.wait(for: "stop with Ctrl-C", seconds: 20)
+    let text = output.text
+    return (process, output, text.range(of: "stop with Ctrl-C").map { String(text[..<$0.upperBound]) } ?? text)
+}
+
+/// A child's output, collected on a background thread so that reading it
+/// never blocks the test (waits are bounded).
+final class OutputReader: @unchecked Sendable {
+    let pipe = Pipe()
+    private let lock = NSLock()
+    private var collected = ""
+
+    init() {
+        // The handler holds the reader until the output ends, so a caller
+        // that drops it (`let (server, _, url) = ...`) still has the child's
+        // output emptied: a child blocked on a full pipe stops answering.
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return
+            }
+            self.lock.withLock { self.collected += String(decoding: data, as: UTF8.self) }
+        }
     }
-    return (process, output, text)
+
+    var text: String { lock.withLock { collected } }
+
+    func wait(for needle: String, seconds: Double) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while !text.contains(needle), Date() < end { usleep(20_000) }
+        return text.contains(needle)
+    }
+
+    func waitForExit(_ process: Process, seconds: Double) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < end { usleep(20_000) }
+        usleep(100_000)  // the last output
+        return !process.isRunning
+    }
 }

@@ -54,7 +54,7 @@ import Testing
         let subscribers = try #require(groups["subscriber"] as? [String: Any])
         let received = try #require(subscribers["packets"] as? Double)
         let retransmitted = (subscribers["retransmissionsReceived"] as? Double) ?? 0
-        let sent = try #require(counters["swiftlet_rtp_packets_sent_total"])
+        let sent = try #require(counters["swiftlet_rtp_packets_sent_total"], "metrics: \(counters)")
         // Tracks: 6 subscribers x 2 publishers x (audio + video).
         #expect(subscribers["tracksExpected"] as? Int == 24)
         #expect(subscribers["tracksFlowing"] as? Int == 24)

@@ -101,7 +101,8 @@ import Testing
         #expect(run.status == 0, "\(run.output)")
         server.terminate()
         server.waitUntilExit()
-        let log = String(decoding: serverOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = serverOutput.waitForExit(server, seconds: 5)
+        let log = serverOutput.text
         #expect(log.components(separatedBy: "at max width 256").count - 1 == 2, "\(log.suffix(3000))")
     }
 

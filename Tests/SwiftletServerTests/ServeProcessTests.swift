@@ -270,36 +270,3 @@ import Testing
         #expect(refusal["remote"]?.hasPrefix("127.0.0.1:") == true)
     }
 }
-
-/// A child's output, collected on a background thread so that reading it
-/// never blocks the test (waits are bounded).
-final class OutputReader: @unchecked Sendable {
-    let pipe = Pipe()
-    private let lock = NSLock()
-    private var collected = ""
-
-    init() {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.collected += String(decoding: data, as: UTF8.self) }
-        }
-    }
-
-    deinit { pipe.fileHandleForReading.readabilityHandler = nil }
-
-    var text: String { lock.withLock { collected } }
-
-    func wait(for needle: String, seconds: Double) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while !text.contains(needle), Date() < end { usleep(20_000) }
-        return text.contains(needle)
-    }
-
-    func waitForExit(_ process: Process, seconds: Double) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < end { usleep(20_000) }
-        usleep(100_000)  // the last output
-        return !process.isRunning
-    }
-}

@@ -154,19 +154,8 @@ import Testing
         return object?["certificate"] as? String
     }
 
-    /// Reads the server's output until a line contains `marker` (at most 10 s).
-    private func waitForLine(_ marker: String, _ output: Pipe) throws -> Bool {
-        var seen = ""
-        let deadline = Date().addingTimeInterval(10)
-        let handle = output.fileHandleForReading
-        while Date() < deadline {
-            var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 200) > 0 else { continue }
-            let chunk = handle.availableData
-            if chunk.isEmpty { return false }
-            seen += String(decoding: chunk, as: UTF8.self)
-            if seen.contains(marker) { return true }
-        }
-        return false
+    /// Whether the server's output shows `marker` within 10 s.
+    private func waitForLine(_ marker: String, _ output: OutputReader) throws -> Bool {
+        output.wait(for: marker, seconds: 10)
     }
 }
