@@ -102,14 +102,29 @@ enum ServeCommand {
         media.onTransportFailed { participant, _ in signaling.service.transportFailed(participant, now: MonotonicClock.now()) }
         media.onMediaEvent { event in signaling.service.mediaEvent(event) }
 
-        let http = "http://\(signaling.localAddress)"
+        // A wildcard listener is not an address to open: show one this
+        // machine answers on (its first announced media address of the
+        // listener's family), and say that every address works.
+        let announced = media.endpoint.workers.first?.map { SocketAddress($0.address) } ?? []
+        func reachable(_ listener: SocketAddress) -> SocketAddress {
+            guard listener.isWildcard,
+                let host = announced.first(where: { listener.family == .v6 || $0.family == listener.family })
+            else { return listener }
+            return SocketAddress(ip: host.ip, port: listener.port) ?? listener
+        }
+        let signalingAddress = reachable(signaling.localAddress)
+        let http = "http://\(signalingAddress)"
         print("swiftlet \(SwiftletVersion.string) serving\(options.dev ? " in dev mode (loopback only)" : "")")
+        if signaling.localAddress.isWildcard {
+            print("  HTTP listens on  \(signaling.localAddress) (every address; one of them below)")
+        }
         print("  open in a browser \(http)/   (a room; open it in two tabs)   \(http)/call   (one-to-one calls)")
-        print("  room WebSocket   ws://\(signaling.localAddress)/rtc")
+        print("  room WebSocket   ws://\(signalingAddress)/rtc")
         print("  health           \(http)/healthz   readiness \(http)/readyz")
         print("  metrics          \(http)/metrics")
         print("  WHIP / WHEP      \(http)/whip/<room>   \(http)/whep/<room>[/<identity>]")
-        if let secure = signaling.secureLocalAddress, let tlsSlot, let tlsFiles {
+        if let listener = signaling.secureLocalAddress, let tlsSlot, let tlsFiles {
+            let secure = reachable(listener)
             let context = tlsSlot.current
             print("  HTTPS            https://\(secure)/   room WebSocket wss://\(secure)/rtc   (SIGHUP reloads the certificate)")
             print(
