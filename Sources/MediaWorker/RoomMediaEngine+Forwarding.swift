@@ -245,7 +245,9 @@ extension RoomMediaEngine {
 
     /// Remembers a learned SSRC while `track` has room for it (counted
     /// `unsignalledSSRC` when not).
-    private func learn(_ ssrc: SSRC, _ route: PublisherRoutes.Route, for track: IncomingTrack, in routes: PublisherRoutes)
+    private func learn(
+        _ ssrc: SSRC, _ route: PublisherRoutes.Route, for track: IncomingTrack, in routes: PublisherRoutes
+    )
         -> Bool
     {
         guard track.learnedSSRCs < track.learnedSSRCLimit else {

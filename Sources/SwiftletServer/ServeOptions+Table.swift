@@ -1,5 +1,5 @@
-import PeerSession
 import NetIO
+import PeerSession
 import SignalingServer
 import Wire
 

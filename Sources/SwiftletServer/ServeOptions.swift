@@ -1,6 +1,6 @@
-import PeerSession
 import Foundation
 import NetIO
+import PeerSession
 import Signaling
 import SignalingServer
 

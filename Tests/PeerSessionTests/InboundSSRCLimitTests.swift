@@ -20,7 +20,8 @@ import Wire
     private func deliver(_ packet: [UInt8], rtcp: Bool = false, over link: TransportLink) -> Bool {
         var buffer = packet + [UInt8](repeating: 0, count: SRTPSession.rtcpTrailerRoom)
         return buffer.withUnsafeMutableBytes { raw in
-            let protected = rtcp ? link.client.protectRTCP(raw, length: packet.count) : link.client.protectRTP(raw, length: packet.count)
+            let protected =
+                rtcp ? link.client.protectRTCP(raw, length: packet.count) : link.client.protectRTP(raw, length: packet.count)
             guard let protected else { return false }
             let datagram = UnsafeMutableRawBufferPointer(rebasing: raw[0..<protected.length])
             return link.server.receive(datagram, from: link.clientAddress, now: link.clock.now) != .handled
@@ -39,7 +40,8 @@ import Wire
             let ssrc = 0x1000_0000 + UInt32(n)
             if deliver(rtp(UInt16(n & 0xFFFF), ssrc: ssrc), over: link) { accepted += 1 }
             // SRTCP keys libsrtp's streams by the sender SSRC too.
-            if deliver(RTCPBuilders.receiverReportWithCNAME(sender: SSRC(ssrc + 0x100_0000), cname: "x"), rtcp: true, over: link) {
+            if deliver(RTCPBuilders.receiverReportWithCNAME(sender: SSRC(ssrc + 0x100_0000), cname: "x"), rtcp: true, over: link)
+            {
                 accepted += 1
             }
         }
@@ -75,7 +77,8 @@ import Wire
     /// benchmark on shared CPUs; the assertion is on the stream count.
     @Test(arguments: [PeerTransport.defaultMaxInboundSSRCs, Int.max])
     func costPerPacketOfANewSSRCFlood(cap: Int) throws {
-        let link = try TransportLink(serverProfiles: [.aeadAES128GCM], clientProfiles: [.aeadAES128GCM], serverMaxInboundSSRCs: cap)
+        let link = try TransportLink(
+            serverProfiles: [.aeadAES128GCM], clientProfiles: [.aeadAES128GCM], serverMaxInboundSSRCs: cap)
         #expect(link.connect())
         let total = 10_000
         var packets: [[UInt8]] = []
@@ -96,7 +99,9 @@ import Wire
             let spent = clock.now - start
             if n < 1000 { firstCost += spent } else if n >= total - 1000 { lastCost += spent }
         }
-        print("new-SSRC flood, cap \(cap == Int.max ? "none" : String(cap)): first 1000 \(firstCost / 1000)/packet, last 1000 \(lastCost / 1000)/packet, streams \(link.server.inboundSSRCCount)")
+        print(
+            "new-SSRC flood, cap \(cap == Int.max ? "none" : String(cap)): first 1000 \(firstCost / 1000)/packet, last 1000 \(lastCost / 1000)/packet, streams \(link.server.inboundSSRCCount)"
+        )
         #expect(link.server.inboundSSRCCount == min(cap, total))
     }
 }
