@@ -92,6 +92,12 @@ final class IncomingTrack {
     /// before the first announcement).
     var announcedLayers: [Bool] = []
     var subscriptions: [Subscription] = []
+    /// SSRCs learned for this track from mid/rid (RFC 8852), not signalled.
+    var learnedSSRCs = 0
+    /// An m-section has room for one media and one RTX SSRC per layer:
+    /// more SSRCs naming its mid are refused (a peer with valid keys could
+    /// otherwise grow `PublisherRoutes.bySSRC` with a new SSRC per packet).
+    var learnedSSRCLimit: Int { layers.count * 2 }
 
     init(
         key: TrackKey, publisher: ParticipantID, description: PublishedTrackDescription, senderSSRC: SSRC,

@@ -41,6 +41,10 @@ public struct RoomMediaCounters: Equatable, Sendable {
     public var nacksSent: UInt64 = 0
     public var retransmissionsSent: UInt64 = 0
     public var retransmissionsUnavailable: UInt64 = 0
+    /// NACK packets from subscriptions without RTX: not answered (a resend
+    /// on the media SSRC would reuse an SRTP index); video asks the
+    /// publisher for a keyframe instead.
+    public var nacksWithoutRTX: UInt64 = 0
     public var retransmissionsLimited: UInt64 = 0
     public var retransmissionsReceived: UInt64 = 0
     /// Padding-only packets that filled an outgoing number kept free for a
@@ -85,6 +89,17 @@ public struct RoomMediaCounters: Equatable, Sendable {
         public var notForwarded: UInt64 = 0
         /// Did not fit a transmit slot, or the rewrite or protection failed.
         public var sendFailed: UInt64 = 0
+        /// An SSRC a publisher transport's track has no room to learn
+        /// (mid/rid name it, but the track already learned one media and one
+        /// RTX SSRC per layer): `IncomingTrack.learnedSSRCLimit`.
+        public var unsignalledSSRC: UInt64 = 0
+        /// SRTP/SRTCP from a new SSRC on a transport that already knows
+        /// `PeerTransport.Configuration.maxInboundSSRCs`: dropped before
+        /// decryption.
+        public var srtpSSRCLimit: UInt64 = 0
+        /// A packet whose SRTP index was protected before: refused at the
+        /// protect seam (never sent; RFC 7714 section 8.1). Should stay 0.
+        public var repeatedSRTPIndex: UInt64 = 0
 
         public init() {}
 

@@ -167,8 +167,9 @@ extension RoomMediaEngine {
                     else { return nil }
                     return (length, header)
                 }
-                guard let sent, sent > 0 else { break }
+                // Moves on even after a failed send: see `send`.
                 s.rtxSequenceNumber &+= 1
+                guard let sent, sent > 0 else { break }
                 counters.probeBytesSent &+= UInt64(padding)
             }
         }

@@ -215,7 +215,7 @@ extension RoomMediaEngine {
         if track.retransmissionPayloadTypes.contains(header.payloadType) {
             let layer = routes.repairedRIDExtensionID.flatMap { header.rid(id: $0, in: bytes) }.flatMap(track.layerIndex(rid:))
             let route = PublisherRoutes.Route.retransmission(track, layer: layer ?? (track.layers.count == 1 ? 0 : nil))
-            routes.bySSRC[header.ssrc] = route
+            guard learn(header.ssrc, route, for: track, in: routes) else { return nil }
             return route
         }
         let layer: Int
@@ -239,8 +239,24 @@ extension RoomMediaEngine {
             layer = 0
         }
         let route = PublisherRoutes.Route.media(track, layer: layer)
-        routes.bySSRC[header.ssrc] = route
+        guard learn(header.ssrc, route, for: track, in: routes) else { return nil }
         return route
+    }
+
+    /// Remembers a learned SSRC while `track` has room for it (counted
+    /// `unsignalledSSRC` when not).
+    private func learn(
+        _ ssrc: SSRC, _ route: PublisherRoutes.Route, for track: IncomingTrack, in routes: PublisherRoutes
+    )
+        -> Bool
+    {
+        guard track.learnedSSRCs < track.learnedSSRCLimit else {
+            counters.dropped.unsignalledSSRC &+= 1
+            return false
+        }
+        track.learnedSSRCs += 1
+        routes.bySSRC[ssrc] = route
+        return true
     }
 
     /// The publisher's abs-capture-time of `packet`, read once for all its
@@ -321,11 +337,14 @@ extension RoomMediaEngine {
             counters.dropped.subscriberNotConnected &+= 1
             return false
         }
+        // The RTX number moves on even when the send failed after protect:
+        // an index protected once is never offered to libsrtp again (it
+        // would refuse it, and every later retransmission with it).
+        if rtx != nil { s.rtxSequenceNumber &+= 1 }
         guard sent > 0 else {
             counters.dropped.sendFailed &+= 1
             return false
         }
-        if rtx != nil { s.rtxSequenceNumber &+= 1 }
         counters.rtpPacketsOut &+= 1
         counters.rtpBytesOut &+= UInt64(sent)
         return true
@@ -372,9 +391,13 @@ extension RoomMediaEngine {
             guard extraRoom + egress.blockLength + SRTPSession.rtpTrailerRoom <= slot.count,
                 let (length, header) = write(slot),
                 let withExtensions = egress.write(into: slot, length: length, header: header),
-                let out = wrap(slot, withExtensions),
-                let result = transport.protectRTP(slot, length: out), result.to == destination
+                let out = wrap(slot, withExtensions)
             else { return 0 }
+            let refused = transport.counters.repeatedIndexRefused
+            guard let result = transport.protectRTP(slot, length: out), result.to == destination else {
+                if transport.counters.repeatedIndexRefused != refused { counters.dropped.repeatedSRTPIndex &+= 1 }
+                return 0
+            }
             sent = result.length
             return sent
         }

@@ -123,6 +123,15 @@ extension RoomMediaEngine {
     /// the RTX stream where negotiated (RFC 4588). A rate limit per
     /// subscriber transport and a once-per-RTT rule per packet keep a NACK
     /// storm from multiplying traffic.
+    ///
+    /// Only on RTX: a copy re-sent on the media SSRC would carry the number
+    /// it first went out with but new header bytes (transport-wide number,
+    /// abs-send-time), a second packet under one SRTP index, which AES-GCM
+    /// forbids (RFC 7714 section 8.1) and the outbound session refuses. A
+    /// subscription without RTX (WHEP, audio) gets a keyframe request to the
+    /// publisher for video instead (throttled per layer), and nothing for
+    /// audio (Opus conceals a lost frame). docs/TRANSPORT.md, "One index,
+    /// one packet".
     private func retransmit(
         _ nack: TransportLayerNACK, subscriber: ParticipantID, transport id: TransportID, now: Instant,
         transmit: TransmitQueue
@@ -130,6 +139,13 @@ extension RoomMediaEngine {
         guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: nack.mediaSSRC)], let track = tracks[s.key.track],
             let link = links[id]
         else { return }
+        guard s.rtxSSRC != nil, s.rtxPayloadType != nil else {
+            counters.nacksWithoutRTX &+= 1
+            if track.isVideo {
+                requestKeyframe(.pli, subscriber: subscriber, outgoingSSRC: nack.mediaSSRC, now: now, transmit: transmit)
+            }
+            return
+        }
         let video = track.isVideo
         for pair in nack.pairs {
             // The PID and its bitmask of the 16 following (RFC 4585 section

@@ -121,6 +121,7 @@ public final class RoomMediaEngine: WorkerEngine {
         transmit: TransmitQueue
     ) {
         transports.receive(datagram, from: source, to: local, now: now, transmit: transmit)
+        counters.dropped.srtpSSRCLimit = transports.ssrcLimitDrops
     }
 
     public func control(_ message: Control, now: Instant, transmit: TransmitQueue) {

@@ -28,6 +28,10 @@ public final class TransportEngine: WorkerEngine {
     private var transports: [TransportID: PeerTransport] = [:]
     private var router = PeerRouter<TransportID>()
     public private(set) var droppedDatagrams = 0
+    /// Packets the transports dropped at their SSRC cap
+    /// (`PeerTransportCounters.ssrcLimitExceeded`), summed here so they
+    /// outlive the transports.
+    public private(set) var ssrcLimitDrops: UInt64 = 0
 
     public init() {}
 
@@ -76,7 +80,9 @@ public final class TransportEngine: WorkerEngine {
             droppedDatagrams += 1
             return
         }
+        let refusedBefore = transport.counters.ssrcLimitExceeded
         let result = transport.receive(datagram, from: source, to: local, now: now)
+        ssrcLimitDrops &+= UInt64(transport.counters.ssrcLimitExceeded - refusedBefore)
         if transport.isValidated(source) { router.noteValidated(source, by: id) }
         switch result {
         case .handled: flush(id, transport, transmit: transmit)

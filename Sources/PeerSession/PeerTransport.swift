@@ -35,6 +35,9 @@ public final class PeerTransport {
         public var iceFull = ICEAgent.Configuration()
         /// Inbound SRTP replay window (packets); see Sources/SRTP/README.md.
         public var replayWindow = SRTPSession.defaultReplayWindow
+        /// Most SSRCs the peer may send SRTP or SRTCP from on this transport
+        /// (`PeerTransport.defaultMaxInboundSSRCs`); see `admitInbound`.
+        public var maxInboundSSRCs = PeerTransport.defaultMaxInboundSSRCs
         public init() {}
     }
 
@@ -62,6 +65,15 @@ public final class PeerTransport {
     private var dtlsLocal: TransportAddress?
     private var inbound: SRTPSession?
     private var outbound: SRTPSession?
+    /// SSRCs whose SRTP or SRTCP has authenticated, at most
+    /// `configuration.maxInboundSSRCs` (reserved up front: no allocation
+    /// per packet). libsrtp (`ssrc_any_inbound`) keeps a stream per SSRC
+    /// that authenticates until the transport closes and looks streams up
+    /// in a list, so a peer with valid keys sending a new SSRC per packet
+    /// would grow it without bound and make every lookup slower. A packet
+    /// from an SSRC outside this set, once it is full, never reaches
+    /// libsrtp.
+    private var inboundSSRCs: [UInt32] = []
     private var transmitQueue: [OutgoingDatagram] = []
     private var events: [PeerTransportEvent] = []
 
@@ -181,16 +193,32 @@ public final class PeerTransport {
             counters.mediaFromUnvalidatedAddress += 1
             return .handled
         }
-        guard var session = inbound.take() else {
+        guard inbound != nil else {
             counters.mediaBeforeKeys += 1
             return .handled
         }
+        // RTP's SSRC is at bytes 8..<12 (RFC 3550 section 5.1), SRTCP's
+        // sender SSRC at 4..<8 of its first packet (section 6.4.1): what
+        // libsrtp keys its streams by. Shorter input fails in unprotect.
+        let ssrcOffset = rtcp ? 4 : 8
+        let ssrc: UInt32? =
+            datagram.count >= ssrcOffset + 4
+            ? UInt32(datagram[ssrcOffset]) << 24 | UInt32(datagram[ssrcOffset + 1]) << 16
+                | UInt32(datagram[ssrcOffset + 2]) << 8 | UInt32(datagram[ssrcOffset + 3]) : nil
+        let known = ssrc.map { inboundSSRCs.contains($0) } ?? true
+        guard known || inboundSSRCs.count < configuration.maxInboundSSRCs else {
+            counters.ssrcLimitExceeded += 1
+            return .handled
+        }
+        guard var session = inbound.take() else { return .handled }
         let result: ReceivedDatagram
         do {
             result =
                 rtcp
                 ? .rtcp(length: try session.unprotectRTCP(datagram, length: datagram.count))
                 : .rtp(length: try session.unprotectRTP(datagram, length: datagram.count))
+            // Only an authenticated packet takes a place: garbage cannot.
+            if !known, let ssrc { inboundSSRCs.append(ssrc) }
         } catch {
             counters.srtpRejected += 1
             result = .handled
@@ -198,6 +226,17 @@ public final class PeerTransport {
         inbound = consume session
         return result
     }
+
+    /// Default for `Configuration.maxInboundSSRCs`. A publisher transport
+    /// needs per video track three simulcast layers and their RTX (6), per
+    /// audio track one, and the SSRC its RTCP comes from; a subscriber
+    /// transport only its receivers' RTCP SSRCs. 64 leaves room for about
+    /// ten video tracks; past it libsrtp's per-packet stream search would
+    /// start to cost (docs/TRANSPORT.md has the figures).
+    public static let defaultMaxInboundSSRCs = 64
+
+    /// SSRCs the peer has sent authenticated SRTP or SRTCP from.
+    public var inboundSSRCCount: Int { inboundSSRCs.count }
 
     /// Encrypts the RTP packet in the first `length` bytes of `buffer` in
     /// place (the buffer needs `SRTPSession.rtpTrailerRoom` spare bytes) and
@@ -226,6 +265,10 @@ public final class PeerTransport {
             } else {
                 protected = try session.protectRTP(buffer, length: length)
             }
+        } catch SRTPError.replayFail, SRTPError.replayOld {
+            // An index protected before (allow_repeat_tx is off): refused,
+            // never sent twice with other bytes (RFC 7714 section 8.1).
+            counters.repeatedIndexRefused += 1
         } catch {
             counters.sendsWithoutRoute += 1
         }
@@ -400,6 +443,7 @@ public final class PeerTransport {
             let keys = try SRTPKeyingMaterial(
                 exported: connected.keyingMaterial, profile: profile,
                 role: role == .server ? .server : .client)
+            inboundSSRCs.reserveCapacity(min(configuration.maxInboundSSRCs, 1024))
             inbound = try SRTPSession(
                 profile: profile, masterKey: keys.remote, direction: .inbound,
                 replayWindow: configuration.replayWindow)

@@ -59,5 +59,11 @@ public struct PeerTransportCounters: Equatable, Sendable {
     /// Outgoing media dropped because no address is selected or keys are
     /// missing.
     public var sendsWithoutRoute = 0
+    /// SRTP or SRTCP from a new SSRC once `maxInboundSSRCs` SSRCs are
+    /// known: dropped before libsrtp sees it.
+    public var ssrcLimitExceeded = 0
+    /// Outgoing RTP refused because its index was protected before (a
+    /// second packet under one index would reuse the AES-GCM IV).
+    public var repeatedIndexRefused = 0
     public init() {}
 }

@@ -33,7 +33,8 @@ public final class TransportLink {
     public init(
         network: InMemoryNetwork = InMemoryNetwork(), serverProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
         clientProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
-        clientFingerprintOverride: CertificateFingerprint? = nil
+        clientFingerprintOverride: CertificateFingerprint? = nil,
+        serverMaxInboundSSRCs: Int = PeerTransport.defaultMaxInboundSSRCs
     ) throws {
         self.network = network
         let start = clock.now
@@ -41,6 +42,7 @@ public final class TransportLink {
         clientCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
         var serverConfiguration = PeerTransport.Configuration()
         serverConfiguration.dtls.srtpProfiles = serverProfiles
+        serverConfiguration.maxInboundSSRCs = serverMaxInboundSSRCs
         var clientConfiguration = PeerTransport.Configuration()
         clientConfiguration.dtls.srtpProfiles = clientProfiles
         clientConfiguration.iceFull.randomSeed = 7

@@ -84,11 +84,16 @@ public struct SRTPSession: ~Copyable {
             type: direction == .inbound ? ssrc_any_inbound : ssrc_any_outbound,
             value: 0)
         policy.window_size = UInt(replayWindow)
-        // A NACK answered without RTX re-sends the same packet with the same
-        // index; libsrtp refuses to protect an index twice unless allowed.
-        // Safe only because the payload is identical (same keystream over the
-        // same plaintext).
-        policy.allow_repeat_tx = direction == .outbound ? 1 : 0
+        // Never protect one index twice: with AES-GCM a second packet under
+        // the same (SSRC, index) reuses the IV (RFC 7714 section 8.1 forbids
+        // it), and with AES-CM the keystream. libsrtp refuses a repeated
+        // index (`replayFail`) or one older than the window (`replayOld`)
+        // unless `allow_repeat_tx` is set: it stays off, so the protect seam
+        // itself enforces the rule for every sender (retransmissions, gap
+        // fills, probes). Retransmissions go out on RTX under a new index
+        // (docs/TRANSPORT.md, "One index, one packet"). SRTCP needs nothing:
+        // libsrtp gives every SRTCP packet the next index itself.
+        policy.allow_repeat_tx = 0
 
         var material = masterKey.concatenated
         var created: OpaquePointer?

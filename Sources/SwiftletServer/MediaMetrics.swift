@@ -33,6 +33,11 @@ enum MediaMetrics {
                 sum(\.retransmissionsUnavailable)
             ),
             (
+                "swiftlet_nacks_without_rtx_total",
+                "NACK packets from subscriptions without RTX: not answered (one SRTP index, one packet); video asks for a keyframe.",
+                sum(\.nacksWithoutRTX)
+            ),
+            (
                 "swiftlet_retransmissions_limited_total", "NACKed packets not resent: rate limit or resent within an RTT.",
                 sum(\.retransmissionsLimited)
             ),
@@ -59,6 +64,8 @@ enum MediaMetrics {
             ("before_source_switch", \.beforeSourceSwitch), ("duplicate", \.duplicate), ("outside_history", \.outsideHistory),
             ("padding_only", \.paddingOnly), ("not_forwarded", \.notForwarded), ("send_failed", \.sendFailed),
             ("waiting_for_keyframe", \.waitingForKeyframe), ("spatial_layer_out_of_range", \.spatialLayerOutOfRange),
+            ("unsignalled_ssrc", \.unsignalledSSRC), ("srtp_ssrc_limit", \.srtpSSRCLimit),
+            ("repeated_srtp_index", \.repeatedSRTPIndex),
         ]
         out += labelled(
             "swiftlet_dropped_packets_total", "RTP packets not forwarded, by reason (layer selection is not a drop).",

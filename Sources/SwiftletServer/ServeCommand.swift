@@ -71,10 +71,13 @@ enum ServeCommand {
 
         let count = options.workers > 0 ? options.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let media: MediaPlane
+        var engineConfiguration = RoomMediaEngine.Configuration()
+        engineConfiguration.transport.maxInboundSSRCs = options.maxSSRCsPerTransport
         do {
             media = try MediaPlane(
                 count: count, bindIP: options.mediaBind, firstPort: options.udpPort,
-                announcedIP: options.announcedIP, announceLinkLocal: options.announceLinkLocal, certificate: certificate)
+                announcedIP: options.announcedIP, announceLinkLocal: options.announceLinkLocal, certificate: certificate,
+                configuration: engineConfiguration)
         } catch {
             FileHandleStderr.write("swiftlet serve: media on \(options.mediaBind) udp \(options.udpPort): \(error)\n")
             return 71

@@ -1,4 +1,5 @@
 import NetIO
+import PeerSession
 import SignalingServer
 import Wire
 
@@ -80,6 +81,17 @@ extension ServeOptions {
                 o.drainSeconds = Int64(d.inSeconds.rounded(.up))
                 return true
             }, show: { Duration.seconds($0.drainSeconds).compactDescription }),
+        OptionSpec(
+            key: "maxSSRCsPerTransport", flag: "--max-ssrcs-per-transport",
+            environment: "SWIFTLET_MAX_SSRCS_PER_TRANSPORT", kind: .value(placeholder: "N", json: .integer),
+            expects: "a whole number 4...1024", defaultText: "\(PeerTransport.defaultMaxInboundSSRCs)",
+            help: "SSRCs a peer may send SRTP/SRTCP from per media transport; packets from more are dropped undecrypted",
+            example: "--max-ssrcs-per-transport 32",
+            set: { o, v in
+                guard let n = Int(v), (4...1024).contains(n) else { return false }
+                o.maxSSRCsPerTransport = n
+                return true
+            }, show: { "\($0.maxSSRCsPerTransport)" }),
         OptionSpec(
             key: "dev", flag: "--dev", environment: "SWIFTLET_DEV", kind: .toggle, expects: "true or false",
             defaultText: "off",

@@ -1,5 +1,6 @@
 import Foundation
 import NetIO
+import PeerSession
 import Signaling
 import SignalingServer
 
@@ -25,6 +26,9 @@ struct ServeOptions: Equatable {
     var announceLinkLocal = false
     /// How long SIGTERM waits for sessions to end.
     var drainSeconds: Int64 = 30
+    /// SSRCs a peer may send SRTP/SRTCP from per media transport
+    /// (docs/SECURITY.md).
+    var maxSSRCsPerTransport = PeerTransport.defaultMaxInboundSSRCs
     var dev = false
     var configPath: String?
     /// API keys and their secrets for access tokens.

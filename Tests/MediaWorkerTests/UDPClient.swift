@@ -17,6 +17,10 @@ final class UDPClient {
     let certificate: DTLSCertificate
     private let batch = DatagramBatch(capacity: 16)
     private(set) var received: [(kind: ReceivedDatagram, bytes: [UInt8], at: Instant)] = []
+    /// Every SRTP datagram as it came off the wire, before (and whether or
+    /// not) it decrypted: a second packet under one index is refused by the
+    /// replay check, so only the wire shows it.
+    private(set) var protectedRTP: [[UInt8]] = []
 
     init(certificate: DTLSCertificate, profiles: [SRTPProfile]? = nil, ip: String = "127.0.0.1") throws {
         self.certificate = certificate
@@ -65,6 +69,10 @@ final class UDPClient {
             guard let source = batch.address(i)?.transportAddress else { continue }
             let length = batch.length(i)
             let buffer = UnsafeMutableRawBufferPointer(rebasing: batch.slot(i)[0..<length])
+            // RFC 7983 / RFC 5761 section 4: RTP, not RTCP (PT 192...223).
+            if length >= 12, (128...191).contains(buffer[0]), !(192...223).contains(buffer[1]) {
+                protectedRTP.append(Array(buffer))
+            }
             let arrival = MonotonicClock.now()
             let result = transport.receive(buffer, from: source, to: local, now: arrival)
             switch result {

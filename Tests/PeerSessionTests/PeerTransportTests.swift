@@ -161,6 +161,21 @@ import Wire
         #expect(link.server.counters.srtpRejected == 1)
     }
 
+    /// RFC 7714 section 8.1: a second packet under an index already
+    /// protected (a resend on the media SSRC) is refused and counted, in
+    /// both profiles, and the stream goes on with new numbers.
+    @Test(arguments: SRTPProfile.allCases)
+    func anIndexIsProtectedOnlyOnce(profile: SRTPProfile) throws {
+        let link = try TransportLink(serverProfiles: [profile], clientProfiles: [profile])
+        #expect(link.connect())
+        #expect(link.sendMedia(rtp(40, ssrc: 0x0102_0304), from: .server))
+        #expect(!link.sendMedia(rtp(40, ssrc: 0x0102_0304), from: .server))
+        #expect(link.server.counters.repeatedIndexRefused == 1)
+        #expect(link.sendMedia(rtp(41, ssrc: 0x0102_0304), from: .server))
+        link.run(for: .milliseconds(50))
+        #expect(link.clientReceived.map(\.bytes) == [rtp(40, ssrc: 0x0102_0304), rtp(41, ssrc: 0x0102_0304)])
+    }
+
     @Test func staysConnectedForMinutesOnConsentRefresh() throws {
         let link = try TransportLink()
         #expect(link.connect())

@@ -151,15 +151,6 @@ func replayedPacketIsRejected(profile: SRTPProfile) throws {
 }
 
 @Test(arguments: SRTPProfile.allCases)
-func outboundProtectsARetransmissionAgainIdentically(profile: SRTPProfile) throws {
-    var pair = try Pair(profile)
-    let first = try #require(pair.protect(rtpPacket(sequence: 9)).value)
-    _ = try #require(pair.protect(rtpPacket(sequence: 10)).value)
-    let again = try #require(pair.protect(rtpPacket(sequence: 9)).value)
-    #expect(again == first)
-}
-
-@Test(arguments: SRTPProfile.allCases)
 func wrongKeyFailsAuthentication(profile: SRTPProfile) throws {
     var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 1), direction: .outbound)
     var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 2), direction: .inbound)
@@ -190,12 +181,13 @@ func sequenceNumberWrapCarriesTheRolloverCounter(profile: SRTPProfile) throws {
 @Test func oneSessionCarriesManySSRCsWithSeparateReplayState() throws {
     var pair = try Pair(.aeadAES128GCM)
     // The same sequence number on three SSRCs: three independent streams.
+    var first: [UInt8] = []
     for ssrc: UInt32 in [1, 2, 0xFFFF_FFFF] {
         let plain = rtpPacket(sequence: 500, ssrc: ssrc)
         let secured = try #require(pair.protect(plain).value)
+        if ssrc == 1 { first = secured }
         #expect(pair.unprotect(secured).value == plain)
     }
-    // A second packet with SSRC 1 and sequence 500 is a replay on that stream.
-    let again = try #require(pair.protect(rtpPacket(sequence: 500, ssrc: 1)).value)
-    #expect(pair.unprotect(again).error == .replayFail)
+    // SSRC 1's packet 500 again is a replay on that stream only.
+    #expect(pair.unprotect(first).error == .replayFail)
 }
