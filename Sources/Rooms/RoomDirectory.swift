@@ -335,7 +335,8 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             return send(caller.id, .error(code: .unknownParticipant, message: "\(callee) is not online in your room"))
         }
         guard Need.publishAndSubscribe.isMet(by: target.grants) else {
-            return send(caller.id, .error(code: .forbidden, message: "\(callee) may not take calls (publish and subscribe grants)"))
+            return send(
+                caller.id, .error(code: .forbidden, message: "\(callee) may not take calls (publish and subscribe grants)"))
         }
         guard target.call == nil else { return send(caller.id, .error(code: .busy, message: "\(callee) is in another call")) }
         let id = CallID(ids.next(prefix: "CA_"))
