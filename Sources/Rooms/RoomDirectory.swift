@@ -186,8 +186,19 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     // MARK: Membership
 
+    /// The participant of `identity` that a token for `room` reaches: a
+    /// member, or one that left `room` for a call (it is in the call's
+    /// room, and returns to `room` when the call ends). Without the second
+    /// a reconnect during a call made a second participant of the same
+    /// identity in `room`.
     func findParticipant(identity: String, room: String) -> ParticipantID? {
-        rooms[room]?.members.first { participants[$0]?.identity == identity }
+        if let member = rooms[room]?.members.first(where: { participants[$0]?.identity == identity }) { return member }
+        for call in calls.values where call.room != nil {
+            for id in [call.caller, call.callee] {
+                if let p = participants[id], p.identity == identity, p.roomBeforeCall == room { return id }
+            }
+        }
+        return nil
     }
 
     private mutating func resume(_ id: ParticipantID, on connection: ConnectionID) -> [RoomEffect] {

@@ -137,6 +137,30 @@ private func meshOffer(_ direction: String) -> JSONValue {
         #expect(r.directory.members(of: "one").count == 3)
     }
 
+    /// A token names the room a participant joined; in a call it is in
+    /// the call's room. A reconnect then used to make a second participant
+    /// of the same identity in the lobby.
+    @Test func aReconnectDuringACallResumesIntoTheCall() throws {
+        var r = Room()
+        let alice = try r.join("alice", on: 1, room: "lobby", all)
+        let bob = try r.join("bob", on: 2, room: "lobby", all)
+        guard case .incomingCall(let call, _, _)? = sent(r.send(.call(to: bob), on: 1), to: 2).first else {
+            Issue.record("no incoming call")
+            return
+        }
+        _ = r.send(.answerCall(call), on: 2)
+        _ = r.directory.disconnected(ConnectionID(1), now: r.now)
+        let resumed = r.directory.join(
+            JoinRequest(identity: "alice", room: "lobby", grants: all), connection: ConnectionID(3), now: r.now)
+        #expect(r.directory.participant(on: ConnectionID(3)) == alice)
+        #expect(
+            sent(resumed, to: 3).contains {
+                if case .joined(alice, "call/\(call.rawValue)", _, _, true) = $0 { true } else { false }
+            })
+        #expect(r.directory.members(of: "lobby").isEmpty)
+        #expect(r.directory.participantCount == 2)
+    }
+
     @Test func meshSignalsNeedTheGrantsOfTheMediaTheyNegotiate() throws {
         var r = Room()
         let a = try r.join("a", on: 1, mode: .mesh, all)
