@@ -111,17 +111,18 @@ public final class MediaPlane: Sendable {
 
     public var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
 
-    /// Called on the plane's delivery thread (never a worker's) when a participant's transport fails (ICE,
-    /// consent, DTLS) or the peer closes it; the rooms layer removes WHIP
-    /// and WHEP participants then (`RoomService.transportFailed`). Set once
-    /// the signalling side exists.
+    /// Called on the plane's delivery thread (never a worker's) when a
+    /// participant's transport fails (ICE, consent, DTLS) or the peer
+    /// closes it; the rooms layer removes WHIP and WHEP participants then
+    /// (`RoomService.transportFailed`). Set once the signalling side exists.
     public func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
         failureHandler.handler.withLock { $0 = handler }
     }
 
-    /// Called on the plane's delivery thread (never a worker's) with what the rooms layer must tell
-    /// participants (active speakers, dynacast layers, stream state;
-    /// `RoomService.mediaEvent`). Set once the signalling side exists.
+    /// Called on the plane's delivery thread (never a worker's) with what
+    /// the rooms layer must tell participants (active speakers, dynacast
+    /// layers, stream state; `RoomService.mediaEvent`). Set once the
+    /// signalling side exists.
     public func onMediaEvent(_ handler: @escaping @Sendable (MediaEvent) -> Void) {
         eventHandler.handler.withLock { $0 = handler }
     }
