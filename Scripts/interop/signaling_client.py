@@ -47,7 +47,11 @@ async def mesh(url, tokens, results):
     results["mesh_bob_sees_alice"] = [p["id"] for p in b["participants"]] == [a["participantId"]]
     seen = await recv_type(alice, "participant-joined")
     results["mesh_alice_sees_bob"] = seen["participant"]["id"] == b["participantId"]
-    offer = {"type": "offer", "sdp": "v=0\r\n"}
+    # The server reads a mesh offer's directions against the grants: a
+    # real (if minimal) SDP.
+    sdp = "\r\n".join(["v=0", "o=- 1 1 IN IP4 0.0.0.0", "s=-", "t=0 0", "m=audio 9 UDP/TLS/RTP/SAVPF 111",
+                       "c=IN IP4 0.0.0.0", "a=mid:0", "a=sendrecv", "a=rtpmap:111 opus/48000/2", ""])
+    offer = {"type": "offer", "sdp": sdp}
     await alice.send(json.dumps({"type": "mesh-signal", "to": b["participantId"], "payload": offer}))
     relayed = await recv_type(bob, "mesh-signal")
     results["mesh_relay"] = relayed["from"] == a["participantId"] and relayed["payload"] == offer

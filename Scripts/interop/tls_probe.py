@@ -38,7 +38,7 @@ try:
             out["version"] = s.version()
             out["alpn"] = s.selected_alpn_protocol()
             out["certificate"] = base64.b64encode(s.getpeercert(binary_form=True)).decode()
-            request = f"GET {a.path} HTTP/1.1\r\nHost: {a.server_name}\r\nConnection: close\r\n\r\n"
+            request = f"GET {a.path} HTTP/1.1\r\nHost: {a.server_name}:{a.port}\r\nConnection: close\r\n\r\n"
             s.sendall(request.encode())
             data = b""
             while True:

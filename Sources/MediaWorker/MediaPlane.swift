@@ -16,11 +16,18 @@ public final class MediaPlane: Sendable {
     /// What the rooms layer puts in SDP: our fingerprint and each worker's
     /// candidates.
     public let endpoint: MediaEndpoint
-    private let workers: [UDPWorker<RoomMediaEngine>]
+    /// Internal for tests that block a worker on purpose.
+    let workers: [UDPWorker<RoomMediaEngine>]
     private let threads: [WorkerThread]
+    /// Each worker's published snapshot, read by `/metrics`.
+    private let cells: [WorkerSnapshotCell]
     private let roomWorkers = Mutex<[String: Int]>([:])
-    private let failureHandler = TransportFailureHandler()
-    private let eventHandler = MediaEventHandler()
+    let failureHandler = TransportFailureHandler()
+    let eventHandler = MediaEventHandler()
+    /// Worker reports on their way to the signalling side.
+    let events = Mailbox<WorkerReport>()
+    let delivering = DeliveryFlag()
+    private let delivery: WorkerThread
 
     /// What the workers announce, and the warnings about it.
     public let addresses: MediaAddresses
@@ -47,22 +54,23 @@ public final class MediaPlane: Sendable {
         }
         var bindIP = bindIP
         var workers: [UDPWorker<RoomMediaEngine>] = []
+        var cells: [WorkerSnapshotCell] = []
         for i in 0..<max(1, count) {
             let port = firstPort == 0 ? 0 : firstPort + UInt16(i)
             let engine = RoomMediaEngine(
                 certificate: certificate, workerIndex: i, configuration: configuration,
                 wallClock: { MediaPlane.wallClock() })
-            let handler = failureHandler
+            cells.append(engine.snapshots)
+            // Workers never call into the signalling side: their reports
+            // go through a mailbox that `delivery` drains (MediaPlane+Events).
+            let outbox = events
             engine.onTransportEvent = { participant, role, event in
                 switch event {
-                case .failed, .closed:
-                    let report = handler.handler.withLock { $0 }
-                    report?(participant, role)
+                case .failed, .closed: outbox.post(.transportFailed(participant, role))
                 default: break
                 }
             }
-            let events = eventHandler
-            engine.onMediaEvent = { event in events.handler.withLock { $0 }?(event) }
+            engine.onMediaEvent = { outbox.post(.media($0)) }
             do {
                 workers.append(try Self.bind(bindIP, port: port, engine: engine))
             } catch let error where i == 0 && bindIP == "::" && error.errno == EAFNOSUPPORT {
@@ -82,9 +90,12 @@ public final class MediaPlane: Sendable {
         }
         self.addresses = addresses
         self.workers = workers
+        self.cells = cells
         let candidates = workers.map { addresses.candidates(port: $0.localAddress.port) }
         endpoint = MediaEndpoint(fingerprint: certificate.fingerprint(.sha256), workers: candidates)
         threads = workers.map { worker in WorkerThread { worker.run() } }
+        let (events, flag, failures, reports) = (events, delivering, failureHandler, eventHandler)
+        delivery = WorkerThread { Self.deliver(events, while: flag, failures: failures, reports: reports) }
     }
 
     private static func bind(
@@ -100,17 +111,18 @@ public final class MediaPlane: Sendable {
 
     public var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
 
-    /// Called on a worker thread when a participant's transport fails (ICE,
-    /// consent, DTLS) or the peer closes it; the rooms layer removes WHIP
-    /// and WHEP participants then (`RoomService.transportFailed`). Set once
-    /// the signalling side exists.
+    /// Called on the plane's delivery thread (never a worker's) when a
+    /// participant's transport fails (ICE, consent, DTLS) or the peer
+    /// closes it; the rooms layer removes WHIP and WHEP participants then
+    /// (`RoomService.transportFailed`). Set once the signalling side exists.
     public func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
         failureHandler.handler.withLock { $0 = handler }
     }
 
-    /// Called on a worker thread with what the rooms layer must tell
-    /// participants (active speakers, dynacast layers, stream state;
-    /// `RoomService.mediaEvent`). Set once the signalling side exists.
+    /// Called on the plane's delivery thread (never a worker's) with what
+    /// the rooms layer must tell participants (active speakers, dynacast
+    /// layers, stream state; `RoomService.mediaEvent`). Set once the
+    /// signalling side exists.
     public func onMediaEvent(_ handler: @escaping @Sendable (MediaEvent) -> Void) {
         eventHandler.handler.withLock { $0 = handler }
     }
@@ -125,44 +137,15 @@ public final class MediaPlane: Sendable {
         workers[index].mailbox.post { engine, now, transmit in engine.execute(command, now: now, transmit: transmit) }
     }
 
-    /// One worker's state for metrics: its counters and what it holds now.
-    public struct WorkerSnapshot: Equatable, Sendable {
-        public var counters: RoomMediaCounters
-        public var transports: Int
-        public var tracks: Int
-        public var subscriptions: Int
-        public init(counters: RoomMediaCounters, transports: Int, tracks: Int, subscriptions: Int) {
-            self.counters = counters
-            self.transports = transports
-            self.tracks = tracks
-            self.subscriptions = subscriptions
-        }
-    }
+    /// Every worker's counters, as last published (`snapshots`).
+    public func counters() -> [RoomMediaCounters] { snapshots().map(\.counters) }
 
-    /// Every worker's counters (waits up to `timeout` for each).
-    public func counters(timeout: Duration = .milliseconds(500)) -> [RoomMediaCounters] {
-        snapshots(timeout: timeout).map(\.counters)
-    }
-
-    /// Every worker's snapshot, read on the worker thread through its
-    /// mailbox (waits up to `timeout` for each; a worker that does not
-    /// answer in time is left out).
-    public func snapshots(timeout: Duration = .milliseconds(500)) -> [WorkerSnapshot] {
-        workers.compactMap { worker in
-            let answer = Mutex<WorkerSnapshot?>(nil)
-            worker.mailbox.post { engine, _, _ in
-                let s = WorkerSnapshot(
-                    counters: engine.counters, transports: engine.transports.transportCount,
-                    tracks: engine.trackCount, subscriptions: engine.subscriptionCount)
-                answer.withLock { $0 = s }
-            }
-            let end = MonotonicClock.now() + timeout
-            while MonotonicClock.now() < end {
-                if let s = answer.withLock({ $0 }) { return s }
-                usleep(1000)
-            }
-            return nil
-        }
+    /// Every worker's last published snapshot (`WorkerSnapshotCell`): at
+    /// most `RoomMediaEngine.snapshotInterval` old, read without posting to
+    /// the workers, so a busy or stuck worker never holds up `/metrics`.
+    /// A worker that has published nothing yet counts as empty.
+    public func snapshots() -> [WorkerSnapshot] {
+        cells.map { $0.read() ?? WorkerSnapshot(counters: RoomMediaCounters(), transports: 0, tracks: 0, subscriptions: 0) }
     }
 
     /// The drain's end: each worker closes every transport it holds (DTLS
@@ -194,6 +177,8 @@ public final class MediaPlane: Sendable {
     public func stop() {
         for worker in workers { worker.requestStop() }
         for thread in threads { thread.join() }
+        stopDelivery()
+        delivery.join()
     }
 
     /// NTP time for Sender Reports, from the system's wall clock.
@@ -217,16 +202,6 @@ public enum MediaPlaneError: Error, CustomStringConvertible {
         case .addresses(let f): "no media address to announce: \(f)"
         }
     }
-}
-
-/// Shared by the plane and its engines' event callbacks.
-private final class TransportFailureHandler: Sendable {
-    let handler = Mutex<(@Sendable (ParticipantID, TransportRole) -> Void)?>(nil)
-}
-
-/// Shared by the plane and its engines' media-event callbacks.
-private final class MediaEventHandler: Sendable {
-    let handler = Mutex<(@Sendable (MediaEvent) -> Void)?>(nil)
 }
 
 extension MediaCommand {

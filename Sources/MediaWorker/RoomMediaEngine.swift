@@ -64,6 +64,10 @@ public final class RoomMediaEngine: WorkerEngine {
     public var onMediaEvent: ((MediaEvent) -> Void)?
 
     public internal(set) var counters = RoomMediaCounters()
+    /// Where `/metrics` reads this worker's state (`WorkerSnapshotCell`).
+    public let snapshots = WorkerSnapshotCell()
+    var snapshotDirty = false
+    var nextSnapshot = Instant.zero
 
     var transportIDs: [TransportKey: TransportID] = [:]
     var transportKeys: [TransportID: TransportKey] = [:]
@@ -122,11 +126,13 @@ public final class RoomMediaEngine: WorkerEngine {
     ) {
         transports.receive(datagram, from: source, to: local, now: now, transmit: transmit)
         counters.dropped.srtpSSRCLimit = transports.ssrcLimitDrops
+        publishSnapshot(now: now)
     }
 
     public func control(_ message: Control, now: Instant, transmit: TransmitQueue) {
         message(self, now, transmit)
         transports.flushAll(transmit: transmit)
+        publishSnapshot(now: now, force: true)
     }
 
     public func timeout(now: Instant, transmit: TransmitQueue) {
@@ -134,6 +140,7 @@ public final class RoomMediaEngine: WorkerEngine {
         if case .sendReport = reportScheduler?.poll(now: now) { sendReports(now: now, transmit: transmit) }
         if let next = nextHousekeeping, now >= next { housekeeping(now: now, transmit: transmit) }
         if let next = nextNACKRound, now >= next { sendPublisherNACKs(now: now, transmit: transmit) }
+        publishSnapshot(now: now)
     }
 
     public func nextDeadline() -> Instant? {
@@ -144,7 +151,9 @@ public final class RoomMediaEngine: WorkerEngine {
             return min(a, b)
         }
         return earlier(
-            earlier(earlier(transports.nextDeadline(), reportScheduler?.nextDeadline), nextHousekeeping), nextNACKRound)
+            earlier(
+                earlier(earlier(transports.nextDeadline(), reportScheduler?.nextDeadline), nextHousekeeping), nextNACKRound),
+            snapshotDeadline)
     }
 
     // MARK: Transport events

@@ -22,8 +22,22 @@ public final class Mailbox<Message: Sendable>: Sendable {
 
     public func post(_ message: Message) {
         queue.withLock { $0.append(message) }
+        wake()
+    }
+
+    /// Makes the eventfd readable without a message (a stop request).
+    public func wake() {
         var one: UInt64 = 1
         _ = write(eventDescriptor, &one, 8)
+    }
+
+    /// Blocks the calling thread until a message is waiting or
+    /// `milliseconds` pass (for a thread that only drains this mailbox,
+    /// with no epoll loop of its own). True when woken by a post.
+    @discardableResult
+    public func wait(milliseconds: Int32) -> Bool {
+        var fd = pollfd(fd: eventDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&fd, 1, milliseconds) > 0
     }
 
     /// Takes every waiting message, oldest first, and clears the wakeup.

@@ -6,7 +6,8 @@ import Wire
 struct Participant {
     let id: ParticipantID
     let identity: String
-    let grants: Grants
+    /// The grants of the token it joined or last resumed with.
+    var grants: Grants
     var room: String
     /// nil while disconnected within the grace period.
     var connection: ConnectionID?

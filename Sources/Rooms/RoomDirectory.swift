@@ -12,7 +12,10 @@ import Wire
 ///   joining again with the same identity within it resumes the same
 ///   participant id, tracks and room;
 /// - messages reach only participants of the sender's room (mesh signals,
-///   track and participant events); calls are the one way across rooms;
+///   track and participant events, calls: a call moves both sides out of
+///   their room into a private one);
+/// - every message needs the grant docs/TOKENS.md lists for it
+///   (`RoomDirectory+Grants.swift`), and a resume takes the new token's;
 /// - a draining server refuses joins and keeps everyone else.
 public struct RoomDirectory<IDs: IdentifierSource> {
     public struct Configuration: Sendable {
@@ -108,7 +111,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
                         .error(code: .identityInUse, message: "'\(request.identity)' is in this room through WHIP/WHEP"))
                 ]
             }
-            var effects = resume(existing, on: connection)
+            var effects = resume(existing, on: connection) + regrant(existing, to: request.grants)
             // Resuming on a connection opened before the drain: it must
             // hear the deadline too.
             if let drain { effects.append(.send(connection, drain.notice(now: now))) }
@@ -141,6 +144,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         guard let id = byConnection[connection], let p = participants[id] else {
             return [.send(connection, .error(code: .notJoined, message: "send join first"))]
         }
+        if let refusal = grantRefusal(message, from: p) { return refusal }
         switch message {
         case .join: return [.send(connection, .error(code: .alreadyJoined, message: "this connection already joined"))]
         case .ping: return [.send(connection, .pong)]
@@ -182,8 +186,19 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     // MARK: Membership
 
+    /// The participant of `identity` that a token for `room` reaches: a
+    /// member, or one that left `room` for a call (it is in the call's
+    /// room, and returns to `room` when the call ends). Without the second
+    /// a reconnect during a call made a second participant of the same
+    /// identity in `room`.
     func findParticipant(identity: String, room: String) -> ParticipantID? {
-        rooms[room]?.members.first { participants[$0]?.identity == identity }
+        if let member = rooms[room]?.members.first(where: { participants[$0]?.identity == identity }) { return member }
+        for call in calls.values where call.room != nil {
+            for id in [call.caller, call.callee] {
+                if let p = participants[id], p.identity == identity, p.roomBeforeCall == room { return id }
+            }
+        }
+        return nil
     }
 
     private mutating func resume(_ id: ParticipantID, on connection: ConnectionID) -> [RoomEffect] {
@@ -312,6 +327,9 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         guard target != p.id, let t = participants[target], t.room == p.room, t.connection != nil else {
             return send(p.id, .error(code: .unknownParticipant, message: "\(target) is not in this room"))
         }
+        if let refusal = meshSignalRefusal(from: p, to: t, payload: payload) {
+            return send(p.id, .error(code: .forbidden, message: refusal))
+        }
         return send(target, .meshSignal(from: p.id, payload: payload))
     }
 
@@ -322,8 +340,14 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         guard callee != caller.id else {
             return send(caller.id, .error(code: .cannotCallSelf, message: "you cannot call yourself"))
         }
-        guard let target = participants[callee], target.connection != nil else {
-            return send(caller.id, .error(code: .unknownParticipant, message: "\(callee) is not online"))
+        // Calls stay within the caller's room (docs/TOKENS.md): a token
+        // admits to one room, so it reaches only the participants there.
+        guard let target = participants[callee], target.connection != nil, target.room == caller.room else {
+            return send(caller.id, .error(code: .unknownParticipant, message: "\(callee) is not online in your room"))
+        }
+        guard Need.publishAndSubscribe.isMet(by: target.grants) else {
+            return send(
+                caller.id, .error(code: .forbidden, message: "\(callee) may not take calls (publish and subscribe grants)"))
         }
         guard target.call == nil else { return send(caller.id, .error(code: .busy, message: "\(callee) is in another call")) }
         let id = CallID(ids.next(prefix: "CA_"))
@@ -339,6 +363,10 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     private mutating func answerCall(_ id: CallID, by p: Participant) -> [RoomEffect] {
         guard let call = calls[id], call.callee == p.id, call.room == nil else {
             return send(p.id, .error(code: .unknownCall, message: "no call \(id) is ringing for you"))
+        }
+        // The caller may have resumed with a lesser token while it rang.
+        guard let caller = participants[call.caller], Need.publishAndSubscribe.isMet(by: caller.grants) else {
+            return send(p.id, .error(code: .forbidden, message: "the caller may no longer make calls"))
         }
         let room = "call/\(id.rawValue)"
         calls[id]?.room = room

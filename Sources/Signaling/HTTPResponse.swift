@@ -66,6 +66,7 @@ public struct HTTPResponse: Equatable, Sendable {
         case 411: return "Length Required"
         case 413: return "Content Too Large"
         case 415: return "Unsupported Media Type"
+        case 421: return "Misdirected Request"
         case 422: return "Unprocessable Content"
         case 426: return "Upgrade Required"
         case 429: return "Too Many Requests"

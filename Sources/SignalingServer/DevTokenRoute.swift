@@ -13,7 +13,9 @@ import Signaling
 /// both. `GET /dev/token` without both parameters is 400.
 ///
 /// Anyone who can reach the HTTP port can mint tokens: dev mode listens on
-/// loopback only for that reason.
+/// loopback only for that reason, and answers only to loopback `Host`
+/// names and origins (`HostCheck`), so that a foreign page cannot reach it
+/// through DNS rebinding.
 public struct DevTokenIssuer: Sendable {
     public var key: String
     public var secret: String

@@ -11,6 +11,14 @@ struct HTTPRouter: Sendable {
     let mediaMetrics: @Sendable () -> String
     var web = WebClientFiles.standard
     var devTokens: DevTokenIssuer? = nil
+    /// Host and Origin rules (`HostCheck`), read per request.
+    var hostCheck = HostCheckSlot()
+
+    /// The 421/403 for a request from a name or origin this server does
+    /// not serve; checked before any route, the WebSocket upgrade included.
+    func hostRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        hostCheck.value.withLock { $0 }.refusal(for: request)
+    }
 
     /// A HEAD request gets the GET response; `HTTPSession` writes its
     /// header fields, the GET length included, without the body (RFC 9110

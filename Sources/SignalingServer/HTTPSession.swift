@@ -66,6 +66,10 @@ final class HTTPSession: TCPConnectionHandler {
                     return .sendThenClose(out + error.response.serialize())
                 }
                 guard let request else { break }
+                if let refusal = router.hostRefusal(request) {
+                    mode = .http(parser)
+                    return .sendThenClose(out + refusal.serialize(omittingBody: request.method == "HEAD"))
+                }
                 // Draining: no new room connections (a resume too would
                 // end at the deadline; the client should go elsewhere).
                 if request.path == "/rtc", let refusal = service.refusalWhileDraining(now: now) {

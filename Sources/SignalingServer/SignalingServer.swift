@@ -38,6 +38,11 @@ public final class SignalingServer: Sendable {
 
     /// With `secure`, a second listener serves the same routes and the room
     /// WebSocket over TLS (HTTPS, WSS) with the slot's current context.
+    /// `loopbackHostsOnly` (dev mode): requests must name a loopback host
+    /// the server listens on, and browsers' WebSocket and `/dev/token`
+    /// requests must come from such an origin (`HostCheck`);
+    /// `allowedOrigins` adds origins the room WebSocket accepts (nil: any,
+    /// outside dev mode).
     public init(
         bindingTo address: SocketAddress, secure: (address: SocketAddress, contexts: TLSContextSlot)? = nil,
         verifier: AccessTokenVerifier,
@@ -46,7 +51,9 @@ public final class SignalingServer: Sendable {
         mediaMetrics: @escaping @Sendable () -> String = { "" },
         timeouts configured: SignalingTimeouts = SignalingTimeouts(),
         log: ServerLog = .off,
-        devTokens: DevTokenIssuer? = nil
+        devTokens: DevTokenIssuer? = nil,
+        loopbackHostsOnly: Bool = false,
+        allowedOrigins: [String]? = nil
     ) throws(SocketError) {
         let service = RoomService(verifier: verifier, configuration: configuration, media: media, log: log)
         let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics, devTokens: devTokens)
@@ -63,6 +70,11 @@ public final class SignalingServer: Sendable {
         }
         self.service = service
         service.attach(TCPOutlet(server: tcp))
+        // Dev mode answers only to loopback names (DNS rebinding); an
+        // allowed-origins list restricts the WebSocket's Origin in either.
+        var check = loopbackHostsOnly ? HostCheck.loopback(http: tcp.localAddress, https: tcp.secureLocalAddress) : .any
+        if let allowedOrigins { check.origins = (check.origins ?? []).union(allowedOrigins.map { $0.lowercased() }) }
+        router.hostCheck.value.withLock { [check] in $0 = check }
         // Grace periods are whole seconds; a quarter-second tick is plenty.
         let running = self.running
         ticker = WorkerThread {

@@ -93,7 +93,8 @@ enum ServeCommand {
                 mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) + ProcessMetrics.prometheus() },
                 log: ServerLog(
                     minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values)),
-                devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil)
+                devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil,
+                loopbackHostsOnly: options.dev, allowedOrigins: options.allowedOrigins.isEmpty ? nil : options.allowedOrigins)
         } catch {
             FileHandleStderr.write(
                 "swiftlet serve: cannot listen on http \(options.httpAddress)\(options.servesTLS ? " or https \(options.httpsAddress)" : ""): \(error)\n"

@@ -1,3 +1,4 @@
+import Foundation
 import NetIO
 import PeerSession
 import SignalingServer
@@ -174,5 +175,18 @@ extension ServeOptions {
                 o.logFormat = format
                 return true
             }, show: { $0.logFormat.rawValue }),
+        OptionSpec(
+            key: "allowedOrigins", flag: "--allowed-origins", environment: "SWIFTLET_ALLOWED_ORIGINS",
+            kind: .value(placeholder: "ORIGINS", json: .string),
+            expects: "comma-separated origins such as https://app.example.com", defaultText: "any",
+            help: "origins whose pages may open the room WebSocket (browsers send Origin); any when unset",
+            example: "--allowed-origins https://app.example.com",
+            set: { o, v in
+                let origins = v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+                guard !origins.isEmpty, origins.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") })
+                else { return false }
+                o.allowedOrigins = origins
+                return true
+            }, show: { $0.allowedOrigins.isEmpty ? "any" : $0.allowedOrigins.joined(separator: ",") }),
     ]
 }

@@ -36,6 +36,8 @@ struct ServeOptions: Equatable {
     /// nil: `debug` in dev mode, `info` otherwise.
     var logLevel: ServerLog.Level?
     var logFormat = ServerLog.Format.text
+    /// Origins the room WebSocket accepts; empty: any.
+    var allowedOrigins: [String] = []
     /// PEM files for HTTPS/WSS: the certificate chain (leaf first) and its
     /// key. With them a second listener serves TLS on `httpsAddress`;
     /// SIGHUP re-reads both.

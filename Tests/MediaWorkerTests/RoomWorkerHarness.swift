@@ -71,6 +71,18 @@ final class RoomWorkerHarness {
         _ client: UDPClient, room: String, participant: String, role: TransportRole,
         claimedFingerprints: [CertificateFingerprint]? = nil
     ) throws {
+        try Self.open(
+            client, room: room, participant: participant, role: role, claimedFingerprints: claimedFingerprints,
+            certificate: certificate, worker: worker.localAddress.transportAddress, execute: execute)
+    }
+
+    /// `open` for any way of reaching the worker (this harness's mailbox,
+    /// or a whole `MediaPlane`'s `post`).
+    static func open(
+        _ client: UDPClient, room: String, participant: String, role: TransportRole,
+        claimedFingerprints: [CertificateFingerprint]? = nil, certificate: DTLSCertificate, worker: TransportAddress,
+        execute: (MediaCommand) -> Void
+    ) throws {
         let local = ICECredentials.random()
         var remote = try Self.remoteParameters(of: client)
         if let claimedFingerprints { remote.fingerprints = claimedFingerprints }
@@ -86,7 +98,7 @@ final class RoomWorkerHarness {
         client.transport.setRemoteParameters(
             credentials: local, fingerprints: [certificate.fingerprint(.sha256)], now: now)
         client.transport.addLocalCandidate(.host(client.local), now: now)
-        client.transport.addRemoteCandidate(.host(worker.localAddress.transportAddress), now: now)
+        client.transport.addRemoteCandidate(.host(worker), now: now)
     }
 
     /// Pumps `clients` until every one is connected (at most 5 s).

@@ -169,7 +169,9 @@ private func joinedID(_ effects: [RoomEffect], _ c: UInt64) -> ParticipantID? {
         let a = try #require(joinedID(h.join("alice", room: "m", on: 1, mode: .mesh), 1))
         let b = try #require(joinedID(h.join("bob", room: "m", on: 2), 2))
         let outsider = try #require(joinedID(h.join("eve", room: "other", on: 9, mode: .mesh), 9))
-        let offer = JSONValue.object(["type": .string("offer"), "sdp": .string("v=0...")])
+        // The server reads the SDP of a mesh offer for the grants
+        // (GrantTests): a real one.
+        let offer = JSONValue.object(["type": .string("offer"), "sdp": .string(audioOffer)])
         #expect(messages(h.send(.meshSignal(to: b, payload: offer), on: 1), to: 2) == [.meshSignal(from: a, payload: offer)])
         #expect(
             messages(h.send(.meshSignal(to: outsider, payload: offer), on: 1), to: 1).first?.isError(.unknownParticipant) == true)

@@ -4,7 +4,7 @@ import Wire
 @testable import Rooms
 
 /// An aiortc audio offer, trimmed to one sendonly Opus m-section.
-private let audioOffer = [
+let audioOffer = [
     "v=0",
     "o=- 4004986353 4004986353 IN IP4 0.0.0.0",
     "s=-",
@@ -26,7 +26,7 @@ private let audioOffer = [
 ].joined(separator: "\r\n")
 
 /// An aiortc-like answer to a subscriber offer with one audio m-section.
-private func subscriberAnswer(to offer: String) -> String {
+func subscriberAnswer(to offer: String) -> String {
     let mid = offer.split(separator: "\r\n").first { $0.hasPrefix("a=mid:") }.map { String($0.dropFirst(6)) } ?? "?"
     return [
         "v=0",
@@ -48,7 +48,7 @@ private func subscriberAnswer(to offer: String) -> String {
     ].joined(separator: "\r\n")
 }
 
-private let endpoint = MediaEndpoint(
+let endpoint = MediaEndpoint(
     fingerprint: .init(algorithm: .sha256, digest: Array(repeating: 0xAB, count: 32))!, workers: [[], []])
 
 /// The subscriber offers among `effects` to `connection`.

@@ -244,7 +244,7 @@ import Testing
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let request = Array(
-            ("POST /whip/r HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/sdp\r\n"
+            ("POST /whip/r HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Type: application/sdp\r\n"
                 + "Authorization: Bearer \(token)\r\nContent-Length: 4\r\n\r\nv=0\n").utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var buffer = [UInt8](repeating: 0, count: 4096)
