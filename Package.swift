@@ -132,7 +132,7 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "NetIO", "Negotiation", "SDP",
-                "DTLS", "ICE", "PeerSession", "TLS",
+                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting",
             ]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting"]),
         testTarget(

@@ -64,11 +64,13 @@ public struct TCPServerConfiguration: Sendable {
     /// handshake.
     public var tlsHandshakeTimeout: Duration = .seconds(10)
     /// Connections one client address (IPv4, or an IPv6 /64) holds open.
-    public var maxConnectionsPerAddress = 64
+    /// The shell's defaults for the per-address limits are off; the
+    /// signalling server sets its own (`SignalingConnectionLimits`).
+    public var maxConnectionsPerAddress = Int.max
     /// New connections per second one address may open, on average...
-    public var newConnectionsPerSecondPerAddress = 10.0
+    public var newConnectionsPerSecondPerAddress = 1e9
     /// ...and at once after a quiet spell (the token bucket's size).
-    public var newConnectionBurstPerAddress = 40.0
+    public var newConnectionBurstPerAddress = 1e9
     /// Client addresses remembered for the two limits above; past it, those
     /// with no open connection are forgotten.
     public var maxTrackedAddresses = 16_384
