@@ -103,3 +103,30 @@ struct TCPAddressLimiter {
         }
     }
 }
+
+/// At most `perSecond` refusal reports a second: under a flood the log
+/// gets a sample and a count of what it missed, not one line per packet.
+struct TCPRefusalReports {
+    let perSecond: Int
+    private var windowStart: Instant?
+    private var reported = 0
+    private var suppressed = 0
+
+    init(perSecond: Int) { self.perSecond = perSecond }
+
+    /// nil: drop this report; otherwise report it with the number dropped
+    /// since the last one reported.
+    mutating func admit(now: Instant) -> Int? {
+        if windowStart.map({ now - $0 >= .seconds(1) }) ?? true {
+            windowStart = now
+            reported = 0
+        }
+        guard reported < perSecond else {
+            suppressed += 1
+            return nil
+        }
+        reported += 1
+        defer { suppressed = 0 }
+        return suppressed
+    }
+}

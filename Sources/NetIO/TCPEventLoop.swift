@@ -105,7 +105,7 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     private var addresses: TCPAddressLimiter
     /// Output queued over all connections (`TCPConnection.budget`).
     private let budget = TCPUnsentBudget()
-    private var reportWindow: (start: Instant, reports: Int, suppressed: Int)?
+    private var reports: TCPRefusalReports
 
     init(
         listener: consuming TCPListener, secureListener: consuming TCPListener?, contexts: TLSContextSlot?,
@@ -130,6 +130,7 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         self.configuration = configuration
         self.shared = shared
         self.factory = factory
+        reports = TCPRefusalReports(perSecond: configuration.maxRefusalReportsPerSecond)
         addresses = TCPAddressLimiter(
             limits: .init(
                 maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
@@ -240,18 +241,8 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         report(stream.peer, why, now: now)
     }
 
-    /// `onRefusal`, at most `maxRefusalReportsPerSecond` times a second.
     private func report(_ peer: SocketAddress?, _ why: TCPRefusal, now: Instant) {
-        var window = reportWindow ?? (now, 0, 0)
-        if now - window.start >= .seconds(1) { window = (now, 0, window.suppressed) }
-        if window.reports < configuration.maxRefusalReportsPerSecond {
-            window.reports += 1
-            configuration.onRefusal(peer, why, window.suppressed)
-            window.suppressed = 0
-        } else {
-            window.suppressed += 1
-        }
-        reportWindow = window
+        if let suppressed = reports.admit(now: now) { configuration.onRefusal(peer, why, suppressed) }
     }
 
     private func admit(_ stream: consuming TCPStream, tls: TLSLayer?, now: Instant) {

@@ -124,7 +124,9 @@ extension RoomDirectory {
         // nothing on the worker.
         let limit = configuration.limits.subscriptionsPerParticipant
         guard (m.subscriber?.subscriptions.count ?? 0) < limit else {
-            return send(member, .error(code: .tooManySubscriptions, message: "you receive \(limit) tracks already; \(trackID) is not sent"))
+            return send(
+                member,
+                .error(code: .tooManySubscriptions, message: "you receive \(limit) tracks already; \(trackID) is not sent"))
         }
         var effects: [RoomEffect] = []
         var state: SubscriberState

@@ -132,9 +132,13 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             if room.mode == .mesh, room.members.count >= configuration.meshLimit {
                 return [.send(connection, .error(code: .roomFull, message: "mesh rooms hold at most \(configuration.meshLimit)"))]
             }
-            if let refusal = refuseEntry(to: request.room) { return [.send(connection, .error(code: refusal.code, message: refusal.message))] }
+            if let refusal = refuseEntry(to: request.room) {
+                return [.send(connection, .error(code: refusal.code, message: refusal.message))]
+            }
         } else {
-            if let refusal = refuseEntry(to: request.room) { return [.send(connection, .error(code: refusal.code, message: refusal.message))] }
+            if let refusal = refuseEntry(to: request.room) {
+                return [.send(connection, .error(code: refusal.code, message: refusal.message))]
+            }
             rooms[request.room] = newRoom(request.room, mode: request.mode ?? .sfu)
         }
         let id = ParticipantID(ids.next(prefix: "PA_"))

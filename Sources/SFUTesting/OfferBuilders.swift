@@ -10,7 +10,9 @@ public enum OfferBuilders {
         let lines = offer.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         guard let first = lines.firstIndex(where: { $0.hasPrefix("m=") }) else { return offer }
         let end = lines[(first + 1)...].firstIndex { $0.hasPrefix("m=") } ?? lines.endIndex
-        let session = lines[..<first].map { $0.hasPrefix("a=group:BUNDLE") ? "a=group:BUNDLE " + (0..<count).map(String.init).joined(separator: " ") : $0 }
+        let session = lines[..<first].map {
+            $0.hasPrefix("a=group:BUNDLE") ? "a=group:BUNDLE " + (0..<count).map(String.init).joined(separator: " ") : $0
+        }
         let section = lines[first..<end].filter { !$0.isEmpty }
         var out = session.filter { !$0.isEmpty }
         for i in 0..<count {

@@ -108,7 +108,9 @@ import Wire
         let b = TCPAddressLimiter.key(SocketAddress(ip: "2001:db8:1:2:ffff:1:2:3", port: 2))
         let c = TCPAddressLimiter.key(SocketAddress(ip: "2001:db8:1:3::1", port: 1))
         #expect(a == b && a != c)
-        #expect(TCPAddressLimiter.key(SocketAddress(ip: "::ffff:192.0.2.1", port: 1)) == TCPAddressLimiter.key(SocketAddress(ip: "192.0.2.1", port: 2)))
+        #expect(
+            TCPAddressLimiter.key(SocketAddress(ip: "::ffff:192.0.2.1", port: 1))
+                == TCPAddressLimiter.key(SocketAddress(ip: "192.0.2.1", port: 2)))
     }
 
     @Test func theBucketRefillsWithTime() {
@@ -121,5 +123,17 @@ import Wire
         #expect(limiter.admit(peer, now: t0) == .rateLimited)
         #expect(limiter.admit(peer, now: t0 + .milliseconds(500)) == .admit)
         #expect(limiter.admit(peer, now: t0 + .milliseconds(500)) == .rateLimited)
+    }
+}
+
+@Suite struct TCPRefusalReportsTests {
+    @Test func aFloodIsReportedAsASampleAndACount() {
+        var reports = TCPRefusalReports(perSecond: 2)
+        let t0 = Instant(nanoseconds: 1_000_000_000)
+        #expect(reports.admit(now: t0) == 0)
+        #expect(reports.admit(now: t0) == 0)
+        for _ in 0..<5 { #expect(reports.admit(now: t0 + .milliseconds(10)) == nil) }
+        #expect(reports.admit(now: t0 + .seconds(1)) == 5)
+        #expect(reports.admit(now: t0 + .seconds(1)) == 0)
     }
 }

@@ -140,9 +140,10 @@ private func mediaCommands(_ effects: [RoomEffect]) -> [MediaCommand] {
         let bID = try #require(d.participant(on: b))
         #expect(mediaCommands(first).contains { if case .forward(_, _, bID, _) = $0 { true } else { false } })
         // An explicit subscribe over the limit is refused the same way.
-        guard case .trackPublished(_, let track)? = second.compactMap({ e -> ServerMessage? in
-            if case .send(viewer, let m) = e, case .trackPublished = m { m } else { nil }
-        }).first
+        guard
+            case .trackPublished(_, let track)? = second.compactMap({ e -> ServerMessage? in
+                if case .send(viewer, let m) = e, case .trackPublished = m { m } else { nil }
+            }).first
         else {
             Issue.record("no track-published")
             return
