@@ -37,6 +37,9 @@ public struct RoomLimits: Equatable, Sendable {
             return .success(try SessionDescription.parse(sdp, maxMediaSections: offer ? sectionsPerOffer : .max))
         } catch .tooManyMediaSections {
             return .failure(RoomError(.tooManyTracks, "the offer has more than \(sectionsPerOffer) m-sections"))
+        } catch .tooLarge {
+            // The parser's own ceiling (`SessionDescription.maxBytes`).
+            return .failure(RoomError(.tooLarge, "the SDP is larger than \(SessionDescription.maxBytes) bytes"))
         } catch {
             return .failure(RoomError(.negotiationFailed, "malformed SDP: \(error)"))
         }

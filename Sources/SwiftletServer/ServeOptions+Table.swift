@@ -164,7 +164,7 @@ extension ServeOptions {
                 return true
             }, show: { $0.logFormat.rawValue }),
         limit(
-            "sdpBytes", 128 * 1024, 1024...1 << 20, \.roomLimits.sdpBytes,
+            "sdpBytes", 128 * 1024, 1024...256 * 1024, \.roomLimits.sdpBytes,
             "bytes of one SDP offer or answer; larger: HTTP 413 / error too_large, before parsing"),
         limit(
             "sectionsPerOffer", 16, 1...256, \.roomLimits.sectionsPerOffer,

@@ -89,6 +89,11 @@ private func mediaCommands(_ effects: [RoomEffect]) -> [MediaCommand] {
         _ = d.join(JoinRequest(identity: "a", room: "r", grants: all), connection: c, now: now)
         #expect(errors(d.handle(.publish(sdp: big), from: c, now: now), to: c) == [.tooLarge])
         #expect(errors(d.handle(.subscriberAnswer(sdp: big, version: 1), from: c, now: now), to: c).count == 1)
+        // Over the parser's own ceiling, with the limit set above it: the
+        // same code, not "malformed".
+        var generous = RoomLimits()
+        generous.sdpBytes = 1 << 20
+        #expect(generous.parse(offer(sections: 2000), offer: true).failure?.code == .tooLarge)
     }
 
     @Test func aFullRoomRefusesJoinsAndWHIPButNotResumes() {
