@@ -96,7 +96,7 @@ let package = Package(
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
         // Web/ (the browser client, docs/WEB_CLIENT.md) is compiled into the binary.
-        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "CryptoPrimitives", "Wire", "TLS"],
+        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "SDP", "CryptoPrimitives", "Wire", "TLS"],
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
@@ -132,9 +132,9 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "NetIO", "Negotiation", "SDP",
-                "DTLS", "ICE", "PeerSession", "TLS",
+                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting",
             ]),
-        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire", "TLS", "DTLS"]),
+        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting"]),
         testTarget(
             "MediaWorkerTests",
             [
@@ -148,7 +148,7 @@ let package = Package(
         testTarget("BotMediaTests", ["BotMedia", "RTP", "RTCP", "Codecs", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
-        testTarget("RoomsTests", ["Rooms", "Wire"]),
+        testTarget("RoomsTests", ["Rooms", "Wire", "SFUTesting"]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),

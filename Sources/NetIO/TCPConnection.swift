@@ -44,12 +44,17 @@ final class TCPConnection<Handler: TCPConnectionHandler> {
     /// On a TLS listener: the record layer between the socket and the
     /// handler, which sees only plaintext.
     let tls: TLSLayer?
+    /// The peer's address, as the per-address limits counted it.
+    var peer: SocketAddress?
+    /// The server-wide count of queued bytes this connection's queue adds to.
+    private let budget: TCPUnsentBudget
 
-    init(id: UInt64, stream: consuming TCPStream, handler: Handler, tls: TLSLayer? = nil) {
+    init(id: UInt64, stream: consuming TCPStream, handler: Handler, tls: TLSLayer? = nil, budget: TCPUnsentBudget) {
         self.id = id
         self.stream = stream
         self.handler = handler
         self.tls = tls
+        self.budget = budget
     }
 
     var unsent: Int { outgoing.count - outgoingStart }
@@ -101,7 +106,9 @@ final class TCPConnection<Handler: TCPConnectionHandler> {
                 stream.send(UnsafeRawBufferPointer(rebasing: raw[outgoingStart...]))
             }
             switch result {
-            case .bytes(let n): outgoingStart += n
+            case .bytes(let n):
+                outgoingStart += n
+                budget.total -= n
             case .wouldBlock: return .blocked
             case .failed(let e): return .failed(errno: e)
             case .endOfStream: return .failed(errno: 0)
@@ -115,6 +122,7 @@ final class TCPConnection<Handler: TCPConnectionHandler> {
 
     /// Drops queued output (an abortive close).
     func discardOutput() {
+        budget.total -= unsent
         outgoing = []
         outgoingStart = 0
     }
@@ -127,7 +135,14 @@ final class TCPConnection<Handler: TCPConnectionHandler> {
             outgoingStart = 0
         }
         outgoing.append(contentsOf: bytes)
+        budget.total += bytes.count
     }
+}
+
+/// Bytes queued for the kernel over all connections of one loop (only
+/// that loop's thread touches it).
+final class TCPUnsentBudget {
+    var total = 0
 }
 
 /// A connection's TLS state: the stream engine and the instant by which

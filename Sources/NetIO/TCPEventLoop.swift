@@ -21,6 +21,9 @@ final class TCPServerShared<Handler: TCPConnectionHandler>: Sendable {
     let connections = Atomic<Int>(0)
     let accepted = Atomic<Int>(0)
     let refused = Atomic<Int>(0)
+    let addressRefusals = Atomic<Int>(0)
+    let trackedAddresses = Atomic<Int>(0)
+    let unsentBytes = Atomic<Int>(0)
     let unsentLimitCloses = Atomic<Int>(0)
     let writeBlocked = Atomic<Int>(0)
     let tlsFailures = Atomic<Int>(0)
@@ -99,6 +102,10 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     /// Set after the listener was dropped from epoll for lack of
     /// descriptors or memory; accepting resumes at this instant.
     private var acceptPausedUntil: Instant?
+    private var addresses: TCPAddressLimiter
+    /// Output queued over all connections (`TCPConnection.budget`).
+    private let budget = TCPUnsentBudget()
+    private var reports: TCPRefusalReports
 
     init(
         listener: consuming TCPListener, secureListener: consuming TCPListener?, contexts: TLSContextSlot?,
@@ -123,6 +130,12 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         self.configuration = configuration
         self.shared = shared
         self.factory = factory
+        reports = TCPRefusalReports(perSecond: configuration.maxRefusalReportsPerSecond)
+        addresses = TCPAddressLimiter(
+            limits: .init(
+                maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+                connectionsPerSecond: configuration.newConnectionsPerSecondPerAddress,
+                burst: configuration.newConnectionBurstPerAddress, maxAddresses: configuration.maxTrackedAddresses))
         receiveBuffer = .allocate(byteCount: max(configuration.receiveBufferSize, 1), alignment: 16)
     }
 
@@ -189,18 +202,47 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
             }
             guard let stream = accepted else { return }
             guard connections.count < configuration.maxConnections else {
-                // Over the limit: the stream ends here, the client sees EOF.
+                // Over the limit: the stream ends here, the client sees EOF
+                // (or the refusal bytes).
                 shared.refused.add(1, ordering: .relaxed)
+                refuse(stream, .serverFull, secure: secure, now: now)
+                continue
+            }
+            let verdict = addresses.admit(stream.peer, now: now)
+            shared.trackedAddresses.store(addresses.trackedAddresses, ordering: .relaxed)
+            guard verdict == .admit else {
+                shared.addressRefusals.add(1, ordering: .relaxed)
+                refuse(stream, verdict == .rateLimited ? .rateLimited : .tooManyConnectionsFromAddress, secure: secure, now: now)
                 continue
             }
             var tls: TLSLayer?
             if secure, let contexts {
                 // Fails only without memory: the client sees EOF.
-                guard let engine = try? TLSStream(server: contexts.current) else { continue }
+                guard let engine = try? TLSStream(server: contexts.current) else {
+                    addresses.release(stream.peer)
+                    continue
+                }
                 tls = TLSLayer(stream: engine, handshakeDeadline: now + configuration.tlsHandshakeTimeout)
             }
             admit(stream, tls: tls, now: now)
         }
+    }
+
+    /// A refused connection: the refusal bytes where they can be read as
+    /// plain text, then the stream closes (when `stream` goes).
+    private func refuse(_ stream: borrowing TCPStream, _ why: TCPRefusal, secure: Bool, now: Instant) {
+        if !secure {
+            let bytes = configuration.refusalBytes(why)
+            if !bytes.isEmpty {
+                _ = bytes.withUnsafeBytes { stream.send($0) }
+                stream.shutdownWrite()
+            }
+        }
+        report(stream.peer, why, now: now)
+    }
+
+    private func report(_ peer: SocketAddress?, _ why: TCPRefusal, now: Instant) {
+        if let suppressed = reports.admit(now: now) { configuration.onRefusal(peer, why, suppressed) }
     }
 
     private func admit(_ stream: consuming TCPStream, tls: TLSLayer?, now: Instant) {
@@ -208,9 +250,13 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         let peer = stream.peer
         let id = nextID
         nextID += 1
-        guard swiftlet_epoll_add_interest(epoll, stream.descriptor, id, 1, 0) == 0 else { return }
+        guard swiftlet_epoll_add_interest(epoll, stream.descriptor, id, 1, 0) == 0 else {
+            addresses.release(peer)
+            return
+        }
         let handler = factory(TCPConnectionID(rawValue: id), peer, now)
-        let connection = TCPConnection(id: id, stream: stream, handler: handler, tls: tls)
+        let connection = TCPConnection(id: id, stream: stream, handler: handler, tls: tls, budget: budget)
+        connection.peer = peer
         connections[id] = connection
         shared.connections.store(connections.count, ordering: .relaxed)
         shared.accepted.add(1, ordering: .relaxed)
@@ -403,7 +449,11 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
             case .blocked:
                 shared.writeBlocked.add(1, ordering: .relaxed)
                 guard connection.unsent <= configuration.maxUnsentBytes else {
-                    overLimit(connection)
+                    overLimit(connection, .unsentLimit, now: now)
+                    return
+                }
+                guard budget.total <= configuration.maxUnsentBytesTotal else {
+                    overLimit(connection, .serverUnsentLimit, now: now)
                     return
                 }
             case .drained:
@@ -427,6 +477,7 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     /// Moves a connection on once its output is gone (FIN and linger, or
     /// close), then brings epoll's watch and the deadline up to date.
     private func finishIfFlushed(_ connection: TCPConnection<Handler>, now: Instant) {
+        shared.unsentBytes.store(budget.total, ordering: .relaxed)
         guard connection.isOpen else { return }
         if connection.unsent == 0 {
             switch connection.phase {
@@ -444,9 +495,10 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         refreshDeadline(connection)
     }
 
-    private func overLimit(_ connection: TCPConnection<Handler>) {
+    private func overLimit(_ connection: TCPConnection<Handler>, _ why: TCPRefusal, now: Instant) {
         shared.unsentLimitCloses.add(1, ordering: .relaxed)
         connection.discardOutput()
+        report(connection.peer, why, now: now)
         end(connection, .unsentLimitExceeded)
     }
 
@@ -467,7 +519,11 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
         connection.isOpen = false
         _ = swiftlet_epoll_remove(epoll, connection.stream.descriptor)
         connections[connection.id] = nil
+        // What the kernel never took is dropped with the connection.
+        connection.discardOutput()
+        addresses.release(connection.peer)
         shared.connections.store(connections.count, ordering: .relaxed)
+        shared.unsentBytes.store(budget.total, ordering: .relaxed)
         connection.handler.closed(reason)
     }
 

@@ -25,7 +25,14 @@ import Wire
 // Time: each handler names its next deadline; the loop keeps them in a
 // min-heap with lazy deletion (`TCPDeadlineHeap`) and sleeps in epoll until
 // the earliest. Limits: `maxConnections` (beyond it a connection is
-// accepted and closed at once).
+// accepted and closed at once); per client address, open connections and
+// the rate of new ones (`TCPAddressLimiter`: a token bucket per address in
+// a bounded table); queued output per connection (`maxUnsentBytes`) and
+// for the whole server (`maxUnsentBytesTotal`). A refused connection gets
+// `refusalBytes` (best effort: one non-blocking write, on the plain
+// listener only) and is closed; `onRefusal` hears of it, at most
+// `maxRefusalReportsPerSecond` times a second (a flood must not turn into
+// a log flood).
 //
 // TLS: a second listener may serve the same handlers over TLS (HTTPS,
 // WSS). The shell runs a `TLSStream` per connection between the socket and
@@ -56,8 +63,54 @@ public struct TCPServerConfiguration: Sendable {
     /// How long a connection on the TLS listener may take to finish its
     /// handshake.
     public var tlsHandshakeTimeout: Duration = .seconds(10)
+    /// Connections one client address (IPv4, or an IPv6 /64) holds open.
+    /// The shell's defaults for the per-address limits are off; the
+    /// signalling server sets its own (`SignalingConnectionLimits`).
+    public var maxConnectionsPerAddress = Int.max
+    /// New connections per second one address may open, on average...
+    public var newConnectionsPerSecondPerAddress = 1e9
+    /// ...and at once after a quiet spell (the token bucket's size).
+    public var newConnectionBurstPerAddress = 1e9
+    /// Client addresses remembered for the two limits above; past it, those
+    /// with no open connection are forgotten.
+    public var maxTrackedAddresses = 16_384
+    /// Bytes queued for the kernel over all connections; the connection
+    /// whose output passes it is closed, as for `maxUnsentBytes`.
+    public var maxUnsentBytesTotal = 256 << 20
+    /// Written (once, without waiting) to a connection refused at accept on
+    /// the plain listener: an HTTP 429/503, say. Empty: just close.
+    public var refusalBytes: @Sendable (TCPRefusal) -> [UInt8] = { _ in [] }
+    /// Told of refused connections and of connections closed for their
+    /// output, on the loop thread, with the peer's address. `suppressed`:
+    /// reports dropped since the last one (over `maxRefusalReportsPerSecond`).
+    public var onRefusal: @Sendable (_ peer: SocketAddress?, _ why: TCPRefusal, _ suppressed: Int) -> Void = { _, _, _ in }
+    public var maxRefusalReportsPerSecond = 10
 
     public init() {}
+}
+
+/// Why the server refused or cut off a connection.
+public enum TCPRefusal: Equatable, Sendable, CustomStringConvertible {
+    /// `maxConnections` connections are open.
+    case serverFull
+    /// The peer's address holds `maxConnectionsPerAddress` connections.
+    case tooManyConnectionsFromAddress
+    /// The peer's address opens connections faster than its bucket allows.
+    case rateLimited
+    /// The connection's queued output passed `maxUnsentBytes`.
+    case unsentLimit
+    /// All connections' queued output passed `maxUnsentBytesTotal`.
+    case serverUnsentLimit
+
+    public var description: String {
+        switch self {
+        case .serverFull: "too many connections on this server"
+        case .tooManyConnectionsFromAddress: "too many connections from this address"
+        case .rateLimited: "new connections from this address come too fast"
+        case .unsentLimit: "the peer does not read: its queued output passed the per-connection limit"
+        case .serverUnsentLimit: "the server's queued output passed its limit"
+        }
+    }
 }
 
 /// Counters since the server started; approximate while it runs.
@@ -68,6 +121,13 @@ public struct TCPServerStatistics: Equatable, Sendable {
     public var accepted: Int
     /// Connections accepted and closed at once over `maxConnections`.
     public var refused: Int
+    /// Connections refused at accept by the per-address limits (open
+    /// connections or rate).
+    public var addressRefusals: Int
+    /// Client addresses in the limiter's table now.
+    public var trackedAddresses: Int
+    /// Bytes queued for the kernel over all connections now.
+    public var unsentBytes: Int
     /// Connections closed for exceeding `maxUnsentBytes`.
     public var unsentLimitCloses: Int
     /// Times output had to wait for the kernel (EPOLLOUT path).
@@ -175,6 +235,9 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
             connections: shared.connections.load(ordering: .relaxed),
             accepted: shared.accepted.load(ordering: .relaxed),
             refused: shared.refused.load(ordering: .relaxed),
+            addressRefusals: shared.addressRefusals.load(ordering: .relaxed),
+            trackedAddresses: shared.trackedAddresses.load(ordering: .relaxed),
+            unsentBytes: shared.unsentBytes.load(ordering: .relaxed),
             unsentLimitCloses: shared.unsentLimitCloses.load(ordering: .relaxed),
             writeBlocked: shared.writeBlocked.load(ordering: .relaxed),
             tlsFailures: shared.tlsFailures.load(ordering: .relaxed))

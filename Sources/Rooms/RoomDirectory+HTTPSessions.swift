@@ -19,9 +19,18 @@ extension RoomDirectory {
     /// A WHIP offer from `request.identity` (verified token: publish grant
     /// and room checked by the shell).
     public mutating func whipPublish(_ request: JoinRequest, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
+        whipPublish(request, parsed: configuration.limits.parse(sdp, offer: true), now: now)
+    }
+
+    /// `whipPublish` with the offer already parsed (`RoomLimits.parse`,
+    /// outside the shell's lock). Every refusal comes before any state
+    /// changes.
+    public mutating func whipPublish(
+        _ request: JoinRequest, parsed: Result<SessionDescription, RoomError>, now: Instant
+    ) -> Result<HTTPSessionAnswer, RoomError> {
         if let refusal = refuseHTTPSession(request) { return .failure(refusal) }
         let offer: PublishOffer
-        switch checkPublishOffer(grants: request.grants, sdp: sdp) {
+        switch checkPublishOffer(grants: request.grants, parsed: parsed) {
         case .failure(let error): return .failure(error)
         case .success(let o): offer = o
         }
@@ -43,18 +52,28 @@ extension RoomDirectory {
     public mutating func whepPlay(
         _ request: JoinRequest, target: String?, sdp: String, now: Instant
     ) -> Result<HTTPSessionAnswer, RoomError> {
+        whepPlay(request, target: target, parsed: configuration.limits.parse(sdp, offer: true), now: now)
+    }
+
+    /// `whepPlay` with the offer already parsed (`RoomLimits.parse`).
+    public mutating func whepPlay(
+        _ request: JoinRequest, target: String?, parsed: Result<SessionDescription, RoomError>, now: Instant
+    ) -> Result<HTTPSessionAnswer, RoomError> {
         if let refusal = refuseHTTPSession(request) { return .failure(refusal) }
         guard request.grants.subscribe else { return .failure(RoomError(.forbidden, "your token has no subscribe grant")) }
         guard let media = configuration.media else {
             return .failure(RoomError(.negotiationFailed, "this server has no media workers"))
         }
         let offer: PlaybackOffer
-        do {
-            offer = try PlaybackOffer(try SessionDescription.parse(sdp))
-        } catch let error as NegotiationError {
-            return .failure(RoomError(.negotiationFailed, error.reason))
+        let description: SessionDescription
+        switch parsed {
+        case .failure(let error): return .failure(error)
+        case .success(let d): description = d
+        }
+        do throws(NegotiationError) {
+            offer = try PlaybackOffer(description)
         } catch {
-            return .failure(RoomError(.negotiationFailed, "malformed SDP: \(error)"))
+            return .failure(RoomError(.negotiationFailed, error.reason))
         }
         let publisher = members(of: request.room).first { id in
             guard let p = participants[id], !p.tracks.isEmpty, p.publisher != nil else { return false }
@@ -137,7 +156,7 @@ extension RoomDirectory {
         if let mode = rooms[request.room]?.mode, mode != .sfu {
             return RoomError(.modeMismatch, "room '\(request.room)' is a \(mode.rawValue) room: WHIP/WHEP need an SFU room")
         }
-        return nil
+        return refuseEntry(to: request.room)
     }
 
     /// Creates the participant (no connection) and enters it into its

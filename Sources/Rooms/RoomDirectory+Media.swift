@@ -8,8 +8,8 @@ import Wire
 /// every track of its room (auto-subscribe) unless it unsubscribes.
 extension RoomDirectory {
     /// A WebSocket `publish`: the answer goes back as `publish-answer`.
-    mutating func publish(_ p: Participant, sdp: String) -> [RoomEffect] {
-        switch checkPublishOffer(grants: p.grants, sdp: sdp) {
+    mutating func publish(_ p: Participant, parsed: Result<SessionDescription, RoomError>) -> [RoomEffect] {
+        switch checkPublishOffer(grants: p.grants, parsed: parsed) {
         case .failure(let error): return send(p.id, .error(code: error.code, message: error.message))
         case .success(let offer):
             guard let applied = applyPublish(p, offer: offer) else {
@@ -23,22 +23,31 @@ extension RoomDirectory {
     }
 
     /// Everything that can refuse a publish offer, before any state
-    /// changes: the grant, media workers, the SDP itself.
-    func checkPublishOffer(grants: Grants, sdp: String) -> Result<PublishOffer, RoomError> {
+    /// changes: the grant, media workers, the SDP itself (parsed under
+    /// `RoomLimits` by the caller), the track limit.
+    func checkPublishOffer(grants: Grants, parsed: Result<SessionDescription, RoomError>) -> Result<PublishOffer, RoomError> {
         guard grants.publish else { return .failure(RoomError(.forbidden, "your token has no publish grant")) }
         guard configuration.media != nil else {
             return .failure(RoomError(.negotiationFailed, "this server has no media workers"))
         }
-        let offer: PublishOffer
-        do {
-            offer = try PublishOffer(try SessionDescription.parse(sdp))
-        } catch let error as NegotiationError {
-            return .failure(RoomError(.negotiationFailed, error.reason))
-        } catch {
-            return .failure(RoomError(.negotiationFailed, "malformed SDP: \(error)"))
+        let description: SessionDescription
+        switch parsed {
+        case .failure(let error): return .failure(error)
+        case .success(let d): description = d
         }
-        guard !offer.tracks.filter(\.isSending).isEmpty else {
-            return .failure(RoomError(.negotiationFailed, "the offer sends nothing"))
+        let offer: PublishOffer
+        do throws(NegotiationError) {
+            offer = try PublishOffer(description)
+        } catch {
+            return .failure(RoomError(.negotiationFailed, error.reason))
+        }
+        let sending = offer.tracks.filter(\.isSending).count
+        guard sending > 0 else { return .failure(RoomError(.negotiationFailed, "the offer sends nothing")) }
+        // After the offer applies, the participant publishes exactly its
+        // sending sections (the others stop), so this bounds the total.
+        let limit = configuration.limits.tracksPerParticipant
+        guard sending <= limit else {
+            return .failure(RoomError(.tooManyTracks, "the offer sends \(sending) tracks; at most \(limit) per participant"))
         }
         return .success(offer)
     }
@@ -111,6 +120,14 @@ extension RoomDirectory {
             let description = participants[publisher]?.publisher?.tracks[trackID], let codec = description.codecs.first
         else { return [] }
         if m.subscriber?.subscriptions[trackID] != nil { return [] }
+        // Checked before a transport opens: a refused subscription leaves
+        // nothing on the worker.
+        let limit = configuration.limits.subscriptionsPerParticipant
+        guard (m.subscriber?.subscriptions.count ?? 0) < limit else {
+            return send(
+                member,
+                .error(code: .tooManySubscriptions, message: "you receive \(limit) tracks already; \(trackID) is not sent"))
+        }
         var effects: [RoomEffect] = []
         var state: SubscriberState
         if let existing = m.subscriber {
@@ -180,7 +197,9 @@ extension RoomDirectory {
         return send(member, .subscriberOffer(sdp: offer.text, version: Int(state.builder.sessionVersion)))
     }
 
-    mutating func applySubscriberAnswer(_ p: Participant, sdp: String, version: Int) -> [RoomEffect] {
+    mutating func applySubscriberAnswer(
+        _ p: Participant, parsed: Result<SessionDescription, RoomError>, version: Int
+    ) -> [RoomEffect] {
         guard var state = p.subscriber else {
             return send(p.id, .error(code: .negotiationFailed, message: "no subscriber offer is outstanding"))
         }
@@ -189,13 +208,16 @@ extension RoomDirectory {
                 p.id,
                 .error(code: .negotiationFailed, message: "answer to offer \(version), expected \(state.builder.sessionVersion)"))
         }
+        let description: SessionDescription
+        switch parsed {
+        case .failure(let error): return send(p.id, .error(code: error.code, message: error.message))
+        case .success(let d): description = d
+        }
         let remote: RemoteTransportParameters
-        do {
-            remote = try state.builder.applyAnswer(try SessionDescription.parse(sdp))
-        } catch let error as NegotiationError {
-            return send(p.id, .error(code: .negotiationFailed, message: error.reason))
+        do throws(NegotiationError) {
+            remote = try state.builder.applyAnswer(description)
         } catch {
-            return send(p.id, .error(code: .negotiationFailed, message: "malformed SDP: \(error)"))
+            return send(p.id, .error(code: .negotiationFailed, message: error.reason))
         }
         var effects: [RoomEffect] = []
         if !state.remoteKnown {
@@ -247,13 +269,17 @@ extension RoomDirectory {
         return effects
     }
 
-    mutating func handleMedia(_ message: ClientMessage, from p: Participant) -> [RoomEffect] {
+    mutating func handleMedia(
+        _ message: ClientMessage, from p: Participant, parsedSDP: Result<SessionDescription, RoomError>?
+    ) -> [RoomEffect] {
         guard rooms[p.room]?.mode == .sfu else {
             return send(p.id, .error(code: .wrongMode, message: "media goes peer to peer in a mesh room"))
         }
         switch message {
-        case .publish(let sdp): return publish(p, sdp: sdp)
-        case .subscriberAnswer(let sdp, let version): return applySubscriberAnswer(p, sdp: sdp, version: version)
+        case .publish(let sdp):
+            return publish(p, parsed: parsedSDP ?? configuration.limits.parse(sdp, offer: true))
+        case .subscriberAnswer(let sdp, let version):
+            return applySubscriberAnswer(p, parsed: parsedSDP ?? configuration.limits.parse(sdp, offer: false), version: version)
         case .unpublish(let trackID): return unpublish(p.id, trackID: trackID)
         case .subscribe(let trackID):
             guard p.grants.subscribe else {

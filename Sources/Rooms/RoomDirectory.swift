@@ -1,3 +1,4 @@
+import SDP
 import Wire
 
 /// Every room, participant and call of one server, as a sans-IO state
@@ -26,7 +27,12 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         /// Where SFU media goes; nil: a signalling-only server (mesh rooms
         /// and calls' signalling work, SFU media is refused).
         public var media: MediaEndpoint?
-        public init(media: MediaEndpoint? = nil) { self.media = media }
+        /// What one client may make the directory hold (docs/SECURITY.md).
+        public var limits = RoomLimits()
+        public init(media: MediaEndpoint? = nil, limits: RoomLimits = RoomLimits()) {
+            self.media = media
+            self.limits = limits
+        }
     }
 
     public let configuration: Configuration
@@ -129,7 +135,13 @@ public struct RoomDirectory<IDs: IdentifierSource> {
             if room.mode == .mesh, room.members.count >= configuration.meshLimit {
                 return [.send(connection, .error(code: .roomFull, message: "mesh rooms hold at most \(configuration.meshLimit)"))]
             }
+            if let refusal = refuseEntry(to: request.room) {
+                return [.send(connection, .error(code: refusal.code, message: refusal.message))]
+            }
         } else {
+            if let refusal = refuseEntry(to: request.room) {
+                return [.send(connection, .error(code: refusal.code, message: refusal.message))]
+            }
             rooms[request.room] = newRoom(request.room, mode: request.mode ?? .sfu)
         }
         let id = ParticipantID(ids.next(prefix: "PA_"))
@@ -139,7 +151,12 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         return enter(id, room: request.room, resumed: false)
     }
 
-    public mutating func handle(_ message: ClientMessage, from connection: ConnectionID, now: Instant) -> [RoomEffect] {
+    /// `parsedSDP`: the SDP of a `publish` or `subscriber-answer`, parsed
+    /// by the shell outside its lock (`RoomLimits.parse`); nil: parsed here.
+    public mutating func handle(
+        _ message: ClientMessage, from connection: ConnectionID, now: Instant,
+        parsedSDP: Result<SessionDescription, RoomError>? = nil
+    ) -> [RoomEffect] {
         if case .ping = message { return [.send(connection, .pong)] }
         guard let id = byConnection[connection], let p = participants[id] else {
             return [.send(connection, .error(code: .notJoined, message: "send join first"))]
@@ -156,7 +173,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         case .meshSignal(let to, let payload): return relayMeshSignal(from: p, to: to, payload: payload)
         case .mute(let trackID, let muted): return mute(p, trackID: trackID, muted: muted)
         case .publish, .subscriberAnswer, .unpublish, .subscribe, .unsubscribe, .setPreference:
-            return handleMedia(message, from: p)
+            return handleMedia(message, from: p, parsedSDP: parsedSDP)
         }
     }
 
@@ -185,6 +202,23 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     }
 
     // MARK: Membership
+
+    /// Whether a new participant may enter `room` (created if absent):
+    /// `RoomLimits.participantsPerRoom` and `RoomLimits.rooms`. Resumes and
+    /// returns from a call are not new and are not refused.
+    func refuseEntry(to room: String) -> RoomError? {
+        let limits = configuration.limits
+        if let existing = rooms[room] {
+            guard existing.members.count < limits.participantsPerRoom else {
+                return RoomError(.roomFull, "room '\(room)' holds at most \(limits.participantsPerRoom) participants")
+            }
+            return nil
+        }
+        guard rooms.values.count(where: { !$0.isCallRoom }) < limits.rooms else {
+            return RoomError(.serverFull, "this server holds at most \(limits.rooms) rooms")
+        }
+        return nil
+    }
 
     /// The participant of `identity` that a token for `room` reaches: a
     /// member, or one that left `room` for a call (it is in the call's

@@ -6,6 +6,9 @@ public enum SDPParseError: Error, Equatable, Sendable {
     case tooLarge(byteCount: Int)
     /// More than `SessionDescription.maxLines` (10,000) lines; `line` is the first one over.
     case tooManyLines(line: Int)
+    /// More `m=` lines than the caller allows (`parse(_:maxMediaSections:)`);
+    /// `line` is the first one over.
+    case tooManyMediaSections(line: Int)
     /// One line is longer than `SessionDescription.maxLineBytes` (16 KiB).
     case lineTooLong(line: Int)
     /// A NUL byte, which RFC 8866 section 5 forbids anywhere in the text.

@@ -3,17 +3,21 @@ import Wire
 extension SessionDescription {
     /// Parses an SDP text (RFC 8866). Lines may end in CRLF or LF alone.
     /// Never traps; all bad input gives an `SDPParseError`.
-    public static func parse(_ bytes: RawSpan) throws(SDPParseError) -> SessionDescription {
+    /// `maxMediaSections` bounds the `m=` lines: the parse stops at the
+    /// first one over (`tooManyMediaSections`), so an offer with thousands
+    /// of sections costs no more than the allowed count (docs/SECURITY.md).
+    public static func parse(_ bytes: RawSpan, maxMediaSections: Int = .max) throws(SDPParseError) -> SessionDescription {
         let lines = try splitLines(bytes)
         var parser = Parser()
+        parser.maxMediaSections = maxMediaSections
         for l in lines { try parser.take(l) }
         return try parser.finish()
     }
 
     /// Convenience for text already held as a String.
-    public static func parse(_ text: String) throws(SDPParseError) -> SessionDescription {
+    public static func parse(_ text: String, maxMediaSections: Int = .max) throws(SDPParseError) -> SessionDescription {
         let bytes = Array(text.utf8)
-        return try parse(bytes.span.bytes)
+        return try parse(bytes.span.bytes, maxMediaSections: maxMediaSections)
     }
 
     struct Line {
@@ -66,6 +70,8 @@ extension SessionDescription {
         var media: [MediaDescription] = []
         var current: MediaDescription?
         var simulcastLine = 0
+        var maxMediaSections = Int.max
+        var mediaSections = 0
 
         mutating func take(_ l: Line) throws(SDPParseError) {
             guard sawVersion else {
@@ -88,6 +94,8 @@ extension SessionDescription {
                 guard current == nil else { throw .unexpectedLine(line: n) }
                 timing.append(try Timing.parse(l.value, line: n))
             case UInt8(ascii: "m"):
+                mediaSections += 1
+                guard mediaSections <= maxMediaSections else { throw .tooManyMediaSections(line: n) }
                 try closeMedia()
                 current = try MediaDescription.parseMediaLine(l.value, line: n)
             case UInt8(ascii: "c"):

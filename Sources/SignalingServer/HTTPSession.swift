@@ -11,13 +11,17 @@ import Wire
 /// Time limits: an HTTP request must complete within `requestTimeout` of
 /// its first byte (slow clients); an idle keep-alive connection closes
 /// after `idleTimeout`; a WebSocket is pinged every `pingInterval` and
-/// closed when nothing arrives for `webSocketTimeout`.
+/// closed when nothing arrives for `webSocketTimeout`. A WebSocket that has
+/// not joined a room `joinTimeout` after the upgrade is closed with 1008
+/// (policy violation, RFC 6455 section 7.4.1): an open socket is not a
+/// free seat.
 final class HTTPSession: TCPConnectionHandler {
     struct Timeouts: Sendable {
         var requestTimeout: Duration = .seconds(10)
         var idleTimeout: Duration = .seconds(60)
         var pingInterval: Duration = .seconds(15)
         var webSocketTimeout: Duration = .seconds(45)
+        var joinTimeout: Duration = .seconds(10)
     }
 
     private enum Mode {
@@ -37,6 +41,8 @@ final class HTTPSession: TCPConnectionHandler {
     private var lastPing: Instant
     /// The rooms layer was told this WebSocket closed (once).
     private var reportedClosed = false
+    /// Until the WebSocket is seen joined: when it must have joined by.
+    private var joinDeadline: Instant?
 
     init(
         id: ConnectionID, remote: SocketAddress? = nil, router: HTTPRouter, service: RoomService, timeouts: Timeouts,
@@ -87,6 +93,7 @@ final class HTTPSession: TCPConnectionHandler {
                         mode = .webSocket(WebSocketConnection())
                         service.opened(id, remote: remote)
                         lastPing = now
+                        joinDeadline = now + timeouts.joinTimeout
                         var action = TCPConnectionAction.send(out + response.serialize())
                         if !leftover.isEmpty {
                             let more = leftover.withUnsafeBytes { received($0, now: now) }
@@ -156,6 +163,19 @@ final class HTTPSession: TCPConnectionHandler {
             if now - lastActivity >= timeouts.idleTimeout { return .closeNow }
             return .none
         case .webSocket(var socket):
+            if let deadline = joinDeadline, now >= deadline {
+                joinDeadline = nil
+                if service.participant(on: id) == nil, socket.state == .open {
+                    service.log(
+                        .warning, "WebSocket closed: no join in time",
+                        [("conn", id.description)] + (remote.map { [("remote", "\($0)")] } ?? []) + [
+                            ("timeout", timeouts.joinTimeout.compactDescription)
+                        ])
+                    socket.close(code: .policyViolation, reason: "no join within \(timeouts.joinTimeout.compactDescription)")
+                    mode = .webSocket(socket)
+                    return .sendThenClose(socket.takeOutput())
+                }
+            }
             if now - lastActivity >= timeouts.webSocketTimeout {
                 socket.close(code: .goingAway, reason: "no traffic")
                 mode = .webSocket(socket)
@@ -177,7 +197,8 @@ final class HTTPSession: TCPConnectionHandler {
             if let started = requestStarted { return min(started + timeouts.requestTimeout, lastActivity + timeouts.idleTimeout) }
             return lastActivity + timeouts.idleTimeout
         case .webSocket:
-            return min(lastPing + timeouts.pingInterval, lastActivity + timeouts.webSocketTimeout)
+            let next = min(lastPing + timeouts.pingInterval, lastActivity + timeouts.webSocketTimeout)
+            return joinDeadline.map { min($0, next) } ?? next
         }
     }
 

@@ -92,6 +92,12 @@ struct HTTPSessionRoutes: Sendable {
             if error.status == 401 { response.headers.append(name: "WWW-Authenticate", value: "Bearer error=\"invalid_token\"") }
             return refused(response, kind, room: room)
         }
+        // Before any decoding or parsing (RFC 9110 section 15.5.14).
+        guard request.body.count <= service.limits.sdpBytes else {
+            return refused(
+                Self.text(413, "the offer is larger than \(service.limits.sdpBytes) bytes"), kind, room: room,
+                identity: join.identity)
+        }
         guard let sdp = String(validating: request.body, as: UTF8.self) else {
             return refused(Self.text(400, "the offer is not UTF-8"), kind, room: room, identity: join.identity)
         }
@@ -115,6 +121,7 @@ struct HTTPSessionRoutes: Sendable {
         case .failure(let error):
             var response = Self.text(Self.status(of: error.code), error.message)
             if error.code == .nothingPublished { response.headers.append(name: "Retry-After", value: "2") }
+            if error.code == .serverFull { response.headers.append(name: "Retry-After", value: "30") }
             return refused(response, kind, room: room, identity: join.identity)
         }
     }
@@ -158,8 +165,9 @@ struct HTTPSessionRoutes: Sendable {
         switch code {
         case .forbidden: 403
         case .identityInUse, .nothingPublished, .modeMismatch, .roomFull, .busy: 409
-        case .draining: 503
-        case .negotiationFailed, .badRequest: 400
+        case .draining, .serverFull: 503
+        case .tooLarge: 413
+        case .negotiationFailed, .badRequest, .tooManyTracks, .tooManySubscriptions: 400
         default: 400
         }
     }

@@ -21,13 +21,15 @@ extension RoomService {
     }
 
     func whipPublish(_ join: JoinRequest, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
-        let result = state.withLock { $0.directory.whipPublish(join, sdp: sdp, now: now) }
+        let parsed = limits.parse(sdp, offer: true)
+        let result = state.withLock { $0.directory.whipPublish(join, parsed: parsed, now: now) }
         if case .success(let answer) = result { perform(answer.effects) }
         return result
     }
 
     func whepPlay(_ join: JoinRequest, target: String?, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
-        let result = state.withLock { $0.directory.whepPlay(join, target: target, sdp: sdp, now: now) }
+        let parsed = limits.parse(sdp, offer: true)
+        let result = state.withLock { $0.directory.whepPlay(join, target: target, parsed: parsed, now: now) }
         if case .success(let answer) = result { perform(answer.effects) }
         return result
     }

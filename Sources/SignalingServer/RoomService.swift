@@ -1,6 +1,7 @@
 import Foundation
 import NetIO
 import Rooms
+import SDP
 import Signaling
 import Synchronization
 import Wire
@@ -29,6 +30,9 @@ public final class RoomService: Sendable {
     private let media: @Sendable (MediaCommand) -> Void
     private let outletBox = Mutex<(any SignalingOutlet)?>(nil)
     let log: ServerLog
+    /// A copy of the directory's limits, read without the lock: SDPs are
+    /// parsed under them before the lock is taken.
+    let limits: RoomLimits
 
     public init(
         verifier: AccessTokenVerifier, configuration: RoomDirectory<RandomIdentifiers>.Configuration,
@@ -38,6 +42,7 @@ public final class RoomService: Sendable {
         self.verifier = verifier
         self.media = media
         self.log = log
+        limits = configuration.limits
     }
 
     /// Set once the TCP server exists (it needs the service to make handlers).
@@ -87,9 +92,17 @@ public final class RoomService: Sendable {
         } else {
             log(.debug, "received \(message.typeName)", fields(connection))
         }
+        // Parsing is the costly part of a publish or an answer: it happens
+        // here, on this connection's time, not under the rooms lock.
+        var parsedSDP: Result<SessionDescription, RoomError>?
+        switch message {
+        case .publish(let sdp): parsedSDP = limits.parse(sdp, offer: true)
+        case .subscriberAnswer(let sdp, _): parsedSDP = limits.parse(sdp, offer: false)
+        default: break
+        }
         let effects: [RoomEffect] = state.withLock { s in
             if let join { return s.directory.join(join, connection: connection, now: now) }
-            return s.directory.handle(message, from: connection, now: now)
+            return s.directory.handle(message, from: connection, now: now, parsedSDP: parsedSDP)
         }
         perform(effects)
         if case .leave = message, let id = participant(on: connection) { logDeparture(id) }

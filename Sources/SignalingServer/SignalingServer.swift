@@ -23,6 +23,26 @@ public struct SignalingTimeouts: Sendable {
     public var ping: Duration = .seconds(15)
     /// A WebSocket from which nothing (not even a pong) arrived.
     public var webSocket: Duration = .seconds(45)
+    /// A room WebSocket that has not joined this long after the upgrade
+    /// is closed (1008).
+    public var join: Duration = .seconds(10)
+    public init() {}
+}
+
+/// Per-client limits of the signalling listener (docs/SECURITY.md).
+public struct SignalingConnectionLimits: Equatable, Sendable {
+    /// Open connections per client address (IPv4, or IPv6 /64).
+    public var perAddress = 64
+    /// New connections per second per address (token bucket rate)...
+    public var ratePerSecond = 10.0
+    /// ...and its burst.
+    public var burst = 40.0
+    /// Connections open at once on the server.
+    public var total = 10_000
+    /// Bytes queued for one client that does not read.
+    public var bufferBytes = 4 << 20
+    /// Bytes queued for all clients together.
+    public var serverBufferBytes = 256 << 20
     public init() {}
 }
 
@@ -33,6 +53,8 @@ public final class SignalingServer: Sendable {
     private let running = RunningFlag()
 
     public var localAddress: SocketAddress { tcp.localAddress }
+    /// The TCP shell's counters: connections, refusals, queued bytes.
+    public var connectionStatistics: TCPServerStatistics { tcp.statistics }
     /// The HTTPS/WSS listener's address, when serving TLS.
     public var secureLocalAddress: SocketAddress? { tcp.secureLocalAddress }
 
@@ -50,6 +72,7 @@ public final class SignalingServer: Sendable {
         media: @escaping @Sendable (MediaCommand) -> Void = { _ in },
         mediaMetrics: @escaping @Sendable () -> String = { "" },
         timeouts configured: SignalingTimeouts = SignalingTimeouts(),
+        connectionLimits: SignalingConnectionLimits = SignalingConnectionLimits(),
         log: ServerLog = .off,
         devTokens: DevTokenIssuer? = nil,
         loopbackHostsOnly: Bool = false,
@@ -59,8 +82,20 @@ public final class SignalingServer: Sendable {
         let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics, devTokens: devTokens)
         let timeouts = HTTPSession.Timeouts(
             requestTimeout: configured.request, idleTimeout: configured.idle, pingInterval: configured.ping,
-            webSocketTimeout: configured.webSocket)
+            webSocketTimeout: configured.webSocket, joinTimeout: configured.join)
         var tcpConfiguration = TCPServerConfiguration()
+        tcpConfiguration.maxConnections = connectionLimits.total
+        tcpConfiguration.maxConnectionsPerAddress = connectionLimits.perAddress
+        tcpConfiguration.newConnectionsPerSecondPerAddress = connectionLimits.ratePerSecond
+        tcpConfiguration.newConnectionBurstPerAddress = connectionLimits.burst
+        tcpConfiguration.maxUnsentBytes = connectionLimits.bufferBytes
+        tcpConfiguration.maxUnsentBytesTotal = connectionLimits.serverBufferBytes
+        tcpConfiguration.refusalBytes = Self.refusal
+        tcpConfiguration.onRefusal = { peer, why, suppressed in
+            var fields: [(String, String)] = [("remote", peer.map { "\($0)" } ?? "-"), ("reason", why.description)]
+            if suppressed > 0 { fields.append(("unlogged", "\(suppressed)")) }
+            log(.warning, "connection refused", fields)
+        }
         // A TLS handshake is held to the limit of a slow HTTP request.
         tcpConfiguration.tlsHandshakeTimeout = configured.request
         tcp = try TCPServer(bindingTo: address, secure: secure, configuration: tcpConfiguration) { id, remote, now in
@@ -84,6 +119,26 @@ public final class SignalingServer: Sendable {
                 nanosleep(&pause, nil)
             }
         }
+    }
+
+    /// What a connection refused at accept reads, where it can (the plain
+    /// listener): 429 for the per-address limits, 503 when the server is
+    /// full (RFC 6585 section 4, RFC 9110 section 15.6.4), with Retry-After.
+    static func refusal(_ why: TCPRefusal) -> [UInt8] {
+        let status: Int
+        switch why {
+        case .tooManyConnectionsFromAddress, .rateLimited: status = 429
+        case .serverFull: status = 503
+        case .unsentLimit, .serverUnsentLimit: return []
+        }
+        var response = HTTPResponse(
+            status: status,
+            headers: HTTPHeaders([
+                ("Content-Type", "text/plain; charset=utf-8"), ("Retry-After", "1"), ("Connection", "close"),
+            ]),
+            body: Array("\(why.description)\n".utf8))
+        response.headers.append(name: "Cache-Control", value: "no-store")
+        return response.serialize()
     }
 
     /// SIGTERM: HTTP keeps being served (`/readyz` answers 503, `/healthz`

@@ -88,9 +88,10 @@ enum ServeCommand {
             signaling = try SignalingServer(
                 bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) },
                 verifier: AccessTokenVerifier(keys: options.keys),
-                rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
+                rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint, limits: options.roomLimits),
                 media: { media.post($0) },
                 mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) + ProcessMetrics.prometheus() },
+                timeouts: options.signalingTimeouts, connectionLimits: options.connectionLimits,
                 log: ServerLog(
                     minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values)),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil,

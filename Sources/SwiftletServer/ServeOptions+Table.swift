@@ -1,6 +1,7 @@
 import Foundation
 import NetIO
 import PeerSession
+import Rooms
 import SignalingServer
 import Wire
 
@@ -188,5 +189,92 @@ extension ServeOptions {
                 o.allowedOrigins = origins
                 return true
             }, show: { $0.allowedOrigins.isEmpty ? "any" : $0.allowedOrigins.joined(separator: ",") }),
+        limit(
+            "sdpBytes", 128 * 1024, 1024...256 * 1024, \.roomLimits.sdpBytes,
+            "bytes of one SDP offer or answer; larger: HTTP 413 / error too_large, before parsing"),
+        limit(
+            "sectionsPerOffer", 16, 1...256, \.roomLimits.sectionsPerOffer,
+            "m-sections in one publish or WHEP offer; more: HTTP 400 / error too_many_tracks"),
+        limit(
+            "tracksPerParticipant", 8, 1...256, \.roomLimits.tracksPerParticipant,
+            "tracks one participant publishes; more: HTTP 400 / error too_many_tracks"),
+        limit(
+            "participantsPerRoom", 100, 1...100_000, \.roomLimits.participantsPerRoom,
+            "members of one room; one more: HTTP 409 / error room_full"),
+        limit(
+            "rooms", 1000, 1...1_000_000, \.roomLimits.rooms,
+            "rooms on this server; one more: HTTP 503 with Retry-After / error server_full"),
+        limit(
+            "subscriptionsPerParticipant", 128, 1...10_000, \.roomLimits.subscriptionsPerParticipant,
+            "tracks one participant receives; more: error too_many_subscriptions"),
+        limit(
+            "connections", 10_000, 1...1_000_000, \.connectionLimits.total,
+            "signalling connections open at once; one more: HTTP 503, closed"),
+        limit(
+            "connectionsPerAddress", 64, 1...1_000_000, \.connectionLimits.perAddress,
+            "signalling connections open from one client address (IPv4, or IPv6 /64); one more: HTTP 429, closed"),
+        limit(
+            "connectionRate", 10, 1...1_000_000, \.connectionRateSetting,
+            "new signalling connections per second from one address, on average; faster: HTTP 429, closed"),
+        limit(
+            "connectionBurst", 40, 1...1_000_000, \.connectionBurstSetting,
+            "new signalling connections one address may open at once after a quiet spell"),
+        limit(
+            "connectionBufferBytes", 4 << 20, 64 << 10...1 << 30, \.connectionLimits.bufferBytes,
+            "bytes queued for one client that does not read; more: the connection closes"),
+        limit(
+            "serverBufferBytes", 256 << 20, 1 << 20...1 << 40, \.connectionLimits.serverBufferBytes,
+            "bytes queued for all clients together; the connection that passes it closes"),
+        OptionSpec(
+            key: "limits.joinTimeout", flag: "--limits-join-timeout", environment: "SWIFTLET_LIMITS_JOIN_TIMEOUT",
+            kind: .value(placeholder: "DURATION", json: .duration), expects: "a duration from 100ms to 10m",
+            defaultText: "10s", help: "a room WebSocket that has not joined this long after opening is closed (1008)",
+            example: "--limits-join-timeout 5s",
+            set: { o, v in
+                guard let d = Duration(parsing: v), d >= .milliseconds(100), d <= .seconds(600) else { return false }
+                o.joinTimeout = d
+                return true
+            }, show: { $0.joinTimeout.compactDescription }),
     ]
+
+    /// A row for one whole-number limit, `limits.NAME` in the config file,
+    /// `--limits-name` and `SWIFTLET_LIMITS_NAME` (docs/SECURITY.md).
+    private static func limit(
+        _ name: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ path: WritableKeyPath<ServeOptions, Int> & Sendable,
+        _ help: String
+    ) -> OptionSpec<ServeOptions> {
+        var dashed = ""
+        for c in name {
+            if c.isUppercase { dashed += "-" + c.lowercased() } else { dashed.append(c) }
+        }
+        let upper = String(dashed.uppercased().map { $0 == "-" ? "_" : $0 })
+        return OptionSpec(
+            key: "limits.\(name)", flag: "--limits-\(dashed)", environment: "SWIFTLET_LIMITS_\(upper)",
+            kind: .value(placeholder: "N", json: .integer),
+            expects: "a whole number \(range.lowerBound)...\(range.upperBound)", defaultText: "\(defaultValue)", help: help,
+            example: "--limits-\(dashed) \(defaultValue)",
+            set: { o, v in
+                guard let n = Int(v), range.contains(n) else { return false }
+                o[keyPath: path] = n
+                return true
+            }, show: { "\($0[keyPath: path])" })
+    }
+}
+
+extension ServeOptions {
+    /// The token bucket's figures as whole numbers for the option table.
+    var connectionRateSetting: Int {
+        get { Int(connectionLimits.ratePerSecond) }
+        set { connectionLimits.ratePerSecond = Double(newValue) }
+    }
+    var connectionBurstSetting: Int {
+        get { Int(connectionLimits.burst) }
+        set { connectionLimits.burst = Double(newValue) }
+    }
+
+    var signalingTimeouts: SignalingTimeouts {
+        var t = SignalingTimeouts()
+        t.join = joinTimeout
+        return t
+    }
 }

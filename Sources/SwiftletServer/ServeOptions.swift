@@ -1,6 +1,7 @@
 import Foundation
 import NetIO
 import PeerSession
+import Rooms
 import Signaling
 import SignalingServer
 
@@ -47,6 +48,12 @@ struct ServeOptions: Equatable {
     var devTLS = false
     /// The TLS listener; nil: 0.0.0.0:8443, or 127.0.0.1:8443 in dev mode.
     var httpsAddressSetting: SocketAddress?
+    /// What one client may make the rooms hold (docs/SECURITY.md).
+    var roomLimits = RoomLimits()
+    /// Per-client limits of the signalling listener (docs/SECURITY.md).
+    var connectionLimits = SignalingConnectionLimits()
+    /// A room WebSocket must join within this.
+    var joinTimeout: Duration = .seconds(10)
 
     static let devKey = "devkey"
     static let devSecret = "devsecret"

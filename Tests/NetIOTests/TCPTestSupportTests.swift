@@ -18,9 +18,22 @@ struct ClientError: Error, Equatable { let errno: Int32 }
 final class BlockingClient {
     let descriptor: Int32
 
-    init(connectingTo address: SocketAddress, receiveBufferSize: Int32? = nil) throws(ClientError) {
+    /// `source`: an address to bind first (every 127/8 address works on
+    /// lo, so one test can be several clients).
+    init(connectingTo address: SocketAddress, receiveBufferSize: Int32? = nil, from source: String? = nil) throws(ClientError) {
         let fd = socket(address.family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(errno: errno) }
+        if let source, let local = SocketAddress(ip: source, port: 0) {
+            var storage = local.storage
+            let rc = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, local.length) }
+            }
+            guard rc == 0 else {
+                let e = errno
+                close(fd)
+                throw ClientError(errno: e)
+            }
+        }
         if var size = receiveBufferSize {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }

@@ -16,8 +16,9 @@ final class BlockingWebSocket {
 
     /// Connects and sends the opening handshake; `refusal` holds the
     /// response when it is not 101.
-    init(_ server: SignalingServer) throws {
+    init(_ server: SignalingServer, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try bindClientSocket(fd, to: source)
         var address = server.localAddress.storage
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, server.localAddress.length) }

@@ -7,14 +7,31 @@ import Testing
 /// if empty), and reads until the server closes or 5 s pass. Returns what
 /// came back and how long that took: the tests see exactly the bytes a
 /// client would, with no HTTP library in between.
-func rawTCPExchange(_ server: SignalingServer, sending text: String) throws -> (response: String, seconds: Double) {
-    try rawTCPExchange(server.localAddress, sending: text)
+func rawTCPExchange(
+    _ server: SignalingServer, sending text: String, from source: String? = nil
+) throws -> (response: String, seconds: Double) {
+    try rawTCPExchange(server.localAddress, sending: text, from: source)
+}
+
+/// Binds `fd` to `ip` (port 0) before it connects: every 127/8 address
+/// works on lo, so tests act as different clients.
+func bindClientSocket(_ fd: Int32, to ip: String?) throws {
+    guard let ip else { return }
+    let local = try #require(SocketAddress(ip: ip, port: 0))
+    var storage = local.storage
+    let rc = withUnsafePointer(to: &storage) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, local.length) }
+    }
+    try #require(rc == 0)
 }
 
 /// The same against any IPv4 address (the TLS listener, for one).
-func rawTCPExchange(_ target: SocketAddress, sending text: String) throws -> (response: String, seconds: Double) {
+func rawTCPExchange(
+    _ target: SocketAddress, sending text: String, from source: String? = nil
+) throws -> (response: String, seconds: Double) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
+    try bindClientSocket(fd, to: source)
     var address = target.storage
     let rc = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, target.length) }

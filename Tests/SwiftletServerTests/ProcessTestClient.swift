@@ -62,11 +62,16 @@ final class ProcessTestClient {
 
     func message(_ type: String) -> [String: Any]? { messages.first { $0["type"] as? String == type } }
 
-    /// Joins `room` and publishes one audio track; true once DTLS is up.
-    func joinAndPublishAudio(room: String, identity: String) throws -> Bool {
+    /// Joins `room`; true once `joined` arrived.
+    func join(room: String, identity: String) -> Bool {
         guard run(for: .seconds(5), until: { signaling.phase == .open }) else { return false }
         send(["type": "join", "token": Self.devToken(identity: identity, room: room)])
-        guard run(for: .seconds(5), until: { message("joined") != nil }) else { return false }
+        return run(for: .seconds(5), until: { message("joined") != nil })
+    }
+
+    /// Joins `room` and publishes one audio track; true once DTLS is up.
+    func joinAndPublishAudio(room: String, identity: String) throws -> Bool {
+        guard join(room: room, identity: identity) else { return false }
         let now = MonotonicClock.now()
         let transport = try BotTransport(bindIP: "127.0.0.1", certificate: certificate, now: now, batch: batch)
         publisher = transport

@@ -61,6 +61,20 @@ import Testing
         #expect(o.keys == ["prod": "a-long-random-secret-0123456789"])
     }
 
+    @Test func limitsComeFromANestedObjectTheEnvironmentAndFlags() throws {
+        let file = #"{"limits": {"participantsPerRoom": 50, "joinTimeout": "5s", "connectionRate": 3}}"#
+        let o = try ServeOptions.parse(
+            ["--dev", "--config", "s.json", "--limits-sections-per-offer", "4"],
+            environment: ["SWIFTLET_LIMITS_CONNECTIONS_PER_ADDRESS": "7"], readFile: { _ in Data(file.utf8) })
+        #expect(o.roomLimits.participantsPerRoom == 50)
+        #expect(o.roomLimits.sectionsPerOffer == 4)
+        #expect(o.roomLimits.tracksPerParticipant == 8)
+        #expect(o.joinTimeout == .seconds(5) && o.signalingTimeouts.join == .seconds(5))
+        #expect(o.connectionLimits.ratePerSecond == 3 && o.connectionLimits.perAddress == 7)
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--limits-rooms", "0"]) }
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--limits-join-timeout", "1h"]) }
+    }
+
     @Test func tlsFromTheConfigFileOrFlags() throws {
         let file = #"""
             {"keys": {"prod": "a-long-random-secret-0123456789"}, "tls": {"cert": "/etc/swiftlet/fullchain.pem",

@@ -35,4 +35,15 @@ public enum ErrorCode: String, Sendable, Codable, Equatable {
     case identityInUse = "identity_in_use"
     /// WHEP: the participant to play has published nothing (yet).
     case nothingPublished = "nothing_published"
+    /// An SDP larger than the server's limit (`RoomLimits.sdpBytes`).
+    case tooLarge = "too_large"
+    /// An offer with more m-sections than `RoomLimits.sectionsPerOffer`, or
+    /// more sending tracks than `RoomLimits.tracksPerParticipant`.
+    case tooManyTracks = "too_many_tracks"
+    /// Receiving one more track would pass
+    /// `RoomLimits.subscriptionsPerParticipant`.
+    case tooManySubscriptions = "too_many_subscriptions"
+    /// The server holds `RoomLimits.rooms` rooms: no new room (retry later
+    /// or elsewhere).
+    case serverFull = "server_full"
 }
