@@ -29,9 +29,12 @@ import Wire
         var builder = ClientOfferBuilder(sessionID: 5, local: local)
         var text = builder.playbackOffer(audio: false).text
         for (from, to) in [("96", "\(viewerVP8)"), ("97", "\(viewerRTX)")] {
-            for prefix in ["a=rtpmap:", "a=fmtp:", "a=rtcp-fb:"] { text = text.replacing(prefix + from + " ", with: prefix + to + " ") }
+            for prefix in ["a=rtpmap:", "a=fmtp:", "a=rtcp-fb:"] {
+                text = text.replacing(prefix + from + " ", with: prefix + to + " ")
+            }
         }
-        text = text.replacing("apt=96", with: "apt=\(viewerVP8)").replacing("SAVPF 96 97", with: "SAVPF \(viewerVP8) \(viewerRTX)")
+        text = text.replacing("apt=96", with: "apt=\(viewerVP8)").replacing(
+            "SAVPF 96 97", with: "SAVPF \(viewerVP8) \(viewerRTX)")
         var offer = try SessionDescription.parse(text)
         if !rtx {
             offer.media[0].attributes.removeAll { a in

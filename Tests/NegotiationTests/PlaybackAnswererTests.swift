@@ -25,7 +25,8 @@ import Wire
         let answer = answerer.makeAnswer(
             to: offer,
             sources: [
-                Self.source("TR_v", Self.vp8, ssrc: 0x1111, rtx: 0x1112), Self.source("TR_a", Self.opus, ssrc: 0x2222, rtx: 0x2223),
+                Self.source("TR_v", Self.vp8, ssrc: 0x1111, rtx: 0x1112),
+                Self.source("TR_a", Self.opus, ssrc: 0x2222, rtx: 0x2223),
             ],
             local: Fixture.local)
         #expect(answer.assignments.map(\.mid) == ["0", "1"])
