@@ -81,10 +81,13 @@ public struct PlaybackAnswerer: Sendable {
     ///   we are the DTLS server, RFC 8842 section 5.3), candidates in the
     ///   first bundled section only.
     ///
-    /// No `a=extmap` is answered: forwarded packets keep the publisher's
-    /// header extension bytes and ids, which would not match ids the client
-    /// chose, and a receiver ignores extensions that were not negotiated
-    /// (RFC 8285 section 5).
+    /// No `a=extmap` is answered: the worker writes its extensions with the
+    /// ids of `SubscriberOfferBuilder.defaultHeaderExtensions` on every
+    /// subscriber transport, which need not match ids the client chose, and
+    /// a receiver ignores extensions that were not negotiated (RFC 8285
+    /// section 5). So a WHEP client sends no transport-cc feedback: probes
+    /// on its RTX stream are never confirmed (each cluster fails, and the
+    /// prober backs off).
     public mutating func makeAnswer(
         to offer: PlaybackOffer, sources: [PlaybackSource], local: LocalTransportParameters
     ) -> PlaybackAnswer {
