@@ -80,14 +80,12 @@ extension Bot {
             var tracks: [AnnouncedTrack] = []
             for m in description.media where m.port != 0 && m.direction == .sendonly {
                 guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
-                // Media then RTX (RFC 5576 section 4.2): retransmissions of
-                // lost packets come on the RTX SSRC only.
-                let fid = m.sourceGroups.first { $0.semantics == SourceGroup.flowIdentification && $0.ssrcs.count == 2 }
+                // With the RTX SSRC of the FID group: retransmissions of
+                // lost packets come on it only (unwrapped in Bot+RTX).
                 tracks.append(
                     AnnouncedTrack(
-                        mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID,
-                        codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
-                        ssrc: fid?.ssrcs.first ?? m.sourceAttributes.first?.ssrc, rtxSSRC: fid?.ssrcs.last))
+                        mid: mid, kind: kind, codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
+                        sentIn: m))
             }
             announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description), now: now)
             let t = answer.transport

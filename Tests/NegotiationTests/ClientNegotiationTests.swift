@@ -130,6 +130,12 @@ private func wire(_ d: SessionDescription) throws -> SessionDescription {
         let agreed = try builder.applyAnswer(try wire(answer.description), to: offer)
         #expect(agreed.sections.map(\.direction) == [.sendonly, .sendonly])
         #expect(answer.description.media[1].sourceGroups.map(\.ssrcs) == [[SSRC(6), SSRC(7)]])
+        // What roombot's WHEP mode expects from the answer: the RTX SSRC it
+        // unwraps retransmissions from.
+        let announced = AnnouncedTrack(
+            mid: "1", kind: .video, codec: ClientOfferBuilder.vp8, sentIn: try wire(answer.description).media[1])
+        #expect(announced.ssrc == SSRC(6) && announced.rtxSSRC == SSRC(7))
+        #expect(announced.trackID == "TR_v" && announced.streamID == "PA_x")
     }
 }
 
