@@ -4,10 +4,11 @@
       --whip-token T1 --whep-token T2 --ws-token T3
 
 A WebSocket client joins the room first. An aiortc peer then publishes an
-Opus tone by WHIP (POST of its offer, urllib in a thread); a second aiortc
-peer plays the room by WHEP (POST /whep/{room} with a recvonly offer). Both
-receivers count decoded frames for a few seconds; then both sessions are
-DELETEd. Prints one JSON line. Bounded in time; loopback only.
+Opus tone and a VP8 video track by WHIP (POST of its offer, urllib in a
+thread); a second aiortc peer plays the room by WHEP (POST /whep/{room} with
+a recvonly audio and video offer; aiortc offers RTX for VP8, so the answer
+has an RTX stream in an FID group). Both receivers count decoded frames for
+a few seconds; then both sessions are DELETEd. Prints one JSON line. Bounded in time; loopback only.
 """
 import argparse
 import asyncio
@@ -18,7 +19,7 @@ import urllib.error
 import urllib.request
 
 import websockets
-from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription, VideoStreamTrack
 from aiortc.mediastreams import MediaStreamError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -105,6 +106,7 @@ async def run(args, result):
     publisher = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     result["peers"].append(publisher)
     publisher.addTrack(ToneTrack())
+    publisher.addTrack(VideoStreamTrack())
     await publisher.setLocalDescription(await publisher.createOffer())
     status, headers, body = await post_offer(base, "/whip/" + args.room, args.whip_token, publisher.localDescription.sdp)
     result["whip_status"] = status
@@ -117,25 +119,29 @@ async def run(args, result):
     player = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     result["peers"].append(player)
     counter = Counter()
-    player.on("track", counter.attach)
+    video_counter = Counter()
+    player.on("track", lambda track: (video_counter if track.kind == "video" else counter).attach(track))
     player.addTransceiver("audio", direction="recvonly")
+    player.addTransceiver("video", direction="recvonly")
     await player.setLocalDescription(await player.createOffer())
     status, headers, body = await post_offer(base, "/whep/" + args.room, args.whep_token, player.localDescription.sdp)
     result["whep_status"] = status
     if status != 201:
         raise RuntimeError("WHEP POST %d: %s" % (status, body))
     result["whep_location"] = headers.get("Location")
+    result["whep_answer_fid"] = sum(1 for line in body.splitlines() if line.startswith("a=ssrc-group:FID "))
     await player.setRemoteDescription(RTCSessionDescription(body, "answer"))
 
     for _ in range(100):
-        if counter.frames and ws.counter.frames:
+        if counter.frames and video_counter.frames and ws.counter.frames:
             break
         await asyncio.sleep(0.1)
     await asyncio.sleep(0.5)
-    counter.counting = ws.counter.counting = True
+    counter.counting = video_counter.counting = ws.counter.counting = True
     await asyncio.sleep(args.seconds)
-    counter.counting = ws.counter.counting = False
+    counter.counting = video_counter.counting = ws.counter.counting = False
     result["whep_frames"] = sum(counter.frames.values())
+    result["whep_video_frames"] = sum(video_counter.frames.values())
     result["ws_frames"] = sum(ws.counter.frames.values())
     result["ws_track_published"] = len(ws.saw("track-published"))
     result["ws_participant_joined"] = [m["participant"]["identity"] for m in ws.saw("participant-joined")]

@@ -128,10 +128,10 @@ extension RoomMediaEngine {
     /// it first went out with but new header bytes (transport-wide number,
     /// abs-send-time), a second packet under one SRTP index, which AES-GCM
     /// forbids (RFC 7714 section 8.1) and the outbound session refuses. A
-    /// subscription without RTX (WHEP, audio) gets a keyframe request to the
-    /// publisher for video instead (throttled per layer), and nothing for
-    /// audio (Opus conceals a lost frame). docs/TRANSPORT.md, "One index,
-    /// one packet".
+    /// subscription without RTX (audio; a subscriber or WHEP viewer that
+    /// did not negotiate it) gets a keyframe request to the publisher for
+    /// video instead (throttled per layer), and nothing for audio (Opus
+    /// conceals a lost frame). docs/TRANSPORT.md, "One index, one packet".
     private func retransmit(
         _ nack: TransportLayerNACK, subscriber: ParticipantID, transport id: TransportID, now: Instant,
         transmit: TransmitQueue

@@ -27,6 +27,17 @@ public struct AnnouncedTrack: Equatable, Sendable {
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
     }
+
+    /// The track the server sends in `m` (a section of its subscriber
+    /// offer or of its WHEP answer): msid, and the SSRCs of
+    /// `a=ssrc-group:FID <media> <rtx>` (RFC 5576 section 4.2), else of the
+    /// first `a=ssrc` with no RTX.
+    public init(mid: MID, kind: MediaKind, codec: CodecDescription, sentIn m: MediaDescription) {
+        let fid = m.sourceGroups.first { $0.semantics == SourceGroup.flowIdentification && $0.ssrcs.count == 2 }
+        self.init(
+            mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID, codec: codec,
+            ssrc: fid?.ssrcs.first ?? m.sourceAttributes.first?.ssrc, rtxSSRC: fid?.ssrcs.last)
+    }
 }
 
 /// Answers the server's offers on a subscriber transport as a client
@@ -77,14 +88,7 @@ public struct ClientAnswerBuilder: Sendable {
                     continue
                 }
                 let sending = m.direction == .sendonly || m.direction == .sendrecv
-                if sending {
-                    let fid = m.sourceGroups.first { $0.semantics == SourceGroup.flowIdentification && $0.ssrcs.count == 2 }
-                    let ssrc = fid?.ssrcs.first ?? m.sourceAttributes.first?.ssrc
-                    tracks.append(
-                        AnnouncedTrack(
-                            mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID, codec: codec,
-                            ssrc: ssrc, rtxSSRC: fid?.ssrcs.last))
-                }
+                if sending { tracks.append(AnnouncedTrack(mid: mid, kind: kind, codec: codec, sentIn: m)) }
                 var a = local.attributes(setup: .active, withCandidates: bundled.isEmpty)
                 a.append(.mid(mid))
                 a += m.extensionMaps.map { .extmap($0) }

@@ -31,4 +31,21 @@ public struct OutgoingTrack: Equatable, Sendable {
         self.trackID = trackID
         self.cname = cname
     }
+
+    /// The source lines of the m-section that sends this track: for the
+    /// media SSRC, and for the RTX SSRC where `codec` has an RTX payload
+    /// type, `a=ssrc` cname and msid lines (RFC 5576 section 4.1; clients
+    /// that route incoming RTP by SSRC, as aiortc does, need them), and
+    /// `a=ssrc-group:FID <media> <rtx>` pairing the two (RFC 5576 section
+    /// 4.2, RFC 4588 section 8.4).
+    public var sourceAttributes: [Attribute] {
+        var a: [Attribute] = []
+        let ssrcs = [ssrc] + (codec.rtxPayloadType == nil ? [] : rtxSSRC.map { [$0] } ?? [])
+        if ssrcs.count == 2 { a.append(.ssrcGroup(SourceGroup(semantics: SourceGroup.flowIdentification, ssrcs: ssrcs))) }
+        for s in ssrcs {
+            a.append(.ssrc(SourceAttribute(ssrc: s, name: "cname", value: cname)))
+            a.append(.ssrc(SourceAttribute(ssrc: s, name: "msid", value: "\(streamID) \(trackID)")))
+        }
+        return a
+    }
 }

@@ -2,7 +2,8 @@ import SDP
 import Wire
 
 /// A track the SFU can send to a playback client: the publisher's codec
-/// (with the publisher's payload type) and the SSRC we send it with.
+/// (with the publisher's payload type), the SSRC we send it with, and the
+/// SSRC of its RTX stream (RFC 4588), used where the client offers RTX.
 public struct PlaybackSource: Equatable, Sendable {
     public var trackID: String
     /// `a=msid` stream id (the publisher's participant, say).
@@ -10,13 +11,20 @@ public struct PlaybackSource: Equatable, Sendable {
     /// The publisher's codec, as its offer described it.
     public var codec: CodecDescription
     public var ssrc: SSRC
+    /// Our RTX stream for this track: NACKed packets are resent on it,
+    /// under its own sequence numbers (docs/TRANSPORT.md, "One index, one
+    /// packet"). Nil: the client gets no RTX even if it offers it.
+    public var rtxSSRC: SSRC?
     public var cname: String
 
-    public init(trackID: String, streamID: String, codec: CodecDescription, ssrc: SSRC, cname: String) {
+    public init(
+        trackID: String, streamID: String, codec: CodecDescription, ssrc: SSRC, rtxSSRC: SSRC? = nil, cname: String
+    ) {
         self.trackID = trackID
         self.streamID = streamID
         self.codec = codec
         self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC
         self.cname = cname
     }
 
@@ -58,7 +66,11 @@ public struct PlaybackAnswerer: Sendable {
     ///   with only that codec under the client's payload type (the
     ///   forwarder rewrites the payload type per subscriber), `a=msid`, and
     ///   `a=ssrc` cname/msid lines (clients that route by SSRC need them);
-    ///   no RTX (forwarded copies carry none);
+    ///   where the client offered RTX for that codec (`apt=`) and the
+    ///   source has an RTX SSRC, its RTX payload type too (the client's
+    ///   number), with `a=ssrc-group:FID` pairing our two SSRCs: the only
+    ///   stream NACKed packets are resent on (RFC 4588; docs/TRANSPORT.md,
+    ///   "One index, one packet"); without it, no RTX;
     /// - sections left without a source, and `sendonly`/`inactive` ones,
     ///   are answered `inactive` with the client's first usable codec, port
     ///   kept and still bundled (RFC 3264 section 6.1);
@@ -69,10 +81,13 @@ public struct PlaybackAnswerer: Sendable {
     ///   we are the DTLS server, RFC 8842 section 5.3), candidates in the
     ///   first bundled section only.
     ///
-    /// No `a=extmap` is answered: forwarded packets keep the publisher's
-    /// header extension bytes and ids, which would not match ids the client
-    /// chose, and a receiver ignores extensions that were not negotiated
-    /// (RFC 8285 section 5).
+    /// No `a=extmap` is answered: the worker writes its extensions with the
+    /// ids of `SubscriberOfferBuilder.defaultHeaderExtensions` on every
+    /// subscriber transport, which need not match ids the client chose, and
+    /// a receiver ignores extensions that were not negotiated (RFC 8285
+    /// section 5). So a WHEP client sends no transport-cc feedback: probes
+    /// on its RTX stream are never confirmed (each cluster fails, and the
+    /// prober backs off).
     public mutating func makeAnswer(
         to offer: PlaybackOffer, sources: [PlaybackSource], local: LocalTransportParameters
     ) -> PlaybackAnswer {
@@ -93,9 +108,10 @@ public struct PlaybackAnswerer: Sendable {
                 {
                     let source = remaining.remove(at: index)
                     var sent = codec
-                    sent.rtxPayloadType = nil
+                    if source.rtxSSRC == nil { sent.rtxPayloadType = nil }
                     placed = OutgoingTrack(
-                        kind: p.kind, codec: sent, ssrc: source.ssrc, streamID: source.streamID,
+                        kind: p.kind, codec: sent, ssrc: source.ssrc,
+                        rtxSSRC: sent.rtxPayloadType == nil ? nil : source.rtxSSRC, streamID: source.streamID,
                         trackID: source.trackID, cname: source.cname)
                 }
                 if let placed { assignments.append(PlaybackAnswer.Assignment(mid: p.mid, track: placed)) }
@@ -116,8 +132,9 @@ public struct PlaybackAnswerer: Sendable {
     ) -> MediaDescription {
         var a = local.attributes(setup: .passive, withCandidates: tagged)
         a.append(.mid(p.mid))
+        // An inactive section sends nothing, so it answers no RTX.
         var codec = track?.codec ?? p.codecs[0]
-        codec.rtxPayloadType = nil
+        if track == nil { codec.rtxPayloadType = nil }
         if let t = track {
             a.append(.direction(.sendonly))
             a.append(.msid(MediaStreamID(streamID: t.streamID, trackID: t.trackID)))
@@ -127,12 +144,9 @@ public struct PlaybackAnswerer: Sendable {
         a.append(.rtcpMux)
         if p.reducedSizeRTCP { a.append(.rtcpReducedSize) }
         a += codec.attributes
-        if let t = track {
-            a.append(.ssrc(SourceAttribute(ssrc: t.ssrc, name: "cname", value: t.cname)))
-            a.append(.ssrc(SourceAttribute(ssrc: t.ssrc, name: "msid", value: "\(t.streamID) \(t.trackID)")))
-        }
+        if let t = track { a += t.sourceAttributes }
         return MediaDescription(
-            media: p.kind.rawValue, port: local.defaultPort, formats: [String(codec.payloadType.rawValue)],
+            media: p.kind.rawValue, port: local.defaultPort, formats: codec.payloadTypes.map { String($0.rawValue) },
             connection: local.connection, attributes: a)
     }
 }

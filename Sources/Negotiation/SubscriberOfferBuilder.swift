@@ -152,15 +152,8 @@ public struct SubscriberOfferBuilder: Sendable {
             a.append(.rtcpMux)
             a.append(.rtcpReducedSize)
             a += slot.codec.attributes
-            if let t = slot.track {
-                // aiortc routes incoming RTP by SSRC, not by mid: signal them.
-                let ssrcs = [t.ssrc] + (t.codec.rtxPayloadType == nil ? [] : t.rtxSSRC.map { [$0] } ?? [])
-                if ssrcs.count == 2 { a.append(.ssrcGroup(SourceGroup(semantics: SourceGroup.flowIdentification, ssrcs: ssrcs))) }
-                for s in ssrcs {
-                    a.append(.ssrc(SourceAttribute(ssrc: s, name: "cname", value: t.cname)))
-                    a.append(.ssrc(SourceAttribute(ssrc: s, name: "msid", value: "\(t.streamID) \(t.trackID)")))
-                }
-            }
+            // aiortc routes incoming RTP by SSRC, not by mid: signal them.
+            if let t = slot.track { a += t.sourceAttributes }
             media.append(
                 MediaDescription(
                     media: slot.kind.rawValue, port: local.defaultPort,

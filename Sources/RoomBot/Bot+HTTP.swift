@@ -80,11 +80,12 @@ extension Bot {
             var tracks: [AnnouncedTrack] = []
             for m in description.media where m.port != 0 && m.direction == .sendonly {
                 guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
+                // With the RTX SSRC of the FID group: retransmissions of
+                // lost packets come on it only (unwrapped in Bot+RTX).
                 tracks.append(
                     AnnouncedTrack(
-                        mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID,
-                        codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
-                        ssrc: m.sourceAttributes.first?.ssrc, rtxSSRC: nil))
+                        mid: mid, kind: kind, codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
+                        sentIn: m))
             }
             announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description), now: now)
             let t = answer.transport

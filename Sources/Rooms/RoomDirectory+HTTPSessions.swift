@@ -85,8 +85,13 @@ extension RoomDirectory {
         }
         let sources = published.tracks.compactMap { info -> PlaybackSource? in
             guard let codec = published.publisher?.tracks[info.id]?.codecs.first else { return nil }
+            // An RTX SSRC for every track, whatever the publisher
+            // negotiated: the worker resends from its own buffer, so the
+            // client's offer alone decides whether it is used (the answerer
+            // drops it where the client offers no RTX for the codec).
             return PlaybackSource(
-                trackID: info.id, streamID: publisher.rawValue, codec: codec, ssrc: nextSSRC(), cname: "swiftlet")
+                trackID: info.id, streamID: publisher.rawValue, codec: codec, ssrc: nextSSRC(), rtxSSRC: nextSSRC(),
+                cname: "swiftlet")
         }
         var state = PlaybackState(
             credentials: .random(), answerer: PlaybackAnswerer(sessionID: nextSessionID()), publisher: publisher)

@@ -7,10 +7,10 @@ import Signaling
 import SignalingServer
 import Testing
 
-/// WHIP and WHEP with independent clients: aiortc publishes an Opus tone by
-/// WHIP, a second aiortc plays the room by WHEP, and a WebSocket participant
-/// in the same room sees the WHIP publisher and decodes its audio; then both
-/// sessions are DELETEd.
+/// WHIP and WHEP with independent clients: aiortc publishes an Opus tone and
+/// VP8 video by WHIP, a second aiortc plays both by WHEP (with RTX for
+/// video), and a WebSocket participant in the same room sees the WHIP
+/// publisher and decodes its media; then both sessions are DELETEd.
 @Suite(.serialized) struct AiortcWHIPTests {
     @Test(.timeLimit(.minutes(1)))
     func aiortcPublishesByWHIPAndPlaysByWHEPBesideAWebSocketParticipant() throws {
@@ -53,8 +53,13 @@ import Testing
         #expect((result["whip_etag"] as? String)?.hasPrefix("\"") == true)
         // ~50 Opus frames a second for 3 s.
         #expect((result["whep_frames"] as? Int ?? 0) >= 60, "\(result)")
+        // aiortc offers RTX for VP8: the answer pairs our media and RTX
+        // SSRCs (the viewer's NACKs are repaired on RTX), and aiortc
+        // accepts it and decodes the video (~30 frames a second).
+        #expect(result["whep_answer_fid"] as? Int == 1, "\(result)")
+        #expect((result["whep_video_frames"] as? Int ?? 0) >= 30, "\(result)")
         #expect((result["ws_frames"] as? Int ?? 0) >= 60, "\(result)")
-        #expect(result["ws_track_published"] as? Int == 1)
+        #expect(result["ws_track_published"] as? Int == 2)
         #expect(result["ws_participant_joined"] as? [String] == ["encoder", "viewer"])
         #expect(result["delete"] as? [Int] == [200, 200])
         #expect(result["ws_participant_left"] as? Int == 2)

@@ -117,13 +117,25 @@ private func wire(_ d: SessionDescription) throws -> SessionDescription {
         #expect(analysed.receivingSections.map(\.kind) == [.audio, .video])
         let sources = [
             PlaybackSource(trackID: "TR_a", streamID: "PA_x", codec: ClientOfferBuilder.opus, ssrc: SSRC(5), cname: "x"),
-            PlaybackSource(trackID: "TR_v", streamID: "PA_x", codec: ClientOfferBuilder.vp8, ssrc: SSRC(6), cname: "x"),
+            PlaybackSource(
+                trackID: "TR_v", streamID: "PA_x", codec: ClientOfferBuilder.vp8, ssrc: SSRC(6), rtxSSRC: SSRC(7), cname: "x"),
         ]
         var answerer = PlaybackAnswerer(sessionID: 3)
         let answer = answerer.makeAnswer(to: analysed, sources: sources, local: Fixture.local)
         #expect(answer.assignments.map(\.track.trackID) == ["TR_a", "TR_v"])
+        // The bot offers RTX for VP8 (roombot's WHEP viewer NACKs): answered
+        // with the bot's RTX number and our RTX SSRC.
+        #expect(answer.assignments[1].track.codec.rtxPayloadType == ClientOfferBuilder.videoRTXPayloadType)
+        #expect(answer.assignments[1].track.rtxSSRC == SSRC(7))
         let agreed = try builder.applyAnswer(try wire(answer.description), to: offer)
         #expect(agreed.sections.map(\.direction) == [.sendonly, .sendonly])
+        #expect(answer.description.media[1].sourceGroups.map(\.ssrcs) == [[SSRC(6), SSRC(7)]])
+        // What roombot's WHEP mode expects from the answer: the RTX SSRC it
+        // unwraps retransmissions from.
+        let announced = AnnouncedTrack(
+            mid: "1", kind: .video, codec: ClientOfferBuilder.vp8, sentIn: try wire(answer.description).media[1])
+        #expect(announced.ssrc == SSRC(6) && announced.rtxSSRC == SSRC(7))
+        #expect(announced.trackID == "TR_v" && announced.streamID == "PA_x")
     }
 }
 

@@ -8,8 +8,10 @@ import Wire
     static let opus = CodecDescription.opus(payloadType: PayloadType(rawValue: 96)!, formatParameters: nil)
     static let vp8 = CodecDescription.vp8(payloadType: PayloadType(rawValue: 97)!, rtxPayloadType: PayloadType(rawValue: 98)!)
 
-    static func source(_ id: String, _ codec: CodecDescription, ssrc: UInt32) -> PlaybackSource {
-        PlaybackSource(trackID: id, streamID: "PA_pub", codec: codec, ssrc: SSRC(ssrc), cname: "swiftlet")
+    static func source(_ id: String, _ codec: CodecDescription, ssrc: UInt32, rtx: UInt32? = nil) -> PlaybackSource {
+        PlaybackSource(
+            trackID: id, streamID: "PA_pub", codec: codec, ssrc: SSRC(ssrc), rtxSSRC: rtx.map { SSRC($0) },
+            cname: "swiftlet")
     }
 
     @Test func answersChromiumRecvonlyOfferWithTheClientsPayloadTypes() throws {
@@ -21,13 +23,20 @@ import Wire
 
         var answerer = PlaybackAnswerer(sessionID: 7)
         let answer = answerer.makeAnswer(
-            to: offer, sources: [Self.source("TR_v", Self.vp8, ssrc: 0x1111), Self.source("TR_a", Self.opus, ssrc: 0x2222)],
+            to: offer,
+            sources: [
+                Self.source("TR_v", Self.vp8, ssrc: 0x1111, rtx: 0x1112),
+                Self.source("TR_a", Self.opus, ssrc: 0x2222, rtx: 0x2223),
+            ],
             local: Fixture.local)
         #expect(answer.assignments.map(\.mid) == ["0", "1"])
         #expect(answer.assignments.map(\.track.trackID) == ["TR_a", "TR_v"])
         #expect(answer.assignments.map(\.track.codec.payloadType.rawValue) == [111, 96])
         #expect(answer.assignments.map(\.track.ssrc) == [SSRC(0x2222), SSRC(0x1111)])
-        #expect(answer.assignments.allSatisfy { $0.track.codec.rtxPayloadType == nil })
+        // Chromium offers RTX for VP8 (97, apt=96): kept with its number,
+        // on our RTX SSRC. It offers none for Opus: none answered.
+        #expect(answer.assignments.map(\.track.codec.rtxPayloadType?.rawValue) == [nil, 97])
+        #expect(answer.assignments.map(\.track.rtxSSRC) == [nil, SSRC(0x1112)])
 
         let parsed = try SessionDescription.parse(answer.description.text)
         #expect(parsed == answer.description)
@@ -35,7 +44,7 @@ import Wire
         #expect(parsed.attributes.contains(.iceLite))
         #expect(parsed.bundleMIDs == ["0", "1"])
         #expect(parsed.media.map(\.direction) == [.sendonly, .sendonly])
-        #expect(parsed.media.map(\.formats) == [["111"], ["96"]])
+        #expect(parsed.media.map(\.formats) == [["111"], ["96", "97"]])
         for m in parsed.media {
             #expect(m.has(.setup(.passive)))
             #expect(m.has(.rtcpMux))
@@ -47,6 +56,44 @@ import Wire
         #expect(parsed.media[0].sourceAttribute("cname", of: SSRC(0x2222)) == "swiftlet")
         #expect(parsed.media[1].sourceAttribute("msid", of: SSRC(0x1111)) == "PA_pub TR_v")
         #expect(parsed.media[1].msid == MediaStreamID(streamID: "PA_pub", trackID: "TR_v"))
+        // RFC 4588 section 8.6 and RFC 5576 section 4.2: the RTX payload
+        // type names its codec, and FID pairs media then RTX, both signalled.
+        let video = parsed.media[1]
+        #expect(video.rtpMaps.contains(RTPMap(payloadType: PayloadType(rawValue: 97)!, encodingName: "rtx", clockRate: 90000)))
+        #expect(video.formatParameters.first { $0.payloadType.rawValue == 97 }?["apt"] == "96")
+        #expect(video.sourceGroups == [SourceGroup(semantics: "FID", ssrcs: [SSRC(0x1111), SSRC(0x1112)])])
+        #expect(video.sourceAttribute("cname", of: SSRC(0x1112)) == "swiftlet")
+        #expect(video.sourceAttribute("msid", of: SSRC(0x1112)) == "PA_pub TR_v")
+        #expect(parsed.media[0].sourceGroups.isEmpty)
+        #expect(parsed.media[0].sourceAttribute("cname", of: SSRC(0x2223)) == nil)
+    }
+
+    @Test func anOfferWithoutRTXIsAnsweredWithoutRTX() throws {
+        let noRTX = try Fixture.removing(
+            { a in
+                switch a {
+                case .rtpmap(let m): m.encodingName.lowercased() == "rtx"
+                case .fmtp(let f): f["apt"] != nil
+                default: false
+                }
+            }, from: try Fixture.description("chromium-recvonly.sdp"))
+        let offer = try PlaybackOffer(noRTX)
+        var answerer = PlaybackAnswerer(sessionID: 7)
+        let answer = answerer.makeAnswer(
+            to: offer, sources: [Self.source("TR_v", Self.vp8, ssrc: 0x1111, rtx: 0x1112)], local: Fixture.local)
+        #expect(answer.assignments.map(\.track.codec.rtxPayloadType) == [nil])
+        #expect(answer.assignments.map(\.track.rtxSSRC) == [nil])
+        let video = try SessionDescription.parse(answer.description.text).media[1]
+        #expect(video.formats == ["96"])
+        #expect(video.sourceGroups.isEmpty)
+        #expect(video.sourceAttributes.map(\.ssrc) == [SSRC(0x1111), SSRC(0x1111)])
+
+        // A source without an RTX SSRC gets none either, whatever the offer.
+        let withRTX = try PlaybackOffer(Fixture.description("chromium-recvonly.sdp"))
+        let plain = answerer.makeAnswer(to: withRTX, sources: [Self.source("TR_v", Self.vp8, ssrc: 0x1111)], local: Fixture.local)
+        #expect(plain.assignments.map(\.track.codec.rtxPayloadType) == [nil])
+        #expect(plain.description.media[1].formats == ["96"])
+        #expect(plain.description.media[1].sourceGroups.isEmpty)
     }
 
     @Test func sectionsWithoutAFittingSourceAreInactiveAndStillBundled() throws {
