@@ -85,6 +85,9 @@ public struct RoomMediaCounters: Equatable, Sendable {
         public var notForwarded: UInt64 = 0
         /// Did not fit a transmit slot, or the rewrite or protection failed.
         public var sendFailed: UInt64 = 0
+        /// Transport-cc feedback over a subscriber transport's rate limit
+        /// (`SubscriberLink.feedbackLimiter`), not processed.
+        public var transportFeedbackLimited: UInt64 = 0
 
         public init() {}
 

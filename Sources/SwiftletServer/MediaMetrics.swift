@@ -59,6 +59,7 @@ enum MediaMetrics {
             ("before_source_switch", \.beforeSourceSwitch), ("duplicate", \.duplicate), ("outside_history", \.outsideHistory),
             ("padding_only", \.paddingOnly), ("not_forwarded", \.notForwarded), ("send_failed", \.sendFailed),
             ("waiting_for_keyframe", \.waitingForKeyframe), ("spatial_layer_out_of_range", \.spatialLayerOutOfRange),
+            ("transport_feedback_limited", \.transportFeedbackLimited),
         ]
         out += labelled(
             "swiftlet_dropped_packets_total", "RTP packets not forwarded, by reason (layer selection is not a drop).",
