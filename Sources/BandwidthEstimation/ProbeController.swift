@@ -189,7 +189,9 @@ public struct ProbeController: Sendable {
 
     /// A built feedback value (simulations, tests), serialized and parsed
     /// first, then walked as feedback from the wire is.
-    public mutating func transportFeedback(_ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant)
+    public mutating func transportFeedback(
+        _ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant
+    )
         -> ProbeOutcome?
     {
         let bytes = feedback.serialized()

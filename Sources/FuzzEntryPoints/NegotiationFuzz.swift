@@ -86,7 +86,8 @@ extension FuzzEntryPoints {
             trackID: "TR_a", streamID: "PA_pub", codec: .opus(payloadType: PayloadType(masking: 111)), ssrc: SSRC(0xA1),
             cname: "pub"),
         PlaybackSource(
-            trackID: "TR_v", streamID: "PA_pub", codec: .vp8(payloadType: PayloadType(masking: 96), rtxPayloadType: PayloadType(masking: 97)),
+            trackID: "TR_v", streamID: "PA_pub",
+            codec: .vp8(payloadType: PayloadType(masking: 96), rtxPayloadType: PayloadType(masking: 97)),
             ssrc: SSRC(0xB1), cname: "pub"),
     ]
 }

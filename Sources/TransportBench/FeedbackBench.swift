@@ -123,7 +123,8 @@ struct FeedbackBench {
         for r in 0..<warm {
             let at = t0 + .milliseconds(Int64(r) * 50)
             Self.sendHistory(&honestHistory, packets: 20, from: at)
-            Self.process(feedbacks[r], estimator: &estimator, prober: &prober, history: honestHistory, now: at + .milliseconds(70))
+            Self.process(
+                feedbacks[r], estimator: &estimator, prober: &prober, history: honestHistory, now: at + .milliseconds(70))
         }
         let walkFrom = warm + (rounds - warm) / 2
         let allocationsBefore = Self.allocationCount()
@@ -132,7 +133,8 @@ struct FeedbackBench {
             let at = t0 + .milliseconds(Int64(r) * 50)
             Self.sendHistory(&honestHistory, packets: 20, from: at)
             let start = clock.now
-            Self.process(feedbacks[r], estimator: &estimator, prober: &prober, history: honestHistory, now: at + .milliseconds(70))
+            Self.process(
+                feedbacks[r], estimator: &estimator, prober: &prober, history: honestHistory, now: at + .milliseconds(70))
             honestTime += clock.now - start
         }
         let allocationsAfter = Self.allocationCount()
@@ -159,7 +161,8 @@ struct FeedbackBench {
             hostileNanoseconds: Double(hostileTime.nanoseconds) / Double(iterations),
             hostileExpandedNanoseconds: Double(expandedTime.nanoseconds) / Double(expandedRounds),
             honestNanoseconds: Double(honestTime.nanoseconds) / Double(walkFrom - warm),
-            honestAllocations: perFeedback, walkAllocations: perWalk, statusesPerHostileCompound: Double(visited) / Double(iterations))
+            honestAllocations: perFeedback, walkAllocations: perWalk,
+            statusesPerHostileCompound: Double(visited) / Double(iterations))
     }
 
     /// The allocation count from Scripts/bench-support/malloc_count.c when
