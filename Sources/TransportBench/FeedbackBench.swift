@@ -1,5 +1,6 @@
 import BandwidthEstimation
 import Foundation
+import Glibc
 import RTCP
 import Wire
 
@@ -66,7 +67,7 @@ struct FeedbackBench {
     }
 
     func run() -> Result {
-        let clock = ContinuousClock()
+        let clock = ThreadCPUClock()
         let t0 = Instant(nanoseconds: 10_000_000_000)
         // Hostile: a full history (8192 held) and, each round, a fresh
         // subscriber state, so every compound walks as much as it can.
@@ -139,7 +140,7 @@ struct FeedbackBench {
         }
         let allocationsAfter = Self.allocationCount()
         var perFeedback: Double?
-        if let a = allocationsBefore, let b = allocationsAfter { perFeedback = Double(b - a) / Double(walkFrom - warm) }
+        if let a = allocationsBefore, let b = allocationsAfter, b >= a { perFeedback = Double(b - a) / Double(walkFrom - warm) }
         // The same with the compounds parsed beforehand: what the walk
         // itself allocates.
         let parsed = feedbacks[walkFrom...].map { TransportCCFeedback.parsedPacket($0.span.bytes)! }
@@ -155,8 +156,9 @@ struct FeedbackBench {
             }
         }
         let walkAfter = Self.allocationCount()
+        if let a = walkBefore, let b = walkAfter, b < a { print("allocation counter went back: \(a) -> \(b)") }
         var perWalk: Double?
-        if let a = walkBefore, let b = walkAfter { perWalk = Double(b - a) / Double(rounds - walkFrom) }
+        if let a = walkBefore, let b = walkAfter, b >= a { perWalk = Double(b - a) / Double(rounds - walkFrom) }
         return Result(
             hostileNanoseconds: Double(hostileTime.nanoseconds) / Double(iterations),
             hostileExpandedNanoseconds: Double(expandedTime.nanoseconds) / Double(expandedRounds),
@@ -171,7 +173,27 @@ struct FeedbackBench {
     static func allocationCount() -> UInt64? {
         guard let path = ProcessInfo.processInfo.environment["MALLOC_COUNT_FILE"] else { return nil }
         usleep(250_000)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        // The shim truncates and rewrites the file: a read can catch it
+        // empty or half written, so take the largest of a few reads.
+        var best: UInt64?
+        for _ in 0..<5 {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8),
+                let value = UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                best = max(best ?? 0, value)
+            }
+            usleep(30_000)
+        }
+        return best
+    }
+}
+
+/// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): on a shared
+/// machine wall time counts other processes' slices too.
+struct ThreadCPUClock {
+    var now: Duration {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return .seconds(Int64(t.tv_sec)) + .nanoseconds(Int64(t.tv_nsec))
     }
 }
