@@ -100,8 +100,9 @@ public struct SentPacketHistory: Sendable {
     }
 
     /// The positions (0 is `base`) of a feedback of `count` statuses whose
-    /// numbers this history can still hold: between the oldest slot not yet
-    /// reused and the newest packet sent, and after `after` (an extended
+    /// numbers this history can still hold: from the oldest slot not yet
+    /// reused (and never before the first packet recorded) to the newest
+    /// packet sent, and after `after` (an extended
     /// number already processed) when given. Feedback is walked only over
     /// these, so what one feedback costs is bounded by what we sent in the
     /// window it can refer to, not by the count it claims
