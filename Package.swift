@@ -80,7 +80,9 @@ let package = Package(
 
         // Parser entry points shared by the libFuzzer binaries (Fuzz/) and the
         // corpus replay test, so both exercise exactly the same code.
-        protocolTarget("FuzzEntryPoints", ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS"]),
+        protocolTarget(
+            "FuzzEntryPoints",
+            ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
@@ -114,7 +116,7 @@ let package = Package(
                           swiftSettings: swiftSettings),
 
         // Benchmarks (Scripts/bench-*), never part of a test run.
-        .executableTarget(name: "TransportBench", dependencies: ["SRTP", "NetIO", "Wire"],
+        .executableTarget(name: "TransportBench", dependencies: ["SRTP", "NetIO", "Wire", "RTCP", "BandwidthEstimation"],
                           swiftSettings: swiftSettings),
 
         // Tests: one target per target.

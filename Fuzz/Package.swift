@@ -8,6 +8,7 @@ import PackageDescription
 let entries = [
     "STUN": "stun", "RTP": "rtp", "RTCP": "rtcp", "SDP": "sdp", "Codecs": "codecs", "HTTP": "http", "WebSocket": "websocket",
     "RTX": "rtx", "VP8KeyframeHeader": "vp8KeyframeHeader", "WebSocketClient": "websocketClient", "TLSServer": "tlsServer",
+    "TransportFeedback": "transportFeedback", "Negotiation": "negotiation",
 ]
 
 let package = Package(

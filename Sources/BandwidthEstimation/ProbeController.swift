@@ -151,7 +151,7 @@ public struct ProbeController: Sendable {
     /// Measures the cluster from feedback; returns the outcome once the
     /// feedback covers a packet sent after the cluster ended.
     public mutating func transportFeedback(
-        _ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant
+        _ feedback: TransportCCFeedback, packet: RawSpan, history: SentPacketHistory, now: Instant
     )
         -> ProbeOutcome?
     {
@@ -161,16 +161,21 @@ public struct ProbeController: Sendable {
         case .probing(let t), .measuring(let t): target = t
         }
         var coveredEnd = false
-        for result in feedback.packets {
-            guard let packet = history.packet(result.sequenceNumber) else { continue }
-            if let newestProcessed, packet.sequenceNumber <= newestProcessed { continue }
-            newestProcessed = packet.sequenceNumber
-            if packet.sentAt >= end {
+        // Only what the history holds and was not seen yet is walked, as in
+        // `SendSideBandwidthEstimator.transportFeedback`.
+        let positions = history.positions(
+            base: feedback.baseSequenceNumber, count: feedback.statusCount, after: newestProcessed)
+        var walker = feedback.statuses(in: packet, positions: positions)
+        while let result = walker.next() {
+            guard let sent = history.packet(result.sequenceNumber) else { continue }
+            if let newestProcessed, sent.sequenceNumber <= newestProcessed { continue }
+            newestProcessed = sent.sequenceNumber
+            if sent.sentAt >= end {
                 coveredEnd = true
                 continue
             }
-            guard packet.sentAt >= start else { continue }
-            record(packet, arrival: result.arrival?.nanoseconds)
+            guard sent.sentAt >= start else { continue }
+            record(sent, arrival: result.arrival?.nanoseconds)
         }
         if case .measuring = state, coveredEnd {
             return evaluate(target: target, now: now)
@@ -180,6 +185,18 @@ public struct ProbeController: Sendable {
             return .failed(measured: nil)
         }
         return nil
+    }
+
+    /// A built feedback value (simulations, tests), serialized and parsed
+    /// first, then walked as feedback from the wire is.
+    public mutating func transportFeedback(
+        _ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant
+    )
+        -> ProbeOutcome?
+    {
+        let bytes = feedback.serialized()
+        guard let parsed = TransportCCFeedback.parsedPacket(bytes.span.bytes) else { return nil }
+        return transportFeedback(parsed, packet: bytes.span.bytes, history: history, now: now)
     }
 
     private mutating func record(_ packet: SentPacket, arrival: Int64?) {

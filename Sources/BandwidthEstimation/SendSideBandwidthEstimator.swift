@@ -52,8 +52,9 @@ public struct BandwidthEstimatorConfiguration: Sendable, Equatable {
 /// Each feedback packet's statuses are processed once: entries at or
 /// before the newest sequence number already processed (duplicates,
 /// overlapping feedback, a late "received" after "lost") are skipped, as
-/// are numbers the history does not hold. Allocation per feedback is a
-/// few small arrays (RTCP is control plane).
+/// are numbers the history does not hold; they are not even walked
+/// (`SentPacketHistory.positions`). Processing a feedback allocates
+/// nothing in steady state.
 public struct SendSideBandwidthEstimator: Sendable {
     public let configuration: BandwidthEstimatorConfiguration
 
@@ -82,6 +83,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var remb: (bitrate: Double, at: Instant)?
     private var lostSinceLossUpdate = 0
     private var expectedSinceLossUpdate = 0
+    /// Feedback statuses walked so far, over every feedback: bounded by the
+    /// packets sent, whatever the feedback claimed.
+    public private(set) var statusesVisited = 0
 
     static let lossWindowPackets = 20
 
@@ -96,48 +100,51 @@ public struct SendSideBandwidthEstimator: Sendable {
         estimate = Bitrate(bitsPerSecond: Self.bits(initial))
     }
 
-    /// Feeds one transport-wide feedback packet received at `now`.
-    public mutating func transportFeedback(_ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant) {
-        var received: [(packet: SentPacket, arrival: Int64)] = []
-        received.reserveCapacity(feedback.statuses.count)
+    /// Feeds one transport-wide feedback packet received at `now`:
+    /// `packet` holds the bytes `feedback` was parsed from. Only statuses
+    /// the history can hold and not yet processed are walked
+    /// (`SentPacketHistory.positions`), in place; nothing is allocated.
+    public mutating func transportFeedback(
+        _ feedback: TransportCCFeedback, packet: RawSpan, history: SentPacketHistory, now: Instant
+    ) {
+        let positions = history.positions(
+            base: feedback.baseSequenceNumber, count: feedback.statusCount, after: newestProcessed)
+        var walker = feedback.statuses(in: packet, positions: positions)
         var lost = 0
-        var newest = newestProcessed
-        for result in feedback.packets {
-            guard let packet = history.packet(result.sequenceNumber) else { continue }
-            if let newestProcessed, packet.sequenceNumber <= newestProcessed { continue }
-            if packet.sequenceNumber > (newest ?? .min) { newest = packet.sequenceNumber }
-            if let arrival = result.arrival {
-                received.append((packet, arrival.nanoseconds))
-            } else {
-                lost += 1
-            }
-        }
-        newestProcessed = newest
-        guard !received.isEmpty || lost > 0 else { return }
-        lastFeedback = now
-
-        // Feedback lists packets in sequence order, which is sending order.
+        var receivedCount = 0
         var newestSend: Instant?
-        for (packet, arrival) in received {
-            acknowledged.add(arrival: arrival, size: packet.size)
-            newestSend = max(newestSend ?? packet.sentAt, packet.sentAt)
-            if let delta = interArrival.add(send: packet.sentAt.nanoseconds, arrival: arrival, size: packet.size) {
+        // Feedback lists packets in sequence order, which is sending order.
+        while let result = walker.next() {
+            guard let sent = history.packet(result.sequenceNumber) else { continue }
+            if let newestProcessed, sent.sequenceNumber <= newestProcessed { continue }
+            newestProcessed = sent.sequenceNumber
+            guard let arrival = result.arrival?.nanoseconds else {
+                lost += 1
+                continue
+            }
+            receivedCount += 1
+            acknowledged.add(arrival: arrival, size: sent.size)
+            newestSend = max(newestSend ?? sent.sentAt, sent.sentAt)
+            if let delta = interArrival.add(send: sent.sentAt.nanoseconds, arrival: arrival, size: sent.size) {
                 _ = trendline.update(
                     arrivalDelta: Double(delta.arrivalDelta) / 1e6, sendDelta: Double(delta.sendDelta) / 1e6,
                     arrival: Double(delta.arrival) / 1e6)
             }
         }
+        statusesVisited &+= walker.visited
+        guard receivedCount > 0 || lost > 0 else { return }
+        lastFeedback = now
         acknowledged.update()
         if let newestSend { observeRoundTrip(now - newestSend) }
 
-        if !received.isEmpty {
+        if receivedCount > 0 {
             rateControl.update(
                 usage: trendline.usage, acknowledged: acknowledged.rate, roundTrip: roundTripTime, now: now)
             delayBased = rateControl.rate
         }
 
         lostSinceLossUpdate += lost
-        expectedSinceLossUpdate += received.count + lost
+        expectedSinceLossUpdate += receivedCount + lost
         if expectedSinceLossUpdate >= Self.lossWindowPackets {
             let fraction = Double(lostSinceLossUpdate) / Double(expectedSinceLossUpdate)
             loss.update(fraction: fraction, estimate: Double(estimate.bitsPerSecond), now: now)
@@ -145,6 +152,14 @@ public struct SendSideBandwidthEstimator: Sendable {
             expectedSinceLossUpdate = 0
         }
         combine(now: now)
+    }
+
+    /// Feeds a built feedback value (simulations, tests): it is serialized
+    /// and parsed, then walked as feedback from the wire is.
+    public mutating func transportFeedback(_ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant) {
+        let bytes = feedback.serialized()
+        guard let parsed = TransportCCFeedback.parsedPacket(bytes.span.bytes) else { return }
+        transportFeedback(parsed, packet: bytes.span.bytes, history: history, now: now)
     }
 
     /// Feeds a REMB value received at `now`.

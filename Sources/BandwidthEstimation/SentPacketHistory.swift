@@ -54,6 +54,8 @@ public struct SentPacketHistory: Sendable {
 
     private var slots: [Slot]
     private var highest: Int64?
+    /// The oldest number ever recorded: nothing before it was sent.
+    private var oldest: Int64?
     private var counter: UInt16
 
     /// - Parameters:
@@ -78,6 +80,7 @@ public struct SentPacketHistory: Sendable {
     public mutating func sent(transportSequenceNumber: UInt16, size: Int, at: Instant, kind: SentPacketKind) {
         let extended = extend(transportSequenceNumber)
         if extended > (highest ?? .min) { highest = extended }
+        if extended < (oldest ?? .max) { oldest = extended }
         let index = Int(extended % Int64(slots.count))
         slots[index] = Slot(
             sequenceNumber: extended, sentNanoseconds: at.nanoseconds,
@@ -94,6 +97,26 @@ public struct SentPacketHistory: Sendable {
         return SentPacket(
             sequenceNumber: extended, size: Int(slot.size),
             sentAt: Instant(nanoseconds: slot.sentNanoseconds), kind: slot.kind)
+    }
+
+    /// The positions (0 is `base`) of a feedback of `count` statuses whose
+    /// numbers this history can still hold: from the oldest slot not yet
+    /// reused (and never before the first packet recorded) to the newest
+    /// packet sent, and after `after` (an extended
+    /// number already processed) when given. Feedback is walked only over
+    /// these, so what one feedback costs is bounded by what we sent in the
+    /// window it can refer to, not by the count it claims
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 section 3.1
+    /// allows 65,535; issue #12).
+    public func positions(base: UInt16, count: Int, after: Int64? = nil) -> Range<Int> {
+        guard let highest, let oldest, count > 0 else { return 0..<0 }
+        let first = extend(base)
+        var lowest = max(highest - Int64(slots.count) + 1, oldest)
+        if let after { lowest = max(lowest, after &+ 1) }
+        let lower = max(lowest - first, 0)
+        let upper = min(highest - first + 1, Int64(count))
+        guard upper > lower else { return 0..<0 }
+        return Int(lower)..<Int(upper)
     }
 
     /// The 64-bit position of `value` nearest the newest packet; the first

@@ -23,6 +23,15 @@ extension FuzzEntryPoints {
         switch packet {
         case .unknown(let unknown):
             precondition(unknown.body.lowerBound == 4 && unknown.body.upperBound <= packetRange.count)
+        case .transportCCFeedback(let feedback):
+            let bytes = UnsafeRawBufferPointer(rebasing: data[packetRange])
+            checkTransportFeedbackWalk(feedback, packet: bytes)
+            let expanded = TransportLayerCC(expanding: feedback, packet: RawSpan(_unsafeBytes: bytes))
+            let again = expanded.serialized()
+            guard let reparsed = TransportCCFeedback.parsedPacket(again.span.bytes) else {
+                preconditionFailure("rebuilt transport-cc feedback did not re-parse")
+            }
+            precondition(TransportLayerCC(expanding: reparsed, packet: again.span.bytes) == expanded)
         case .senderReport(let sr):
             let ext = extensionBytes(sr.profileExtension, packetRange: packetRange, data: data)
             var writer = ByteWriter()

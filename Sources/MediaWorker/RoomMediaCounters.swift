@@ -100,6 +100,9 @@ public struct RoomMediaCounters: Equatable, Sendable {
         /// A packet whose SRTP index was protected before: refused at the
         /// protect seam (never sent; RFC 7714 section 8.1). Should stay 0.
         public var repeatedSRTPIndex: UInt64 = 0
+        /// Transport-cc feedback over a subscriber transport's rate limit
+        /// (`SubscriberLink.feedbackLimiter`), not processed.
+        public var transportFeedbackLimited: UInt64 = 0
 
         public init() {}
 

@@ -25,7 +25,7 @@ extension RoomMediaEngine {
         } catch {
             return counters.dropped.malformedRTCP &+= 1
         }
-        for packet in compound.packets {
+        for (index, packet) in compound.packets.enumerated() {
             switch packet {
             case .senderReport(let sr) where key.role == .publisher:
                 // RFC 3550 section 6.4.1: remember when the SR arrived, for
@@ -42,8 +42,13 @@ extension RoomMediaEngine {
                         spatialLayer: layer, ssrc: sr.ssrc, ntp: sr.senderInfo.ntpTimestamp,
                         rtpTimestamp: sr.senderInfo.rtpTimestamp)
                 }
-            case .transportLayerCC(let feedback) where key.role == .subscriber:
-                links[id]?.transportFeedback(feedback, now: now)
+            case .transportCCFeedback(let feedback) where key.role == .subscriber:
+                // Walked in place over the packet's bytes (issue #12).
+                let range = compound.packetRanges[index]
+                let bytes = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[range]))
+                if links[id]?.transportFeedback(feedback, packet: bytes, now: now) == false {
+                    counters.dropped.transportFeedbackLimited &+= 1
+                }
             case .receiverEstimatedMaximumBitrate(let remb) where key.role == .subscriber:
                 links[id]?.receiverEstimatedMaximumBitrate(remb.bitrate, now: now)
             case .receiverReport(let rr) where key.role == .subscriber:

@@ -32,15 +32,31 @@ final class SubscriberLink {
         history.sent(transportSequenceNumber: number, size: size, at: now, kind: kind)
     }
 
-    /// Transport-cc feedback from the subscriber: the estimate, and the
-    /// outcome of a running probe.
-    func transportFeedback(_ feedback: TransportLayerCC, now: Instant) {
+    /// Bounds transport-cc feedback processed per second (issue #12): each
+    /// feedback costs a walk bounded by its bytes and by the send history,
+    /// and this bounds how many walks a subscriber can ask for. libwebrtc
+    /// sends one every 50 to 250 ms (more when one would not fit a packet),
+    /// so 100 per second and 100 kB/s, 500 ms deep, is far above an honest
+    /// receiver. Reuses the retransmission limiter's two token buckets
+    /// (packets and bytes).
+    var feedbackLimiter = RetransmissionRateLimiter(
+        packetsPerSecond: SubscriberLink.feedbackPerSecond, bytesPerSecond: SubscriberLink.feedbackBytesPerSecond,
+        burst: .milliseconds(500))
+    static let feedbackPerSecond = 100
+    static let feedbackBytesPerSecond = 100_000
+
+    /// Transport-cc feedback from the subscriber (`packet`: the bytes it
+    /// was parsed from): the estimate, and the outcome of a running probe.
+    /// False when the rate limit dropped it.
+    func transportFeedback(_ feedback: TransportCCFeedback, packet: RawSpan, now: Instant) -> Bool {
+        guard feedbackLimiter.allow(bytes: packet.byteCount, now: now) else { return false }
         let before = estimator.estimate
-        estimator.transportFeedback(feedback, history: history, now: now)
-        if case .succeeded(let rate)? = probes.transportFeedback(feedback, history: history, now: now) {
+        estimator.transportFeedback(feedback, packet: packet, history: history, now: now)
+        if case .succeeded(let rate)? = probes.transportFeedback(feedback, packet: packet, history: history, now: now) {
             estimator.probeSucceeded(rate, now: now)
         }
         if estimator.estimate != before { allocationNeeded = true }
+        return true
     }
 
     func receiverEstimatedMaximumBitrate(_ bitrate: Bitrate, now: Instant) {

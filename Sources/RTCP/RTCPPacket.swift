@@ -13,7 +13,12 @@ public enum RTCPPacket: Equatable, Sendable {
     case goodbye(Goodbye)
     case applicationDefined(ApplicationDefined)
     case transportLayerNACK(TransportLayerNACK)
+    /// Transport-cc feedback to send (built; parsing never yields it).
     case transportLayerCC(TransportLayerCC)
+    /// Transport-cc feedback as parsed: validated, not expanded; its
+    /// statuses are walked over the packet's bytes (see
+    /// `TransportCCFeedback`). Serializes to nothing, as `.unknown` does.
+    case transportCCFeedback(TransportCCFeedback)
     case pictureLossIndication(PictureLossIndication)
     case fullIntraRequest(FullIntraRequest)
     case receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate)
@@ -39,7 +44,7 @@ public enum RTCPPacket: Equatable, Sendable {
         case RTCPPacketType.transportFeedback where header.count == TransportLayerNACK.format:
             return .transportLayerNACK(try TransportLayerNACK.parse(header, &reader))
         case RTCPPacketType.transportFeedback where header.count == TransportLayerCC.format:
-            return .transportLayerCC(try TransportLayerCC.parse(header, &reader))
+            return .transportCCFeedback(try TransportCCFeedback.parse(header, &reader))
         case RTCPPacketType.payloadFeedback where header.count == PictureLossIndication.format:
             return .pictureLossIndication(try PictureLossIndication.parse(header, &reader))
         case RTCPPacketType.payloadFeedback where header.count == FullIntraRequest.format:
@@ -70,7 +75,7 @@ public enum RTCPPacket: Equatable, Sendable {
         case .pictureLossIndication(let p): p.serialize(into: &writer)
         case .fullIntraRequest(let p): p.serialize(into: &writer)
         case .receiverEstimatedMaximumBitrate(let p): p.serialize(into: &writer)
-        case .unknown: break
+        case .transportCCFeedback, .unknown: break
         }
     }
 }

@@ -72,14 +72,15 @@ public struct TransportCCPacketResult: Equatable, Sendable {
 /// Packet chunks are run-length (a symbol repeated up to 8191 times) or
 /// status vectors (14 one-bit or 7 two-bit symbols); they cover exactly
 /// `packet status count` statuses, any vector slots beyond that being
-/// ignored. Receive deltas follow, one per received packet. The status
-/// count is checked against what the chunks present can cover, and chunks
-/// or deltas running past the packet are errors. Bytes after the last
-/// delta are padding and ignored.
+/// ignored. Receive deltas follow, one per received packet.
 ///
-/// The parsed value keeps statuses, not chunks: serializing chooses its
-/// own chunks (see `serialize(into:)`), so re-encoding gives equal values,
-/// not necessarily equal bytes.
+/// This is the expanded value that builders fill and serialize. Parsing
+/// yields `TransportCCFeedback` instead, which keeps the chunks in the
+/// packet and walks them: a few bytes can claim 65,535 statuses, and the
+/// media path must not pay for them (issue #12).
+///
+/// Serializing chooses its own chunks (see `serialize(into:)`), so a
+/// re-encoding expands to equal statuses, not necessarily equal bytes.
 public struct TransportLayerCC: Equatable, Sendable {
     public static let format: UInt8 = 15
     /// Reference time unit.
@@ -129,62 +130,5 @@ public struct TransportLayerCC: Equatable, Sendable {
                     status: status, arrival: at))
         }
         return out
-    }
-
-    static func parse(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) -> TransportLayerCC {
-        let sender = try reader.ssrc(or: .truncated)
-        let media = try reader.ssrc(or: .truncated)
-        let base = try reader.uint16(or: RTCPParseError.truncated)
-        let count = Int(try reader.uint16(or: RTCPParseError.truncated))
-        let reference24 = try reader.uint24(or: RTCPParseError.truncated)
-        let feedbackCount = try reader.uint8(or: RTCPParseError.truncated)
-
-        // Every chunk takes 2 bytes and covers at most 8191 statuses, so a
-        // status count the bytes present cannot cover is rejected before
-        // anything is allocated for it.
-        let minimumChunkBytes = (count + maximumRunLength - 1) / maximumRunLength * 2
-        guard reader.canRead(minimumChunkBytes) else { throw .countBeyondPacket }
-
-        var symbols: [UInt8] = []
-        symbols.reserveCapacity(count)
-        while symbols.count < count {
-            let chunk = try reader.uint16(or: RTCPParseError.countBeyondPacket)
-            let left = count - symbols.count
-            if chunk & 0x8000 == 0 {
-                // Run-length chunk: T=0 | symbol (2) | run length (13).
-                let symbol = UInt8(truncatingIfNeeded: chunk >> 13) & 0x3
-                let run = min(Int(chunk & 0x1FFF), left)
-                if run > 0 {
-                    guard symbol != 3 else { throw .reservedStatusSymbol }
-                    symbols.append(contentsOf: repeatElement(symbol, count: run))
-                }
-            } else if chunk & 0x4000 == 0 {
-                // One-bit status vector: 14 symbols, received (small delta) or not.
-                for i in 0..<min(14, left) {
-                    symbols.append(UInt8(truncatingIfNeeded: chunk >> (13 - i)) & 0x1)
-                }
-            } else {
-                // Two-bit status vector: 7 symbols.
-                for i in 0..<min(7, left) {
-                    let symbol = UInt8(truncatingIfNeeded: chunk >> (12 - 2 * i)) & 0x3
-                    guard symbol != 3 else { throw .reservedStatusSymbol }
-                    symbols.append(symbol)
-                }
-            }
-        }
-
-        var statuses: [TransportCCStatus] = []
-        statuses.reserveCapacity(count)
-        for symbol in symbols {
-            switch symbol {
-            case 1: statuses.append(.receivedSmallDelta(try reader.uint8(or: RTCPParseError.truncated)))
-            case 2: statuses.append(.receivedLargeDelta(Int16(bitPattern: try reader.uint16(or: RTCPParseError.truncated))))
-            default: statuses.append(.notReceived)
-            }
-        }
-        return TransportLayerCC(
-            senderSSRC: sender, mediaSSRC: media, baseSequenceNumber: base,
-            referenceTime: Int32(bitPattern: reference24 << 8) >> 8,
-            feedbackPacketCount: feedbackCount, statuses: statuses)
     }
 }

@@ -66,6 +66,7 @@ enum MediaMetrics {
             ("waiting_for_keyframe", \.waitingForKeyframe), ("spatial_layer_out_of_range", \.spatialLayerOutOfRange),
             ("unsignalled_ssrc", \.unsignalledSSRC), ("srtp_ssrc_limit", \.srtpSSRCLimit),
             ("repeated_srtp_index", \.repeatedSRTPIndex),
+            ("transport_feedback_limited", \.transportFeedbackLimited),
         ]
         out += labelled(
             "swiftlet_dropped_packets_total", "RTP packets not forwarded, by reason (layer selection is not a drop).",

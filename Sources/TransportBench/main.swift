@@ -1,7 +1,10 @@
 // Transport floor benchmark (Scripts/bench-transport): what SRTP and plain
 // UDP on loopback cost on this machine before any forwarding logic.
 // Usage: TransportBench [--packets N] [--runs R] [--udp-seconds S]
-//                       [--skip-srtp] [--skip-udp]
+//                       [--skip-srtp] [--skip-udp] [--feedback ITERATIONS]
+// --feedback adds the transport-cc feedback benchmark (FeedbackBench.swift);
+// run it under Scripts/bench-support/malloc_count.c (LD_PRELOAD and
+// MALLOC_COUNT_FILE) for allocations per feedback.
 import Foundation
 import SRTP
 import Wire
@@ -10,6 +13,7 @@ var packets = 200_000
 var runs = 5
 var udpSeconds = 2
 var doSRTP = true, doUDP = true
+var feedbackIterations = 0
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let a = arguments.next() {
     switch a {
@@ -18,6 +22,7 @@ while let a = arguments.next() {
     case "--udp-seconds": udpSeconds = max(1, Int(arguments.next() ?? "") ?? udpSeconds)
     case "--skip-srtp": doSRTP = false
     case "--skip-udp": doUDP = false
+    case "--feedback": feedbackIterations = max(1, Int(arguments.next() ?? "") ?? 1000)
     default:
         print("unknown argument \(a)")
         exit(2)
@@ -77,4 +82,20 @@ if doUDP {
             print("| batch \(batch) | failed: \(error) |")
         }
     }
+}
+
+if feedbackIterations > 0 {
+    let r = FeedbackBench(iterations: feedbackIterations).run()
+    print("Transport-cc feedback, \(feedbackIterations) iterations, one thread")
+    print("")
+    print("| load | µs per compound | statuses walked | allocations |")
+    print("|---|---:|---:|---:|")
+    print(
+        "| hostile 1200-byte compound (30 × 65,535 statuses), walked | \(format(r.hostileNanoseconds / 1000, 1)) | \(format(r.statusesPerHostileCompound)) | - |"
+    )
+    print("| same compound, expanded as the old parser did | \(format(r.hostileExpandedNanoseconds / 1000, 1)) | 1,966,050 | - |")
+    print(
+        "| honest feedback (20 packets, 1 lost) | \(format(r.honestNanoseconds / 1000, 2)) | 20 | \(r.honestAllocations.map { format($0, 2) } ?? "-") |"
+    )
+    print("| honest feedback, walk only (parsed beforehand) | - | 20 | \(r.walkAllocations.map { format($0, 2) } ?? "-") |")
 }

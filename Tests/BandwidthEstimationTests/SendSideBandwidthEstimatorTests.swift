@@ -173,12 +173,12 @@ import Wire
         let bytes = RTCPBuilders.transportFeedback(
             sender: SSRC(rawValue: 1), media: SSRC(rawValue: 2), count: 0, arrivals: arrivals)
         let parsed = try RTCPCompoundPacket.parse(bytes.span.bytes)
-        guard case .transportLayerCC(let feedback) = try #require(parsed.packets.first) else {
+        guard case .transportCCFeedback(let feedback) = try #require(parsed.packets.first) else {
             Issue.record("not TWCC")
             return
         }
         var estimator = SendSideBandwidthEstimator()
-        estimator.transportFeedback(feedback, history: history, now: t0 + .milliseconds(300))
+        estimator.transportFeedback(feedback, packet: bytes.span.bytes, history: history, now: t0 + .milliseconds(300))
         // 29 × 1000 bytes over 145 ms of arrivals.
         let acknowledged = try #require(estimator.acknowledgedBitrate)
         #expect(acknowledged == Bitrate(bitsPerSecond: 1_600_000))

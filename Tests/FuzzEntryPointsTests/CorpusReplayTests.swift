@@ -72,6 +72,24 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
                 b[7] = UInt8(truncatingIfNeeded: (b.count - 9) >> 8)
                 b[8] = UInt8(truncatingIfNeeded: b.count - 9)
             }, mutationsPerSeed: 200),
+        // Transport-cc feedback through the worker's walker and estimator:
+        // 4 bytes of send-history shape, then an RTCP compound. The fixup
+        // keeps the first packet's length field right.
+        FuzzTarget(
+            name: "transport-feedback", entry: { FuzzEntryPoints.transportFeedback($0) },
+            interesting: [0x00, 0x01, 0x1F, 0x20, 0x40, 0x80, 0x8F, 0xC0, 0xCD, 0xE0, 0xFF],
+            fixup: { b in
+                guard b.count >= 8, (b.count - 4) % 4 == 0 else { return }
+                let words = (b.count - 4) / 4 - 1
+                b[6] = UInt8(truncatingIfNeeded: words >> 8)
+                b[7] = UInt8(truncatingIfNeeded: words)
+            }, mutationsPerSeed: 1000),
+        // SDP offers (Chromium, Firefox, aiortc, roombot) through publish,
+        // WHEP playback and subscriber negotiation: a few hundred
+        // microseconds each, so fewer mutations.
+        FuzzTarget(
+            name: "negotiation", entry: { FuzzEntryPoints.negotiation($0) },
+            interesting: Array(" :;,/=~\r\n0a*".utf8) + [0x00, 0xFF], mutationsPerSeed: 150),
     ]
 
     func seeds() throws -> [[UInt8]] {

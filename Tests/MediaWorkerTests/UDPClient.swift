@@ -45,7 +45,7 @@ final class UDPClient {
     var receivedRTCP: [(packets: [RTCPPacket], at: Instant)] {
         received.compactMap { r in
             guard case .rtcp = r.kind, let c = try? RTCPCompoundPacket.parse(r.bytes.span.bytes) else { return nil }
-            return (c.packets, r.at)
+            return (c.expandedPackets(r.bytes.span.bytes), r.at)
         }
     }
 

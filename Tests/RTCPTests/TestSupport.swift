@@ -9,8 +9,10 @@ func parseCompound(_ bytes: [UInt8]) throws(RTCPParseError) -> RTCPCompoundPacke
 /// Parses bytes that hold exactly one packet and returns it.
 func parseSingle(_ bytes: [UInt8]) throws(RTCPParseError) -> RTCPPacket {
     let compound = try parseCompound(bytes)
-    guard compound.packets.count == 1, let packet = compound.packets.first else { throw .truncated }
-    return packet
+    guard compound.packets.count == 1 else { throw .truncated }
+    // Transport-cc feedback parses unexpanded; expanded, it compares with
+    // the built value.
+    return compound.expandedPackets(bytes.span.bytes)[0]
 }
 
 /// Serializes one packet and parses it back.
