@@ -57,7 +57,8 @@ public final class MediaPlane: Sendable {
                 switch event {
                 case .failed, .closed:
                     let report = handler.handler.withLock { $0 }
-                    report?(participant, role)
+                    let failed = if case .failed = event { true } else { false }
+                    report?(participant, role, failed)
                 default: break
                 }
             }
@@ -105,6 +106,13 @@ public final class MediaPlane: Sendable {
     /// and WHEP participants then (`RoomService.transportFailed`). Set once
     /// the signalling side exists.
     public func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
+        failureHandler.handler.withLock { $0 = { participant, role, _ in handler(participant, role) } }
+    }
+
+    /// `onTransportFailed` that also says whether the transport failed
+    /// (true) or the peer closed it with a DTLS close_notify (false: a
+    /// client leaving, not worth a warning).
+    public func onTransportEnded(_ handler: @escaping @Sendable (ParticipantID, TransportRole, _ failed: Bool) -> Void) {
         failureHandler.handler.withLock { $0 = handler }
     }
 
@@ -221,7 +229,7 @@ public enum MediaPlaneError: Error, CustomStringConvertible {
 
 /// Shared by the plane and its engines' event callbacks.
 private final class TransportFailureHandler: Sendable {
-    let handler = Mutex<(@Sendable (ParticipantID, TransportRole) -> Void)?>(nil)
+    let handler = Mutex<(@Sendable (ParticipantID, TransportRole, Bool) -> Void)?>(nil)
 }
 
 /// Shared by the plane and its engines' media-event callbacks.

@@ -99,7 +99,9 @@ enum ServeCommand {
             return 71
         }
 
-        media.onTransportFailed { participant, _ in signaling.service.transportFailed(participant, now: MonotonicClock.now()) }
+        media.onTransportEnded { participant, _, failed in
+            signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
+        }
         media.onMediaEvent { event in signaling.service.mediaEvent(event) }
 
         let http = "http://\(signaling.localAddress)"
