@@ -113,13 +113,13 @@ public struct DTLSEndpoint: ~Copyable {
             // A server starts on the ClientHello; a client that hears from
             // its peer before `start` starts now.
             phase = .handshaking
-            queues.incoming.append(datagram)
+            queues.receive(datagram)
             advanceHandshake(now: now)
         case .handshaking:
-            queues.incoming.append(datagram)
+            queues.receive(datagram)
             advanceHandshake(now: now)
         case .awaitingFingerprints, .connected:
-            queues.incoming.append(datagram)
+            queues.receive(datagram)
             readRecords()
         }
     }

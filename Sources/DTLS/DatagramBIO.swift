@@ -16,6 +16,14 @@ final class DatagramQueues {
     var incomingHead = 0
     var outgoing: [[UInt8]] = []
     var outgoingHead = 0
+
+    /// Queues a datagram for OpenSSL to read. A method rather than
+    /// `queues.incoming.append` at the call site: Swift 6.3.1 with
+    /// -sanitize=thread emits invalid IR (an i8 bitcast to a pointer for
+    /// the access) for that append from inside the ~Copyable
+    /// `DTLSEndpoint`'s mutating methods, and the compiler aborts
+    /// (Scripts/tsan, docs/TESTING.md).
+    func receive(_ datagram: [UInt8]) { incoming.append(datagram) }
     /// Where OpenSSL 3.0 keeps its retransmission deadline (`struct timeval`
     /// inside the SSL's DTLS state), learnt from
     /// BIO_CTRL_DGRAM_SET_NEXT_TIMEOUT. Valid while the SSL lives; written

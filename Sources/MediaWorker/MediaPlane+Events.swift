@@ -11,7 +11,9 @@ import Synchronization
 /// queue lock and an eventfd write per report (a few per second per room,
 /// never per packet).
 enum WorkerReport: Sendable {
-    case transportFailed(ParticipantID, TransportRole)
+    /// `failed` false: the peer closed it (DTLS close_notify), a client
+    /// leaving rather than a failure.
+    case transportFailed(ParticipantID, TransportRole, failed: Bool)
     case media(MediaEvent)
 }
 
@@ -22,7 +24,7 @@ final class DeliveryFlag: Sendable {
 
 /// Shared by the plane and its delivery thread.
 final class TransportFailureHandler: Sendable {
-    let handler = Mutex<(@Sendable (ParticipantID, TransportRole) -> Void)?>(nil)
+    let handler = Mutex<(@Sendable (ParticipantID, TransportRole, Bool) -> Void)?>(nil)
 }
 
 /// Shared by the plane and its delivery thread.
@@ -41,8 +43,8 @@ extension MediaPlane {
             events.wait(milliseconds: 250)
             for report in events.drain() {
                 switch report {
-                case .transportFailed(let participant, let role):
-                    failures.handler.withLock { $0 }?(participant, role)
+                case .transportFailed(let participant, let role, let failed):
+                    failures.handler.withLock { $0 }?(participant, role, failed)
                 case .media(let event):
                     reports.handler.withLock { $0 }?(event)
                 }

@@ -66,7 +66,8 @@ public final class MediaPlane: Sendable {
             let outbox = events
             engine.onTransportEvent = { participant, role, event in
                 switch event {
-                case .failed, .closed: outbox.post(.transportFailed(participant, role))
+                case .failed: outbox.post(.transportFailed(participant, role, failed: true))
+                case .closed: outbox.post(.transportFailed(participant, role, failed: false))
                 default: break
                 }
             }
@@ -116,6 +117,13 @@ public final class MediaPlane: Sendable {
     /// closes it; the rooms layer removes WHIP and WHEP participants then
     /// (`RoomService.transportFailed`). Set once the signalling side exists.
     public func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
+        failureHandler.handler.withLock { $0 = { participant, role, _ in handler(participant, role) } }
+    }
+
+    /// `onTransportFailed` that also says whether the transport failed
+    /// (true) or the peer closed it with a DTLS close_notify (false: a
+    /// client leaving, not worth a warning).
+    public func onTransportEnded(_ handler: @escaping @Sendable (ParticipantID, TransportRole, _ failed: Bool) -> Void) {
         failureHandler.handler.withLock { $0 = handler }
     }
 

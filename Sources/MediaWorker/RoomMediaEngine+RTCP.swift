@@ -13,6 +13,16 @@ import Wire
 // compound, at most a few per second per transport).
 
 extension RoomMediaEngine {
+    /// Sequence numbers of one NACK packet looked up at most (RFC 4585
+    /// section 6.2.1 sets no limit; a 1,200-byte NACK can name about 5,000,
+    /// which cost 8x a forwarded packet to walk). A browser's NACK names a
+    /// few lost packets; 512 is over a second of a 4 Mbit/s stream. The
+    /// rest count as `retransmissionsLimited`.
+    static let maximumNACKedPerPacket = 512
+    /// FIR entries of one packet acted on (RFC 5104 section 4.3.1.2: one
+    /// per media sender addressed); the rest are ignored.
+    static let maximumFIREntriesPerPacket = 64
+
     /// One decrypted RTCP compound from transport `id`.
     func handleRTCP(
         from id: TransportID, length: Int, in buffer: UnsafeMutableRawBufferPointer, now: Instant, transmit: TransmitQueue
@@ -65,7 +75,9 @@ extension RoomMediaEngine {
             case .fullIntraRequest(let fir) where key.role == .subscriber:
                 // RFC 5104 section 4.3.1.2: the FCI entries name the media
                 // senders; the header's media SSRC is 0.
-                for entry in fir.entries {
+                // One entry per media sender; more than a compound's worth
+                // is an attack (each costs a lookup and a throttle check).
+                for entry in fir.entries.prefix(Self.maximumFIREntriesPerPacket) {
                     requestKeyframe(.fir, subscriber: key.participant, outgoingSSRC: entry.ssrc, now: now, transmit: transmit)
                 }
             default:
@@ -152,11 +164,21 @@ extension RoomMediaEngine {
             return
         }
         let video = track.isVideo
+        var budget = Self.maximumNACKedPerPacket
         for pair in nack.pairs {
+            guard budget > 0 else {
+                counters.retransmissionsLimited &+= UInt64(1 + pair.lostPackets.nonzeroBitCount)
+                continue
+            }
             // The PID and its bitmask of the 16 following (RFC 4585 section
             // 6.2.1), walked without building an array.
             for bit in -1..<16 where bit < 0 || pair.lostPackets & (1 << UInt16(bit)) != 0 {
                 let n = pair.packetID &+ UInt16(bit + 1)
+                guard budget > 0 else {
+                    counters.retransmissionsLimited &+= 1
+                    continue
+                }
+                budget -= 1
                 guard let entry = s.history.lookup(outgoingSequenceNumber: n) else {
                     counters.retransmissionsUnavailable &+= 1
                     continue

@@ -66,10 +66,13 @@ extension RoomService {
 
     /// Any thread: a participant's transport failed or closed (the media
     /// worker's report). WHIP/WHEP participants leave; others stay.
-    public func transportFailed(_ participant: ParticipantID, now: Instant) {
+    /// A transport the peer closed (`failed` false) is logged at info: every
+    /// client that leaves closes its transport (the soak, Scripts/soak,
+    /// counts warnings).
+    public func transportFailed(_ participant: ParticipantID, failed: Bool = true, now: Instant) {
         let known = state.withLock { $0.logIDs.participants[participant] }
         log(
-            .warning, "media transport failed or closed",
+            failed ? .warning : .info, failed ? "media transport failed" : "media transport closed by the peer",
             known.map { Self.fields(participant, $0) } ?? [("participant", participant.rawValue)])
         perform(state.withLock { $0.directory.transportFailed(participant, now: now) })
     }

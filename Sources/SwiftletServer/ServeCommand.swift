@@ -104,7 +104,9 @@ enum ServeCommand {
             return 71
         }
 
-        media.onTransportFailed { participant, _ in signaling.service.transportFailed(participant, now: MonotonicClock.now()) }
+        media.onTransportEnded { participant, _, failed in
+            signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
+        }
         media.onMediaEvent { event in signaling.service.mediaEvent(event) }
 
         // A wildcard listener is not an address to open: show one this

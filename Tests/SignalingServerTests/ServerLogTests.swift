@@ -157,4 +157,21 @@ import Wire
         #expect(all.contains { $0.contains(" warning WHIP request refused") && $0.contains("status=403") })
         #expect(all.contains { $0.contains(" warning WHIP request refused") && $0.contains("status=404") })
     }
+
+    /// Every client that leaves closes its transport (DTLS close_notify):
+    /// that is info, only a failure is a warning (Scripts/soak counts
+    /// warnings; churn made one per departing bot before).
+    @Test func aTransportThePeerClosedIsInfoAndAFailureAWarning() {
+        let (log, lines) = capture(.debug)
+        let endpoint = MediaEndpoint(fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, workers: [[]])
+        let service = RoomService(
+            verifier: AccessTokenVerifier(keys: ["k": "secret-0123456789abcdef"]),
+            configuration: RoomDirectory<RandomIdentifiers>.Configuration(media: endpoint), media: { _ in }, log: log)
+        service.transportFailed(ParticipantID("PA_closed"), failed: false, now: .zero)
+        service.transportFailed(ParticipantID("PA_failed"), now: .zero)
+        let all = lines()
+        #expect(all.contains { $0.contains(" info media transport closed by the peer") && $0.contains("PA_closed") })
+        #expect(all.contains { $0.contains(" warning media transport failed") && $0.contains("PA_failed") })
+        #expect(!all.contains { $0.contains(" warning ") && $0.contains("PA_closed") })
+    }
 }
