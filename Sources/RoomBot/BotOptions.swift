@@ -126,7 +126,7 @@ struct BotOptions: Equatable {
           --switch-every DUR   subscribers cycle each video track's maxLayer 1, 2, 1, 0, ... this often
                                and time each switch to the first frame at the new resolution
           --no-media           join and connect only; send and check no media
-          --connect-timeout S  keep retrying a failed TCP connect for S seconds, then give up (default 10)
+          --connect-timeout D  keep retrying a failed TCP connect this long, then give up (default 10s)
           --allow-errors       errors (signalling closed, ICE/DTLS failure, server errors) do not fail the run
           --wide               the summary table with every column (about 190 characters)
           --layout L           subscribers view the room as L: speaker (one track at 1280 wide, the rest
@@ -134,8 +134,8 @@ struct BotOptions: Equatable {
           --version            print the version
 
         THRESHOLDS (any one missed makes the exit status 1):
-          --max-freeze S       longest a received track may deliver no frames or packets, a stall that
-                               lasts to the end included (default 1.5; a 2 s stall fails)
+          --max-freeze D       longest a received track may deliver no frames or packets, a stall that
+                               lasts to the end included (default 1.5s; a 2 s stall fails)
           --max-loss PERCENT   highest acceptable receive loss
           --max-join-ms MS     highest acceptable p95 join time
           --max-delay-ms MS    highest acceptable p95 end-to-end delay
@@ -219,11 +219,11 @@ struct BotOptions: Equatable {
                 guard (o.switchEvery ?? 0) > 0 else { throw Invalid(description: "--switch-every must be above 0") }
             case "--no-media": o.noMedia = true
             case "--max-freeze":
-                o.maxFreezeSeconds = try number(a)
+                o.maxFreezeSeconds = try seconds(a)
                 guard o.maxFreezeSeconds > 0 else { throw Invalid(description: "--max-freeze must be above 0") }
             case "--allow-errors": o.allowErrors = true
             case "--connect-timeout":
-                o.connectTimeout = try number(a)
+                o.connectTimeout = try seconds(a)
                 guard o.connectTimeout > 0 else { throw Invalid(description: "--connect-timeout must be above 0") }
             case "--wide": o.wideTable = true
             case "--layout":

@@ -132,6 +132,9 @@ import Wire
         let o = try parse(
             "--url ws://127.0.0.1:1/rtc --room r --dev --max-freeze 0.75 --allow-errors --connect-timeout 3 --wide")
         #expect(o.maxFreezeSeconds == 0.75 && o.allowErrors && o.connectTimeout == 3 && o.wideTable)
+        // Durations take units, as everywhere else.
+        let units = try parse("--url ws://127.0.0.1:1/rtc --room r --dev --max-freeze 750ms --connect-timeout 1m")
+        #expect(units.maxFreezeSeconds == 0.75 && units.connectTimeout == 60)
         #expect(throws: BotOptions.Invalid.self) { try parse("--url ws://127.0.0.1:1/rtc --room r --dev --max-freeze 0") }
         #expect(throws: BotOptions.Invalid.self) {
             try parse("--url ws://127.0.0.1:1/rtc --room r --dev --connect-timeout x")
