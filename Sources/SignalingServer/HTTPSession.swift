@@ -35,7 +35,7 @@ final class HTTPSession: TCPConnectionHandler {
     private let router: HTTPRouter
     private let service: RoomService
     private let timeouts: Timeouts
-    private var mode = Mode.http(HTTPRequestParser())
+    private var mode: Mode
     private var lastActivity: Instant
     private var requestStarted: Instant?
     private var lastPing: Instant
@@ -53,6 +53,10 @@ final class HTTPSession: TCPConnectionHandler {
         self.router = router
         self.service = service
         self.timeouts = timeouts
+        // The largest body any route takes is an SDP offer: a connection
+        // buffers no more than that (docs/SECURITY.md), not the parser's
+        // generic 1 MiB.
+        mode = .http(HTTPRequestParser(limits: .init(maxBodyBytes: service.limits.sdpBytes)))
         lastActivity = now
         lastPing = now
     }

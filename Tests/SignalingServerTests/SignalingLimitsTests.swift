@@ -168,6 +168,22 @@ import Wire
         #expect(try rawTCPExchange(server, sending: get, from: "127.0.0.4").response.hasPrefix("HTTP/1.1 200"))
     }
 
+    /// A connection buffers at most `sdpBytes` of body: a Content-Length
+    /// over it is answered 413 at once, before any of the body is sent
+    /// (the parser's generic limit was 1 MiB, buffered per connection).
+    @Test func aBodyOverTheSDPLimitIsRefusedBeforeItArrives() throws {
+        var limits = RoomLimits()
+        limits.sdpBytes = 8 * 1024
+        let server = try startServer(limits: limits)
+        defer { server.stop() }
+        let (response, seconds) = try rawTCPExchange(
+            server,
+            sending: "POST /whip/r HTTP/1.1\r\nHost: x\r\nContent-Type: application/sdp\r\n"
+                + "Content-Length: \(8 * 1024 + 1)\r\n\r\n")
+        #expect(response.hasPrefix("HTTP/1.1 413"), "\(response)")
+        #expect(seconds < 4)
+    }
+
     @Test func aClientThatNeverReadsIsCutOffAtTheBufferCap() throws {
         var connections = SignalingConnectionLimits()
         connections.bufferBytes = 256 << 10
@@ -203,6 +219,10 @@ import Wire
         #expect(server.connectionStatistics.unsentLimitCloses == 1)
         // One more response past the cap at most.
         #expect(peak <= (256 << 10) + (64 << 10), "\(peak)")
+        // The cut connection's queue is released by the loop thread: soon,
+        // not necessarily before the statistics above were read.
+        let released = Date().addingTimeInterval(2)
+        while server.connectionStatistics.unsentBytes != 0, Date() < released { usleep(10_000) }
         #expect(server.connectionStatistics.unsentBytes == 0)
     }
 }
