@@ -33,11 +33,17 @@ int posix_memalign(void **out, size_t a, size_t n) {
 }
 
 static void *reporter(void *path) {
+    /* Written beside the file and renamed over it: a reader never sees
+       the file truncated and not yet written (the bench read an empty
+       count once and failed). */
+    static char temporary[4096];
+    snprintf(temporary, sizeof temporary, "%s.tmp", (const char *)path);
     for (;;) {
-        FILE *f = fopen((const char *)path, "w");
+        FILE *f = fopen(temporary, "w");
         if (f) {
             fprintf(f, "%lu\n", atomic_load(&allocations));
             fclose(f);
+            rename(temporary, (const char *)path);
         }
         usleep(100000);
     }
