@@ -96,10 +96,10 @@ public final class DTLSCertificate: @unchecked Sendable {
     /// or the key does not belong to the certificate.
     public convenience init(certificatePEM: String, privateKeyPEM: String) throws(DTLSError) {
         ERR_clear_error()
-        guard let x509 = Self.readPEM(certificatePEM, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
+        guard let x509 = readPEM(certificatePEM, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
             throw .invalidPEM(reason: drainOpenSSLErrors(fallback: "no certificate in PEM"))
         }
-        guard let key = Self.readPEM(privateKeyPEM, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
+        guard let key = readPEM(privateKeyPEM, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
             X509_free(x509)
             throw .invalidPEM(reason: drainOpenSSLErrors(fallback: "no private key in PEM"))
         }
@@ -109,16 +109,6 @@ public final class DTLSCertificate: @unchecked Sendable {
             throw .invalidPEM(reason: drainOpenSSLErrors(fallback: "private key does not match certificate"))
         }
         self.init(x509: x509, privateKey: key)
-    }
-
-    private static func readPEM(_ text: String, _ read: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
-        var bytes = Array(text.utf8)
-        guard !bytes.isEmpty, let count = Int32(exactly: bytes.count) else { return nil }
-        return bytes.withUnsafeMutableBytes { p -> OpaquePointer? in
-            guard let bio = BIO_new_mem_buf(p.baseAddress, count) else { return nil }
-            defer { BIO_free(bio) }
-            return read(bio)
-        }
     }
 
     /// The certificate in PEM ("-----BEGIN CERTIFICATE-----").

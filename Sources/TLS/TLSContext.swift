@@ -170,16 +170,6 @@ public final class TLSContext: @unchecked Sendable {
         return certificates
     }
 
-    private static func readPEM(_ text: String, _ read: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
-        var bytes = Array(text.utf8)
-        guard !bytes.isEmpty, let count = Int32(exactly: bytes.count) else { return nil }
-        return bytes.withUnsafeMutableBytes { p -> OpaquePointer? in
-            guard let bio = BIO_new_mem_buf(p.baseAddress, count) else { return nil }
-            defer { BIO_free(bio) }
-            return read(bio)
-        }
-    }
-
     /// The DER encoding an OpenSSL `i2d_` function writes: called once for
     /// the length, once into the buffer.
     private static func der(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8] {
