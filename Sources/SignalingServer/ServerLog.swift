@@ -47,10 +47,12 @@ public struct ServerLog: Sendable {
     private let sink: @Sendable (String) -> Void
 
     /// A log writing lines at `minimum` and above to `sink` (standard
-    /// error by default). `secrets` are scrubbed from every line.
+    /// error by default, through `LogWriter`'s queue and thread: a stderr
+    /// nobody drains drops lines instead of stalling the caller).
+    /// `secrets` are scrubbed from every line.
     public init(
         minimum: Level, format: Format = .text, secrets: [String] = [],
-        sink: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        sink: @escaping @Sendable (String) -> Void = { LogWriter.standardError.write($0) }
     ) {
         self.minimum = minimum
         self.format = format

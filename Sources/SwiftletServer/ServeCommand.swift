@@ -168,6 +168,9 @@ enum ServeCommand {
         let status = ServeDrain.run(
             after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
         if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }
+        // The last lines (drain, session closes) are still queued: bounded,
+        // so a stderr nobody reads cannot hold the exit.
+        LogWriter.standardError.flush(timeout: .seconds(2))
         return status
     }
 }
