@@ -16,17 +16,30 @@ import Wire
 /// forgotten starts again with a full bucket; entries with open
 /// connections are never forgotten, and there are at most as many of
 /// those as the server's `maxConnections`.
-struct TCPAddressLimiter {
-    struct Limits: Equatable, Sendable {
-        var maxConnectionsPerAddress: Int
+package struct TCPAddressLimiter {
+    package struct Limits: Equatable, Sendable {
+        package var maxConnectionsPerAddress: Int
         /// Tokens added per second; one new connection takes one.
-        var connectionsPerSecond: Double
+        package var connectionsPerSecond: Double
         /// The bucket's size: new connections an idle address may open at once.
-        var burst: Double
-        var maxAddresses: Int
+        package var burst: Double
+        package var maxAddresses: Int
+        /// Addresses always admitted and never counted (trusted proxies).
+        package var exempt: [AddressPrefix] = []
+
+        package init(
+            maxConnectionsPerAddress: Int, connectionsPerSecond: Double, burst: Double, maxAddresses: Int,
+            exempt: [AddressPrefix] = []
+        ) {
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
+            self.connectionsPerSecond = connectionsPerSecond
+            self.burst = burst
+            self.maxAddresses = maxAddresses
+            self.exempt = exempt
+        }
     }
 
-    enum Verdict: Equatable {
+    package enum Verdict: Equatable, Sendable {
         case admit
         case tooManyConnections
         case rateLimited
@@ -43,12 +56,12 @@ struct TCPAddressLimiter {
         var refilled: Instant
     }
 
-    let limits: Limits
+    package let limits: Limits
     private var entries: [Key: Entry] = [:]
 
-    init(limits: Limits) { self.limits = limits }
+    package init(limits: Limits) { self.limits = limits }
 
-    var trackedAddresses: Int { entries.count }
+    package var trackedAddresses: Int { entries.count }
 
     static func key(_ address: SocketAddress?) -> Key {
         guard let bytes = address?.ipBytes else { return Key(high: 0, low: 0) }
@@ -63,7 +76,8 @@ struct TCPAddressLimiter {
 
     /// Whether a new connection from `address` may stay; if so it counts
     /// as open until `release`.
-    mutating func admit(_ address: SocketAddress?, now: Instant) -> Verdict {
+    package mutating func admit(_ address: SocketAddress?, now: Instant) -> Verdict {
+        if limits.exempt.contains(address) { return .admit }
         let key = Self.key(address)
         var entry = entries[key] ?? Entry(tokens: limits.burst, refilled: now)
         let elapsed = Double((now - entry.refilled).nanoseconds) / 1e9
@@ -85,7 +99,8 @@ struct TCPAddressLimiter {
     }
 
     /// A connection admitted for `address` closed.
-    mutating func release(_ address: SocketAddress?) {
+    package mutating func release(_ address: SocketAddress?) {
+        if limits.exempt.contains(address) { return }
         let key = Self.key(address)
         guard var entry = entries[key], entry.open > 0 else { return }
         entry.open -= 1

@@ -135,7 +135,8 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
             limits: .init(
                 maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
                 connectionsPerSecond: configuration.newConnectionsPerSecondPerAddress,
-                burst: configuration.newConnectionBurstPerAddress, maxAddresses: configuration.maxTrackedAddresses))
+                burst: configuration.newConnectionBurstPerAddress, maxAddresses: configuration.maxTrackedAddresses,
+                exempt: configuration.trustedProxies))
         receiveBuffer = .allocate(byteCount: max(configuration.receiveBufferSize, 1), alignment: 16)
     }
 

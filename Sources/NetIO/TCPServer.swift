@@ -74,6 +74,11 @@ public struct TCPServerConfiguration: Sendable {
     /// Client addresses remembered for the two limits above; past it, those
     /// with no open connection are forgotten.
     public var maxTrackedAddresses = 16_384
+    /// Reverse proxies: their connections carry many clients, so the
+    /// per-address limits above do not apply to them (only
+    /// `maxConnections`); the handler attributes each request to the
+    /// client the proxy names (`X-Forwarded-For`) and limits that instead.
+    public var trustedProxies: [AddressPrefix] = []
     /// Bytes queued for the kernel over all connections; the connection
     /// whose output passes it is closed, as for `maxUnsentBytes`.
     public var maxUnsentBytesTotal = 256 << 20

@@ -30,8 +30,15 @@ final class HTTPSession: TCPConnectionHandler {
     }
 
     private let id: ConnectionID
-    /// The peer's address as accept reported it, for the log.
-    private let remote: SocketAddress?
+    /// The peer's address as accept reported it.
+    private let peer: SocketAddress?
+    /// Who the log names and the limits count: the peer, or behind a
+    /// trusted proxy the client it forwarded the request for.
+    private var remote: SocketAddress?
+    private let forwarded: ForwardedClientAdmission?
+    /// Behind a trusted proxy: the client this room WebSocket holds a
+    /// connection of (`ForwardedClientAdmission`), released at close.
+    private var admittedClient: SocketAddress??
     private let router: HTTPRouter
     private let service: RoomService
     private let timeouts: Timeouts
@@ -45,11 +52,13 @@ final class HTTPSession: TCPConnectionHandler {
     private var joinDeadline: Instant?
 
     init(
-        id: ConnectionID, remote: SocketAddress? = nil, router: HTTPRouter, service: RoomService, timeouts: Timeouts,
-        now: Instant
+        id: ConnectionID, remote: SocketAddress? = nil, forwarded: ForwardedClientAdmission? = nil, router: HTTPRouter,
+        service: RoomService, timeouts: Timeouts, now: Instant
     ) {
         self.id = id
+        self.peer = remote
         self.remote = remote
+        self.forwarded = forwarded.flatMap { $0.isProxy(remote) ? $0 : nil }
         self.router = router
         self.service = service
         self.timeouts = timeouts
@@ -80,9 +89,33 @@ final class HTTPSession: TCPConnectionHandler {
                     mode = .http(parser)
                     return .sendThenClose(out + refusal.serialize(omittingBody: request.method == "HEAD"))
                 }
+                // Behind a trusted proxy each request is its client's: the
+                // per-address limits count that client, and a refusal costs
+                // this request only, not the proxy's connection.
+                if let forwarded {
+                    remote = forwarded.client(of: request, peer: peer)
+                    let verdict = forwarded.admit(remote, now: now)
+                    guard verdict == .admit else {
+                        service.log(
+                            .warning, "request refused",
+                            [
+                                ("conn", id.description), ("remote", remote.map { "\($0)" } ?? "-"),
+                                ("via", peer.map { "\($0)" } ?? "-"),
+                                ("reason", verdict == .rateLimited ? "connection rate" : "too many connections from address"),
+                            ])
+                        out += Self.forwardedRefusal.serialize(omittingBody: request.method == "HEAD")
+                        if !request.keepAlive {
+                            mode = .http(parser)
+                            return .sendThenClose(out)
+                        }
+                        continue
+                    }
+                    if request.path == "/rtc" { admittedClient = .some(remote) } else { forwarded.release(remote) }
+                }
                 // Draining: no new room connections (a resume too would
                 // end at the deadline; the client should go elsewhere).
                 if request.path == "/rtc", let refusal = service.refusalWhileDraining(now: now) {
+                    releaseForwardedClient()
                     out += refusal.serialize(omittingBody: request.method == "HEAD")
                     if !request.keepAlive {
                         mode = .http(parser)
@@ -106,6 +139,7 @@ final class HTTPSession: TCPConnectionHandler {
                         }
                         return action
                     } catch {
+                        releaseForwardedClient()
                         mode = .http(parser)
                         return .sendThenClose(out + error.response.serialize())
                     }
@@ -208,8 +242,20 @@ final class HTTPSession: TCPConnectionHandler {
 
     func closed(_ reason: TCPCloseReason) {
         if case .webSocket = mode { reportClosed(now: MonotonicClock.now()) }
+        releaseForwardedClient()
         // Why a browser could not connect over HTTPS is worth a line in dev mode.
         if case .tlsFailed(let why) = reason { service.log(.debug, "TLS connection failed: \(why)", [("connection", "\(id)")]) }
+    }
+
+    /// 429 with Retry-After (RFC 6585 section 4), as at accept.
+    private static let forwardedRefusal = HTTPResponse(
+        status: 429, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain")]),
+        body: Array("too many connections from your address\n".utf8))
+
+    private func releaseForwardedClient() {
+        guard let forwarded, case .some(let client) = admittedClient else { return }
+        admittedClient = nil
+        forwarded.release(client)
     }
 
     private func reportClosed(now: Instant) {

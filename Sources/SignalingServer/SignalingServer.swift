@@ -43,6 +43,9 @@ public struct SignalingConnectionLimits: Equatable, Sendable {
     public var bufferBytes = 4 << 20
     /// Bytes queued for all clients together.
     public var serverBufferBytes = 256 << 20
+    /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` is believed:
+    /// the limits above count the clients they name, not the proxy.
+    public var trustedProxies: [AddressPrefix] = []
     public init() {}
 }
 
@@ -90,6 +93,7 @@ public final class SignalingServer: Sendable {
         tcpConfiguration.newConnectionBurstPerAddress = connectionLimits.burst
         tcpConfiguration.maxUnsentBytes = connectionLimits.bufferBytes
         tcpConfiguration.maxUnsentBytesTotal = connectionLimits.serverBufferBytes
+        tcpConfiguration.trustedProxies = connectionLimits.trustedProxies
         tcpConfiguration.refusalBytes = Self.refusal
         tcpConfiguration.onRefusal = { peer, why, suppressed in
             var fields: [(String, String)] = [("remote", peer.map { "\($0)" } ?? "-"), ("reason", why.description)]
@@ -98,10 +102,18 @@ public final class SignalingServer: Sendable {
         }
         // A TLS handshake is held to the limit of a slow HTTP request.
         tcpConfiguration.tlsHandshakeTimeout = configured.request
+        let forwarded =
+            connectionLimits.trustedProxies.isEmpty
+            ? nil
+            : ForwardedClientAdmission(
+                trusted: connectionLimits.trustedProxies,
+                limits: .init(
+                    maxConnectionsPerAddress: connectionLimits.perAddress, connectionsPerSecond: connectionLimits.ratePerSecond,
+                    burst: connectionLimits.burst, maxAddresses: tcpConfiguration.maxTrackedAddresses))
         tcp = try TCPServer(bindingTo: address, secure: secure, configuration: tcpConfiguration) { id, remote, now in
             HTTPSession(
-                id: ConnectionID(id.rawValue), remote: remote, router: router, service: service, timeouts: timeouts,
-                now: now)
+                id: ConnectionID(id.rawValue), remote: remote, forwarded: forwarded, router: router, service: service,
+                timeouts: timeouts, now: now)
         }
         self.service = service
         service.attach(TCPOutlet(server: tcp))

@@ -189,6 +189,23 @@ extension ServeOptions {
                 o.allowedOrigins = origins
                 return true
             }, show: { $0.allowedOrigins.isEmpty ? "any" : $0.allowedOrigins.joined(separator: ",") }),
+        OptionSpec(
+            key: "trustedProxies", flag: "--trusted-proxies", environment: "SWIFTLET_TRUSTED_PROXIES",
+            kind: .value(placeholder: "PREFIXES", json: .string),
+            expects: "comma-separated addresses or CIDR prefixes such as 127.0.0.1,10.0.0.0/8", defaultText: "none",
+            help:
+                "reverse proxies whose X-Forwarded-For / Forwarded is believed: logs and per-address limits name the client they forward for",
+            example: "--trusted-proxies 127.0.0.1,::1",
+            set: { o, v in
+                let prefixes = v.split(separator: ",").map { AddressPrefix($0.trimmingCharacters(in: .whitespaces)) }
+                guard !prefixes.isEmpty, prefixes.allSatisfy({ $0 != nil }) else { return false }
+                o.connectionLimits.trustedProxies = prefixes.compactMap { $0 }
+                return true
+            },
+            show: {
+                $0.connectionLimits.trustedProxies.isEmpty
+                    ? "none" : $0.connectionLimits.trustedProxies.map(\.description).joined(separator: ",")
+            }),
         limit(
             "sdpBytes", 128 * 1024, 1024...256 * 1024, \.roomLimits.sdpBytes,
             "bytes of one SDP offer or answer; larger: HTTP 413 / error too_large, before parsing"),

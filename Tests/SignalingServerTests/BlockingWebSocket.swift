@@ -14,9 +14,9 @@ final class BlockingWebSocket {
     /// The status line and headers when the upgrade was refused.
     private(set) var refusal: String?
 
-    /// Connects and sends the opening handshake; `refusal` holds the
-    /// response when it is not 101.
-    init(_ server: SignalingServer, from source: String? = nil) throws {
+    /// Connects and sends the opening handshake (with `headers` added);
+    /// `refusal` holds the response when it is not 101.
+    init(_ server: SignalingServer, from source: String? = nil, headers: [(String, String)] = []) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try bindClientSocket(fd, to: source)
         var address = server.localAddress.storage
@@ -28,7 +28,12 @@ final class BlockingWebSocket {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let handshake = WebSocketClientHandshake(
             host: "127.0.0.1", path: "/rtc", nonce: (0..<16).map { _ in UInt8.random(in: 0...255) })
-        write(handshake.requestBytes)
+        var request = handshake.requestBytes
+        if !headers.isEmpty {
+            request.removeLast(2)  // the blank line
+            request += Array(headers.map { "\($0.0): \($0.1)\r\n" }.joined().utf8) + Array("\r\n".utf8)
+        }
+        write(request)
         var response: [UInt8] = []
         while true {
             let chunk = read()

@@ -226,3 +226,73 @@ import Wire
         #expect(server.connectionStatistics.unsentBytes == 0)
     }
 }
+
+/// Behind a reverse proxy every client arrives from the proxy's address:
+/// with the proxy trusted, the per-address limits count the clients it
+/// names in X-Forwarded-For, and a refusal costs the request, not the
+/// proxy's connection.
+@Suite(.serialized) struct TrustedProxyLimitsTests {
+    private func startServer(_ connections: SignalingConnectionLimits) throws -> SignalingServer {
+        let endpoint = MediaEndpoint(fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, workers: [[]])
+        return try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: endpoint), connectionLimits: connections)
+    }
+
+    @Test func aTrustedProxysWebSocketsAreCountedPerForwardedClient() throws {
+        var connections = SignalingConnectionLimits()
+        connections.perAddress = 2
+        connections.trustedProxies = [AddressPrefix("127.0.0.5")!]
+        let server = try startServer(connections)
+        defer { server.stop() }
+        func socket(for client: String, from proxy: String = "127.0.0.5") throws -> BlockingWebSocket {
+            try BlockingWebSocket(server, from: proxy, headers: [("X-Forwarded-For", "\(client), 127.0.0.5")])
+        }
+        let a1 = try socket(for: "203.0.113.7")
+        let a2 = try socket(for: "203.0.113.7")
+        #expect(a1.refusal == nil && a2.refusal == nil)
+        let a3 = try socket(for: "203.0.113.7")
+        #expect(a3.refusal?.hasPrefix("HTTP/1.1 429 ") == true, "\(a3.refusal ?? "accepted")")
+        // Four connections from the proxy's address, past its limit of 2:
+        // other clients behind it still get in.
+        let b = try socket(for: "198.51.100.1")
+        #expect(b.refusal == nil, "\(b.refusal ?? "")")
+        // A closed WebSocket gives its client's slot back.
+        withExtendedLifetime(a2) {}
+        _ = consume a1
+        var a4: BlockingWebSocket?
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            usleep(20_000)
+            a4 = try socket(for: "203.0.113.7")
+        } while a4?.refusal != nil && Date() < deadline
+        #expect(a4?.refusal == nil, "\(a4?.refusal ?? "")")
+        // An untrusted address is limited by its own address, whatever it writes.
+        let u1 = try socket(for: "192.0.2.1", from: "127.0.0.6")
+        let u2 = try socket(for: "192.0.2.2", from: "127.0.0.6")
+        let u3 = try socket(for: "192.0.2.3", from: "127.0.0.6")
+        #expect(u1.refusal == nil && u2.refusal == nil)
+        #expect(u3.refusal?.hasPrefix("HTTP/1.1 429 ") == true, "\(u3.refusal ?? "accepted")")
+        withExtendedLifetime((a2, a3, b, a4, u1, u2)) {}
+    }
+
+    @Test func aRateLimitedForwardedClientCostsItsRequestNotTheProxysConnection() throws {
+        var connections = SignalingConnectionLimits()
+        connections.ratePerSecond = 1
+        connections.burst = 2
+        connections.trustedProxies = [AddressPrefix("127.0.0.0/24")!]
+        let server = try startServer(connections)
+        defer { server.stop() }
+        // One keep-alive connection (as nginx's upstream keepalive) carries
+        // three requests of one client and one of another.
+        func get(_ client: String, close: Bool = false) -> String {
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: \(client)\r\n\(close ? "Connection: close\r\n" : "")\r\n"
+        }
+        let text = get("203.0.113.9") + get("203.0.113.9") + get("203.0.113.9") + get("198.51.100.2", close: true)
+        let response = try rawTCPExchange(server, sending: text, from: "127.0.0.7").response
+        let statuses = response.components(separatedBy: "\n").filter { $0.hasPrefix("HTTP/1.1 ") }
+        #expect(
+            statuses.map { String($0.prefix(12)) } == ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 429", "HTTP/1.1 200"],
+            "\(response)")
+    }
+}
