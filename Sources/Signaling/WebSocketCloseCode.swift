@@ -16,6 +16,9 @@ public struct WebSocketCloseCode: RawRepresentable, Equatable, Hashable, Sendabl
     public static let policyViolation = WebSocketCloseCode(1008)
     public static let messageTooBig = WebSocketCloseCode(1009)
     public static let internalError = WebSocketCloseCode(1011)
+    /// IANA-registered (RFC 6455 section 11.7): "try again later", the
+    /// server is overloaded.
+    public static let tryAgainLater = WebSocketCloseCode(1013)
 
     /// Whether a peer may send this code in a Close frame: the codes of
     /// section 7.4.1 that are not reserved for local use (1005, 1006, 1015)

@@ -71,6 +71,9 @@ public struct WebSocketEndpoint<Framing: WebSocketFraming> {
 
     public var isClosed: Bool { state == .closed }
 
+    /// Bytes received and held for messages not complete yet.
+    public var heldByteCount: Int { decoder.heldByteCount }
+
     /// Decodes `bytes` and returns what happened, in order. Bytes after the
     /// connection closed are ignored.
     public mutating func receive(_ bytes: [UInt8]) -> [WebSocketEvent] {

@@ -55,6 +55,10 @@ public struct WebSocketFrameDecoder: Sendable {
     /// Bytes received and not yet decoded.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// Everything held for messages not yet complete: undecoded bytes and
+    /// the payload of a fragmented message so far.
+    public var heldByteCount: Int { bufferedByteCount + (fragments?.payload.count ?? 0) }
+
     public mutating func nextMessage() throws(WebSocketProtocolError) -> WebSocketMessage? {
         if let failure { throw failure }
         do throws(WebSocketProtocolError) {

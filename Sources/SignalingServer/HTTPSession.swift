@@ -41,6 +41,9 @@ final class HTTPSession: TCPConnectionHandler {
     private var admittedClient: SocketAddress??
     private let router: HTTPRouter
     private let service: RoomService
+    private let inputBudget: ServerInputBudget?
+    /// What this connection holds in `inputBudget` now.
+    private var heldInput = 0
     private let timeouts: Timeouts
     private var mode: Mode
     private var lastActivity: Instant
@@ -52,9 +55,10 @@ final class HTTPSession: TCPConnectionHandler {
     private var joinDeadline: Instant?
 
     init(
-        id: ConnectionID, remote: SocketAddress? = nil, forwarded: ForwardedClientAdmission? = nil, router: HTTPRouter,
-        service: RoomService, timeouts: Timeouts, now: Instant
+        id: ConnectionID, remote: SocketAddress? = nil, forwarded: ForwardedClientAdmission? = nil,
+        inputBudget: ServerInputBudget? = nil, router: HTTPRouter, service: RoomService, timeouts: Timeouts, now: Instant
     ) {
+        self.inputBudget = inputBudget
         self.id = id
         self.peer = remote
         self.remote = remote
@@ -71,6 +75,41 @@ final class HTTPSession: TCPConnectionHandler {
     }
 
     func received(_ bytes: UnsafeRawBufferPointer, now: Instant) -> TCPConnectionAction {
+        let action = handle(bytes, now: now)
+        guard let inputBudget else { return action }
+        let held: Int
+        switch mode {
+        case .http(let parser): held = parser.bufferedByteCount
+        case .webSocket(let socket): held = socket.heldByteCount
+        }
+        let fits = inputBudget.update(from: heldInput, to: held)
+        heldInput = held
+        if fits || action.close == .now { return action }
+        // Over the server's input budget: this connection's partial
+        // request or message goes, and so does the connection.
+        _ = inputBudget.update(from: held, to: 0)
+        heldInput = 0
+        service.log(
+            .warning, "connection closed: server input budget",
+            [
+                ("conn", id.description), ("remote", remote.map { "\($0)" } ?? "-"), ("held", "\(held)"),
+                ("limit", "\(inputBudget.limit)"),
+            ])
+        switch mode {
+        case .http(let parser):
+            mode = .http(HTTPRequestParser(limits: parser.limits))
+            let refusal = HTTPResponse(
+                status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Connection", "close")]),
+                body: Array("the server is holding too much input; try again\n".utf8))
+            return .sendThenClose(action.send + refusal.serialize())
+        case .webSocket(var socket):
+            socket.close(code: .tryAgainLater, reason: "server input budget")
+            mode = .webSocket(socket)
+            return TCPConnectionAction(send: action.send + socket.takeOutput(), close: .afterSend)
+        }
+    }
+
+    private func handle(_ bytes: UnsafeRawBufferPointer, now: Instant) -> TCPConnectionAction {
         lastActivity = now
         switch mode {
         case .http(var parser):
@@ -133,7 +172,7 @@ final class HTTPSession: TCPConnectionHandler {
                         joinDeadline = now + timeouts.joinTimeout
                         var action = TCPConnectionAction.send(out + response.serialize())
                         if !leftover.isEmpty {
-                            let more = leftover.withUnsafeBytes { received($0, now: now) }
+                            let more = leftover.withUnsafeBytes { handle($0, now: now) }
                             action.send += more.send
                             action.close = more.close
                         }
@@ -243,6 +282,8 @@ final class HTTPSession: TCPConnectionHandler {
     func closed(_ reason: TCPCloseReason) {
         if case .webSocket = mode { reportClosed(now: MonotonicClock.now()) }
         releaseForwardedClient()
+        _ = inputBudget?.update(from: heldInput, to: 0)
+        heldInput = 0
         // Why a browser could not connect over HTTPS is worth a line in dev mode.
         if case .tlsFailed(let why) = reason { service.log(.debug, "TLS connection failed: \(why)", [("connection", "\(id)")]) }
     }

@@ -43,6 +43,9 @@ public struct SignalingConnectionLimits: Equatable, Sendable {
     public var bufferBytes = 4 << 20
     /// Bytes queued for all clients together.
     public var serverBufferBytes = 256 << 20
+    /// Bytes held for partial requests and room messages, all clients
+    /// together (`ServerInputBudget`).
+    public var serverInputBytes = 256 << 20
     /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` is believed:
     /// the limits above count the clients they name, not the proxy.
     public var trustedProxies: [AddressPrefix] = []
@@ -110,10 +113,11 @@ public final class SignalingServer: Sendable {
                 limits: .init(
                     maxConnectionsPerAddress: connectionLimits.perAddress, connectionsPerSecond: connectionLimits.ratePerSecond,
                     burst: connectionLimits.burst, maxAddresses: tcpConfiguration.maxTrackedAddresses))
+        let inputBudget = ServerInputBudget(limit: connectionLimits.serverInputBytes)
         tcp = try TCPServer(bindingTo: address, secure: secure, configuration: tcpConfiguration) { id, remote, now in
             HTTPSession(
-                id: ConnectionID(id.rawValue), remote: remote, forwarded: forwarded, router: router, service: service,
-                timeouts: timeouts, now: now)
+                id: ConnectionID(id.rawValue), remote: remote, forwarded: forwarded, inputBudget: inputBudget, router: router,
+                service: service, timeouts: timeouts, now: now)
         }
         self.service = service
         service.attach(TCPOutlet(server: tcp))

@@ -242,6 +242,10 @@ extension ServeOptions {
         limit(
             "serverBufferBytes", 256 << 20, 1 << 20...1 << 40, \.connectionLimits.serverBufferBytes,
             "bytes queued for all clients together; the connection that passes it closes"),
+        limit(
+            "serverInputBytes", 256 << 20, 1 << 20...1 << 40, \.connectionLimits.serverInputBytes,
+            "bytes held for partial requests and room messages, all clients together; the connection that passes it gets 503 / close 1013"
+        ),
         OptionSpec(
             key: "limits.joinTimeout", flag: "--limits-join-timeout", environment: "SWIFTLET_LIMITS_JOIN_TIMEOUT",
             kind: .value(placeholder: "DURATION", json: .duration), expects: "a duration from 100ms to 10m",

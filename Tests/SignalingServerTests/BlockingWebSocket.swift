@@ -59,6 +59,9 @@ final class BlockingWebSocket {
         write(connection.takeOutput())
     }
 
+    /// Bytes as they are, framing included (partial frames, for limits).
+    func sendRaw(_ bytes: [UInt8]) { write(bytes) }
+
     /// The next event (text or close), or nil when the socket closed or
     /// 5 s passed without one.
     func next() -> WebSocketEvent? {

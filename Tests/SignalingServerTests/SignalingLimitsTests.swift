@@ -227,6 +227,81 @@ import Wire
     }
 }
 
+/// Partial requests and messages over all connections are bounded: the
+/// connection whose bytes pass `serverInputBytes` is refused and its bytes
+/// released, and the others carry on.
+@Suite(.serialized) struct ServerInputBudgetTests {
+    @Test func theConnectionThatPassesTheServersInputBudgetIsRefused() throws {
+        var connections = SignalingConnectionLimits()
+        connections.serverInputBytes = 48 << 10
+        let endpoint = MediaEndpoint(fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, workers: [[]])
+        let server = try SignalingServer(
+            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: endpoint), connectionLimits: connections)
+        defer { server.stop() }
+        // A: 30 KB of a 40 KB WHIP body (under the per-connection cap).
+        let a = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(a) }
+        var address = server.localAddress.storage
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(a, $0, server.localAddress.length) }
+        }
+        try #require(rc == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let body = [UInt8](repeating: UInt8(ascii: "v"), count: 40_000)
+        let head = Array(
+            "POST /whip/r HTTP/1.1\r\nHost: x\r\nContent-Type: application/sdp\r\nContent-Length: 40000\r\n\r\n".utf8)
+        func sendAll(_ bytes: ArraySlice<UInt8>) {
+            var offset = bytes.startIndex
+            while offset < bytes.endIndex {
+                let n = bytes[offset...].withUnsafeBytes { send(a, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+        sendAll(head[...] + body[0..<30_000])
+        // B: a room WebSocket sending 30 KB of a 500 KB message (under the
+        // 1 MiB message cap): together with A, past 48 KiB.
+        let b = try BlockingWebSocket(server)
+        try #require(b.refusal == nil)
+        var frame: [UInt8] = [0x81, 0x80 | 127] + withUnsafeBytes(of: UInt64(500_000).bigEndian, Array.init) + [1, 2, 3, 4]
+        frame += [UInt8](repeating: 0x20, count: 30_000)
+        b.sendRaw(frame)
+        var code: WebSocketCloseCode?
+        while let event = b.next() {
+            if case .closed(let c, _) = event {
+                code = c
+                break
+            }
+        }
+        #expect(code == .tryAgainLater)
+        // A's bytes were never at fault: its request completes (a 401, it
+        // has no token), not a 503.
+        sendAll(body[30_000...])
+        var response = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: response, as: UTF8.self).contains("\r\n\r\n") {
+            let n = recv(a, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            response += buffer[0..<n]
+        }
+        let status = String(decoding: response.prefix(12), as: UTF8.self)
+        #expect(status.hasPrefix("HTTP/1.1 4"), "\(status)")
+        // B's bytes were released: 30 KB of another 40 KB message fits (it
+        // would not beside B's 30 KB), and the message completes.
+        let c = try BlockingWebSocket(server)
+        var message: [UInt8] = [0x81, 0x80 | 127] + withUnsafeBytes(of: UInt64(40_000).bigEndian, Array.init) + [0, 0, 0, 0]
+        message += [UInt8](repeating: 0x20, count: 40_000)
+        c.sendRaw(Array(message[0..<30_014]))
+        usleep(100_000)
+        c.sendRaw(Array(message[30_014...]))
+        // Spaces are not a room message: an error answer, not a close.
+        let answer = c.nextText()
+        #expect(answer?.contains("error") == true, "\(answer ?? "closed")")
+    }
+}
+
 /// Behind a reverse proxy every client arrives from the proxy's address:
 /// with the proxy trusted, the per-address limits count the clients it
 /// names in X-Forwarded-For, and a refusal costs the request, not the
