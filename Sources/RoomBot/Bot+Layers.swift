@@ -1,14 +1,15 @@
 import BotMedia
 import Wire
 
-/// What subscribers ask of each video track's layers: `--switch-every`
-/// cycles them, `--layout` fixes them to a tile size.
+/// What subscribers and participants ask of each received video track's
+/// layers: `--switch-every` cycles them, `--layout` fixes them to a tile
+/// size.
 extension Bot {
     /// `--switch-every`: every period, each video track's `maxLayer` steps
     /// through 0, 1, 2 (0, 1, 2, 1, 0, ...); the sink times the first
     /// complete frame at the new layer's height.
     func cycleLayers(now: Instant) {
-        guard let period = context.options.switchEvery, record.role == .subscriber, !context.options.audioOnly,
+        guard let period = context.options.switchEvery, record.role.subscribes, !context.options.audioOnly,
             context.options.simulcast, record.subscriberConnectedAt != nil, record.firstMediaAt != nil
         else { return }
         guard let due = nextSwitchAt else {
@@ -31,7 +32,7 @@ extension Bot {
     /// `--layout`: once per video track, as soon as it is known, the
     /// tile width of its place in the layout.
     func applyLayout() {
-        guard let layout = context.options.layout, record.role == .subscriber, !usesWHEP else { return }
+        guard let layout = context.options.layout, record.role.subscribes, !usesWHEP else { return }
         for (index, id) in videoTrackIDs.enumerated() where !layoutSent.contains(id) {
             layoutSent.insert(id)
             send(["type": "set-preference", "trackId": id, "maxWidth": layout.maxWidth(tile: index)])

@@ -13,7 +13,9 @@ import Signaling
 import Wire
 
 /// One simulated participant: its room WebSocket, a publisher transport
-/// (publishers) or a subscriber transport (subscribers), and its record.
+/// (publishers), a subscriber transport (subscribers), or both
+/// (participants: one WebSocket, two transports, as the web client), and
+/// its record.
 ///
 /// Room protocol (docs/PROTOCOL.md): `join` with a locally minted token;
 /// publishers send `publish` with a `ClientOfferBuilder` offer and apply
@@ -115,11 +117,10 @@ final class Bot {
     }
 
     /// A token for this bot's room and identity: publishers may publish,
-    /// subscribers subscribe (docs/TOKENS.md), valid for a day.
+    /// subscribers subscribe, participants both (docs/TOKENS.md), valid
+    /// for a day.
     var token: String {
-        let grants =
-            record.role == .publisher
-            ? AccessTokenGrants(publish: true) : AccessTokenGrants(subscribe: true)
+        let grants = AccessTokenGrants(publish: record.role.publishes, subscribe: record.role.subscribes)
         let nowSeconds = Int64(Date().timeIntervalSince1970)
         let claims = AccessTokenClaims(
             issuer: context.options.key, subject: record.identity, notBefore: nowSeconds - 5,
@@ -147,7 +148,7 @@ final class Bot {
         switch type {
         case "joined":
             record.joinedAt = now
-            if record.role == .publisher { startPublishing(now: now) }
+            if record.role.publishes { startPublishing(now: now) }
         case "publish-answer":
             guard let sdp = message["sdp"] as? String else { return record.error("bad_server_message") }
             applyPublishAnswer(sdp, now: now)
@@ -407,7 +408,7 @@ final class Bot {
                 record.error(f.kind, "subscriber transport: \(f.detail)")
             }
         }
-        record.transportUp = (record.role == .publisher ? publisher : subscriber)?.isConnected ?? false
+        record.transportUp = record.transportsUp(publisher: publisher?.isConnected, subscriber: subscriber?.isConnected)
         if let at = reconnectAt, now >= at, !leaving {
             reconnectAt = nil
             reconnect(now: now)
@@ -465,6 +466,7 @@ final class Bot {
         var stats = sendStats[header.ssrc] ?? SendStatistics(ssrc: header.ssrc, clockRate: clockRate)
         stats.record(header: header, sentAt: now)
         sendStats[header.ssrc] = stats
+        record.sent(bytes: packet.count, at: now)
     }
 
     /// Once a second: an SR per SSRC we sent on (publisher), an RR with a

@@ -22,6 +22,11 @@ struct BotOptions: Equatable {
     var rooms: [String] = []
     var publishers = 1
     var subscribers = 1
+    /// Bots per room that publish and subscribe to every other
+    /// participant (`lk load-test`'s video conference), each one
+    /// participant on one WebSocket with a publisher and a subscriber
+    /// transport, as the web client joins.
+    var participants = 0
     var audioOnly = false
     var simulcast = true
     /// Seconds; 0 runs until Ctrl-C.
@@ -56,7 +61,9 @@ struct BotOptions: Equatable {
     var connectTimeout: Double = 10
     /// The summary table with every column (about 190 characters wide).
     var wideTable = false
-    /// How subscribers show the room's video, like `lk load-test --layout`.
+    /// How subscribers and participants show the video they receive, like
+    /// `lk load-test --layout` (with `--participants`: each one's grid of
+    /// the others).
     var layout: Layout?
 
     /// A viewer's screen layout: the width of the tile each video track
@@ -108,8 +115,12 @@ struct BotOptions: Equatable {
           --insecure           with wss:// or https://: do not verify the server's certificate
           --room NAME          join one room
           --rooms N            spread the bots over N rooms (NAME-1 ... NAME-N; NAME defaults to roombot)
-          --publishers N       publishing bots per room (default 1)
-          --subscribers N      subscribing bots per room (default 1)
+          --participants N     bots per room that each publish (as publishers do) and receive every
+                               other participant's tracks, a video call: one participant with a
+                               publisher and a subscriber transport on one WebSocket (like lk load-test;
+                               with --layout, a grid). Publishers and subscribers then default to 0
+          --publishers N       publishing bots per room (default 1; 0 with --participants)
+          --subscribers N      subscribing bots per room (default 1; 0 with --participants)
           --audio-only         publish audio only
           --simulcast          publish VP8 as three rid layers q/h/f (default)
           --no-simulcast       publish one VP8 stream
@@ -129,8 +140,9 @@ struct BotOptions: Equatable {
           --connect-timeout D  keep retrying a failed TCP connect this long, then give up (default 10s)
           --allow-errors       errors (signalling closed, ICE/DTLS failure, server errors) do not fail the run
           --wide               the summary table with every column (about 190 characters)
-          --layout L           subscribers view the room as L: speaker (one track at 1280 wide, the rest
-                               at 356), 3x3 (400), 4x4 (320), 5x5 (256), sent as set-preference maxWidth
+          --layout L           subscribers and participants view the room as L: speaker (one track at
+                               1280 wide, the rest at 356), 3x3 (400), 4x4 (320), 5x5 (256), sent per
+                               received video track as set-preference maxWidth
           --version            print the version
 
         THRESHOLDS (any one missed makes the exit status 1):
@@ -156,6 +168,8 @@ struct BotOptions: Equatable {
         var room: String?
         var roomCount: Int?
         var dev = false
+        var publishers: Int?
+        var subscribers: Int?
         var i = 0
         func value(_ name: String) throws(Invalid) -> String {
             i += 1
@@ -193,8 +207,9 @@ struct BotOptions: Equatable {
             case "--insecure": o.insecure = true
             case "--room": room = try value(a)
             case "--rooms": roomCount = try count(a, min: 1)
-            case "--publishers": o.publishers = try count(a)
-            case "--subscribers": o.subscribers = try count(a)
+            case "--publishers": publishers = try count(a)
+            case "--subscribers": subscribers = try count(a)
+            case "--participants": o.participants = try count(a, min: 1)
             case "--audio-only": o.audioOnly = true
             case "--simulcast": o.simulcast = true
             case "--no-simulcast": o.simulcast = false
@@ -250,7 +265,18 @@ struct BotOptions: Equatable {
         if o.layout != nil, o.switchEvery != nil {
             throw Invalid(description: "--layout and --switch-every exclude each other (both set each track's layer)")
         }
-        guard o.publishers + o.subscribers > 0 else { throw Invalid(description: "no bots: give --publishers or --subscribers") }
+        // The defaults (one of each) are for a run without participants.
+        o.publishers = publishers ?? (o.participants > 0 ? 0 : 1)
+        o.subscribers = subscribers ?? (o.participants > 0 ? 0 : 1)
+        if o.participants > 0, o.whip || o.whep {
+            throw Invalid(
+                description:
+                    "--participants publish and subscribe on one room WebSocket; --whip and --whep exclude it "
+                    + "(a WHIP session only publishes, a WHEP one only plays)")
+        }
+        guard o.publishers + o.subscribers + o.participants > 0 else {
+            throw Invalid(description: "no bots: give --participants, --publishers or --subscribers")
+        }
         if dev {
             guard o.key.isEmpty, o.secret.isEmpty else {
                 throw Invalid(description: "--dev and --key/--secret exclude each other")
@@ -307,24 +333,39 @@ struct BotOptions: Equatable {
     }
 
     /// The tracks one bot of `role` should be offered: a room-protocol
-    /// subscriber every publisher's audio (and video), a WHEP one those of
-    /// the room's first publisher; publishers receive nothing.
+    /// subscriber every publisher's and participant's audio (and video), a
+    /// participant the same but its own (the server never offers a
+    /// participant its own tracks), a WHEP subscriber those of the room's
+    /// first publisher; publishers receive nothing. Only this process's
+    /// bots are counted: tracks of bots from elsewhere are received and
+    /// checked too, but not expected.
     func tracksExpected(for role: BotRole) -> Int {
-        guard role == .subscriber else { return 0 }
         let perPublisher = audioOnly ? 1 : 2
-        return whep ? min(publishers, 1) * perPublisher : publishers * perPublisher
+        switch role {
+        case .publisher: return 0
+        case .participant: return (publishers + participants - 1) * perPublisher
+        case .subscriber: return whep ? min(publishers, 1) * perPublisher : (publishers + participants) * perPublisher
+        }
     }
 
-    /// The bots of one run, in start order: per room, publishers first (so
-    /// subscribers find tracks when they join), then subscribers.
+    /// The bots of one run, in start order: per room, participants and
+    /// publishers first (so subscribers find tracks when they join), then
+    /// subscribers.
     var plan: [(room: String, role: BotRole)] {
         rooms.flatMap { room in
-            Array(repeating: (room, BotRole.publisher), count: publishers)
+            Array(repeating: (room, BotRole.participant), count: participants)
+                + Array(repeating: (room, BotRole.publisher), count: publishers)
                 + Array(repeating: (room, BotRole.subscriber), count: subscribers)
         }
     }
 }
 
+/// What a bot does in its room: publish only, subscribe only, or both
+/// (`--participants`: one participant with a publisher and a subscriber
+/// transport, as a browser in a video call).
 enum BotRole: String, CaseIterable {
-    case publisher, subscriber
+    case publisher, subscriber, participant
+
+    var publishes: Bool { self != .subscriber }
+    var subscribes: Bool { self != .publisher }
 }

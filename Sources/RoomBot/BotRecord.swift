@@ -79,6 +79,12 @@ final class BotRecord {
     /// or one publisher's (WHEP plays the room's first publisher).
     var tracksExpected = 0
     var tracks: [SSRC: TrackStats] = [:]
+    /// RTP this bot sent (publishers, participants): packets and bytes
+    /// before SRTP (as received bytes are counted after it), and the
+    /// first send, from which the send rate is measured.
+    var packetsSent: UInt64 = 0
+    var bytesSent: UInt64 = 0
+    var firstSentAt: Instant?
     var rttMilliseconds: [Double] = []
     /// BotMedia's checks per received SSRC.
     var sinks: [SSRC: BotMediaSink] = [:]
@@ -98,8 +104,8 @@ final class BotRecord {
     /// The first detail seen per error kind (errno text, HTTP status,
     /// close code), for the reasons a run failed.
     var errorDetails: [String: String] = [:]
-    /// Live state for the progress line: the transport this role depends
-    /// on is connected now, and (room protocol) its WebSocket is open.
+    /// Live state for the progress line: the transports this role depends
+    /// on are connected now, and (room protocol) its WebSocket is open.
     var transportUp = false
     var signalingUp = false
     /// Gave up connecting (`--connect-timeout` passed): nothing more to do.
@@ -122,9 +128,32 @@ final class BotRecord {
     }
 
     var joinMilliseconds: Double? { milliseconds(startedAt, joinedAt) }
-    /// Join to the transport this role depends on being connected.
+    /// A participant needs its subscriber transport once it has something
+    /// to receive: tracks expected, or an offer it answered. One alone in
+    /// its room (another process may add the others) is never offered any.
+    var needsSubscriber: Bool {
+        role.subscribes && (role == .subscriber || tracksExpected > 0 || subscriberOffersAnswered > 0)
+    }
+
+    /// Whether the transports this role depends on are connected (nil: not
+    /// opened yet).
+    func transportsUp(publisher: Bool?, subscriber: Bool?) -> Bool {
+        (!role.publishes || publisher == true) && (!needsSubscriber || subscriber == true)
+    }
+
+    /// Join to the transports this role depends on being connected (a
+    /// participant: the later of its two).
     var connectMilliseconds: Double? {
-        milliseconds(joinedAt, role == .publisher ? publisherConnectedAt : subscriberConnectedAt)
+        var at: Instant?
+        if role.publishes {
+            guard let p = publisherConnectedAt else { return nil }
+            at = p
+        }
+        if needsSubscriber {
+            guard let s = subscriberConnectedAt else { return nil }
+            at = max(at ?? s, s)
+        }
+        return milliseconds(joinedAt, at)
     }
     /// Join to the first complete decodable video frame (or first audio
     /// packet in audio-only runs); without media sinks, the first packet.
@@ -134,7 +163,21 @@ final class BotRecord {
         let audio = sinks.values.map(\.figures).compactMap(\.firstFrameAt)
         return milliseconds(joinedAt, (video.isEmpty ? audio : video).min())
     }
-    var isConnected: Bool { role == .publisher ? publisherConnectedAt != nil : subscriberConnectedAt != nil }
+    var isConnected: Bool {
+        transportsUp(publisher: publisherConnectedAt != nil, subscriber: subscriberConnectedAt != nil)
+    }
+
+    func sent(bytes: Int, at now: Instant) {
+        packetsSent &+= 1
+        bytesSent &+= UInt64(bytes)
+        if firstSentAt == nil { firstSentAt = now }
+    }
+
+    /// Mean send rate from the first packet sent to `end`, bits/s.
+    func sentBitsPerSecond(until end: Instant) -> Double {
+        guard let first = firstSentAt, end > first else { return 0 }
+        return Double(bytesSent * 8) / (Double((end - first).nanoseconds) / 1e9)
+    }
     /// Tracks that delivered at least one packet during the run.
     var tracksFlowing: Int { tracks.values.filter { $0.reception.packetsReceived > 0 }.count }
     /// Tracks with a packet in the last `window`: drops when media stops.

@@ -51,7 +51,10 @@ extension GroupSummary {
     var details: [String] {
         let delay = "\(BotReport.ms(delay.p50))/\(BotReport.ms(delay.p95))/\(BotReport.ms(delay.p99))"
         let switchMs = "\(BotReport.ms(switchTime.p50))/\(BotReport.ms(switchTime.p95))"
-        return [
+        // Sending first where the group publishes: a participant's row is
+        // both directions.
+        let sent = tracksPublished > 0 ? [String(format: "sent %.2f Mbps", sentMbps) + " on \(tracksPublished) tracks"] : []
+        return sent + [
             "delay p50/p95/p99 \(delay) ms", "rtt p50 \(BotReport.ms(rtt.p50)) ms",
             "jitter \(meanJitterMs.map { String(format: "%.1f", $0) } ?? "-") ms",
             "video frames \(videoFrames) (undecodable \(framesUndecodable))",
@@ -64,12 +67,13 @@ extension GroupSummary {
 }
 
 extension [GroupSummary] {
-    /// 95 columns: role, bots, joined, connected, join and first-frame
+    /// 99 columns: role, bots, joined, connected, join and first-frame
     /// p50/p95, tracks expected/announced/flowing, loss, kbps per track,
-    /// Mbps, freezes, errors.
+    /// Mbps received/sent, freezes, errors. Everything but the sent Mbps
+    /// is the receive side (a participant's row has both).
     var narrowRows: [String] {
         func row(_ cells: [String]) -> String {
-            let widths = [10, 4, 4, 4, 11, 12, 12, 6, 7, 6, 4, 4]
+            let widths = [11, 4, 4, 4, 11, 12, 12, 6, 7, 10, 4, 4]
             var line = cells[0].padding(toLength: widths[0], withPad: " ", startingAt: 0)
             for (cell, w) in zip(cells.dropFirst(), widths.dropFirst()) {
                 line += " " + String(repeating: " ", count: Swift.max(0, w - cell.count)) + cell
@@ -78,8 +82,8 @@ extension [GroupSummary] {
         }
         var rows = [
             row([
-                "role", "bots", "join", "conn", "join p50/95", "frame p50/95", "tracks e/a/f", "loss%", "kbps/tr", "Mbps", "frz",
-                "err",
+                "role", "bots", "join", "conn", "join p50/95", "frame p50/95", "tracks e/a/f", "loss%", "kbps/tr",
+                "rx/tx Mbps", "frz", "err",
             ])
         ]
         for g in self {
@@ -89,7 +93,8 @@ extension [GroupSummary] {
                     "\(BotReport.ms(g.join.p50))/\(BotReport.ms(g.join.p95))",
                     "\(BotReport.ms(g.firstFrame.p50))/\(BotReport.ms(g.firstFrame.p95))",
                     "\(g.tracksExpected)/\(g.tracksAnnounced)/\(g.tracksFlowing)", String(format: "%.2f", g.lossPercent),
-                    g.meanTrackKbps.map { String(format: "%.0f", $0) } ?? "-", String(format: "%.2f", g.aggregateMbps),
+                    g.meanTrackKbps.map { String(format: "%.0f", $0) } ?? "-",
+                    String(format: "%.2f/%.2f", g.aggregateMbps, g.sentMbps),
                     "\(g.freezeCount)", "\(g.errors.values.reduce(0, +))",
                 ]))
         }
@@ -99,7 +104,7 @@ extension [GroupSummary] {
     /// The full table, about 190 columns (`--wide`).
     var wideRows: [String] {
         var lines = [
-            "role         bots joined conn  join p50/p95/p99 ms   connect p50/p95/p99 ms  1st frame p50/p95 ms  tracks exp/ann/flow  packets   loss%  jitter ms  kbps/track  Mbps   errors"
+            "role         bots joined conn  join p50/p95/p99 ms   connect p50/p95/p99 ms  1st frame p50/p95 ms  tracks exp/ann/flow  packets   loss%  jitter ms  kbps/track  Mbps   txMbps  errors"
         ]
         for g in self {
             let join = "\(BotReport.ms(g.join.p50))/\(BotReport.ms(g.join.p95))/\(BotReport.ms(g.join.p99))"
@@ -114,9 +119,9 @@ extension [GroupSummary] {
                     + first.padding(toLength: 22, withPad: " ", startingAt: 0)
                     + tracks.padding(toLength: 20, withPad: " ", startingAt: 0)
                     + String(
-                        format: "%8llu  %5.2f  %9@  %10@  %5.2f  %d", g.packets, g.lossPercent,
+                        format: "%8llu  %5.2f  %9@  %10@  %5.2f  %6.2f  %d", g.packets, g.lossPercent,
                         g.meanJitterMs.map { String(format: "%.1f", $0) } ?? "-",
-                        g.meanTrackKbps.map { String(format: "%.0f", $0) } ?? "-", g.aggregateMbps,
+                        g.meanTrackKbps.map { String(format: "%.0f", $0) } ?? "-", g.aggregateMbps, g.sentMbps,
                         g.errors.values.reduce(0, +)))
         }
         return lines

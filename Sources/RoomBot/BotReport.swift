@@ -44,7 +44,12 @@ struct GroupSummary {
     var lost: Int64 = 0
     var meanJitterMs: Double?
     var meanTrackKbps: Double?
+    /// Received: the sum of the group's received tracks' mean rates.
     var aggregateMbps: Double = 0
+    /// Sent (publishers, participants): RTP packets and the sum of each
+    /// bot's mean send rate from its first packet to the end.
+    var packetsSent: UInt64 = 0
+    var sentMbps: Double = 0
     var rtt: Percentiles
     var errors: [String: Int] = [:]
     /// End-to-end delay (abs-capture-time to frame complete / packet
@@ -112,6 +117,8 @@ struct GroupSummary {
                 switchesUnfinished += f.switchesUnfinished
             }
             switchesRequested += r.switchesRequested
+            packetsSent += r.packetsSent
+            sentMbps += r.sentBitsPerSecond(until: end) / 1e6
             streamStates += r.streamStates
             publisherLayerMessages += r.publisherLayerMessages
             nacksSent += r.nacksSent
@@ -150,7 +157,8 @@ struct GroupSummary {
             "connectMs": connect.json, "firstFrameMs": firstFrame.json, "tracksPublished": tracksPublished,
             "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
             "packets": packets, "lost": lost, "lossPercent": lossPercent, "jitterMs": meanJitterMs ?? NSNull(),
-            "meanTrackKbps": meanTrackKbps ?? NSNull(), "aggregateMbps": aggregateMbps, "rttMs": rtt.json,
+            "meanTrackKbps": meanTrackKbps ?? NSNull(), "aggregateMbps": aggregateMbps, "packetsSent": packetsSent,
+            "sentMbps": sentMbps, "rttMs": rtt.json,
             "errors": errors, "delayMs": delay.json, "videoFramesComplete": videoFrames, "keyframes": keyframes,
             "framesUndecodable": framesUndecodable, "framesIncomplete": framesIncomplete,
             "audioDecodeErrors": audioDecodeErrors, "freezes": freezeCount, "freezeSeconds": freezeSeconds,
@@ -160,6 +168,56 @@ struct GroupSummary {
             "nacksSent": nacksSent, "packetsNacked": packetsNacked, "plisSent": plisSent,
             "retransmissionsReceived": retransmissionsReceived, "keyframeRequestsReceived": keyframeRequestsReceived,
             "nacksReceived": nacksReceived,
+        ]
+    }
+}
+
+/// One bot's figures in both directions, for the JSON file's `bots`: a
+/// participant is one entry with what it sent and what it received.
+struct BotSummary: Equatable {
+    var identity: String
+    var role: BotRole
+    var room: String
+    var joined: Bool
+    var connected: Bool
+    var tracksPublished: Int
+    var packetsSent: UInt64
+    var sentKbps: Double
+    var tracksExpected: Int
+    var tracksAnnounced: Int
+    var tracksFlowing: Int
+    /// Tracks that delivered a packet, by kind ("audio", "video").
+    var flowingByKind: [String: Int]
+    var packetsReceived: UInt64
+    var receivedKbps: Double
+    var errors: Int
+
+    init(_ r: BotRecord, end: Instant) {
+        identity = r.identity
+        role = r.role
+        room = r.room
+        joined = r.joinedAt != nil
+        connected = r.isConnected
+        tracksPublished = r.tracksPublished
+        packetsSent = r.packetsSent
+        sentKbps = r.sentBitsPerSecond(until: end) / 1000
+        tracksExpected = r.tracksExpected
+        tracksAnnounced = r.tracksAnnounced
+        tracksFlowing = r.tracksFlowing
+        var kinds: [String: Int] = [:]
+        for t in r.tracks.values where t.reception.packetsReceived > 0 { kinds["\(t.track.kind)", default: 0] += 1 }
+        flowingByKind = kinds
+        packetsReceived = r.tracks.values.reduce(0) { $0 + $1.reception.packetsReceived }
+        receivedKbps = r.tracks.values.reduce(0) { $0 + $1.bitsPerSecond(until: end) } / 1000
+        errors = r.errors.values.reduce(0, +)
+    }
+
+    var json: [String: Any] {
+        [
+            "identity": identity, "role": role.rawValue, "room": room, "joined": joined, "connected": connected,
+            "tracksPublished": tracksPublished, "packetsSent": packetsSent, "sentKbps": sentKbps,
+            "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
+            "flowingByKind": flowingByKind, "packetsReceived": packetsReceived, "receivedKbps": receivedKbps, "errors": errors,
         ]
     }
 }
@@ -179,6 +237,8 @@ struct TrackStall: Equatable {
 /// the exit status from the thresholds.
 struct BotReport {
     var groups: [GroupSummary]
+    /// Every bot, in start order.
+    var bots: [BotSummary]
     var durationSeconds: Double
     var interrupted: Bool
     /// The signal that cut the run short before `--duration` ended.
@@ -199,6 +259,7 @@ struct BotReport {
             GroupSummary(name: role.rawValue, records: records.filter { $0.role == role }, end: end)
         }
         groups.append(GroupSummary(name: "overall", records: records, end: end))
+        bots = records.map { BotSummary($0, end: end) }
         self.durationSeconds = durationSeconds
         self.interrupted = interrupted
         self.cutShortBy = cutShortBy
@@ -292,6 +353,7 @@ struct BotReport {
         }
         return [
             "url": o.url, "rooms": o.rooms, "publishersPerRoom": o.publishers, "subscribersPerRoom": o.subscribers,
+            "participantsPerRoom": o.participants, "layout": o.layout?.rawValue ?? NSNull(), "bots": bots.map(\.json),
             "audioOnly": o.audioOnly, "simulcast": o.simulcast, "whip": o.whip, "whep": o.whep,
             "durationSeconds": durationSeconds, "interrupted": interrupted, "cutShort": cutShortBy != nil,
             "exitStatus": Int(status), "failures": reasons, "groups": byRole, "longestStalls": stallList,
