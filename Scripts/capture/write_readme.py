@@ -1,26 +1,58 @@
-"""Writes the provenance note for the captured SDP fixtures."""
+"""Writes the provenance note for the captured SDP fixtures. Producers not
+re-captured this run (no --chromium/--firefox/--aiortc) keep the line the
+existing README has for them, with its version and date."""
 import argparse
 import datetime
 import pathlib
+import re
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", required=True)
-ap.add_argument("--chromium", required=True)
-ap.add_argument("--aiortc", required=True)
+ap.add_argument("--chromium")
+ap.add_argument("--firefox")
+ap.add_argument("--aiortc")
 args = ap.parse_args()
 today = datetime.date.today().isoformat()
-pathlib.Path(args.out, "README.md").write_text(f"""# SDP fixtures
+readme = pathlib.Path(args.out, "README.md")
+old = readme.read_text() if readme.exists() else ""
+old_date = (re.search(r"Scripts/capture-fixtures` on (\d{4}-\d\d-\d\d)", old) or [None, "unknown"])[1]
 
-Captured from real programs by `Scripts/capture-fixtures` on {today}; do not
-edit by hand (rerun the script instead).
+NOTES = {
+    "Browser": ("chromium", "(Debian, `--headless=new`, fake media devices)"),
+    "Firefox": ("firefox", "(Debian's `firefox-esr`, headless, WebDriver BiDi, fake media from user.js)"),
+    "aiortc": ("aiortc", "(host candidates patched to 127.0.0.1)"),
+}
 
-- Browser: {args.chromium} (Debian, `--headless=new`, fake media devices)
-- aiortc: {args.aiortc} (host candidates patched to 127.0.0.1)
+
+def line(label: str) -> str:
+    key, note = NOTES[label]
+    version = getattr(args, key)
+    if version:
+        return f"- {label}: {version} {note}, captured {today}"
+    previous = re.search(rf"^- {label}: .*$", old, re.M)
+    if previous:
+        text = previous.group(0)
+        return text if "captured " in text else f"{text}, captured {old_date}"
+    return f"- {label}: not captured yet"
+
+
+readme.write_text(f"""# SDP fixtures
+
+Captured from real programs by `Scripts/capture-fixtures` (last run on
+{today}); do not edit by hand (rerun the script, naming the producers to
+re-capture: `Scripts/capture-fixtures firefox`).
+
+{line("Browser")}
+{line("Firefox")}
+{line("aiortc")}
 
 | File | Producer | What |
 |------|----------|------|
 | chromium-publish-simulcast.sdp | Chromium | audio + video sendonly, simulcast rids q/h/f from getUserMedia 1280x720 |
 | chromium-recvonly.sdp | Chromium | recvonly audio + video transceivers |
 | chromium-sendrecv.sdp | Chromium | addTrack audio + video (no simulcast) and a data channel |
+| firefox-publish-simulcast-balanced.sdp | Firefox | audio + video sendonly, simulcast rids q/h/f from getUserMedia 1280x720, `bundlePolicy: "balanced"`: every section has a port |
+| firefox-publish-simulcast-max-bundle.sdp | Firefox | the same under `bundlePolicy: "max-bundle"`: video has port 0 and `a=bundle-only` (RFC 8843 section 6) |
+| firefox-recvonly-max-bundle.sdp | Firefox | recvonly audio + video transceivers (a WHEP player) under `max-bundle`: video port 0, `a=bundle-only` |
 | aiortc-offer.sdp | aiortc | sendrecv audio + video transceivers |
 """)

@@ -157,7 +157,7 @@ public struct ClientOfferBuilder: Sendable {
             }
             guard m.media == o.media else { throw .answerMediaKindMismatch(mid: mid) }
             for f in m.formats where !o.formats.contains(f) { throw .answerFormatNotOffered(mid: mid, format: f) }
-            let accepted = m.port != 0
+            let accepted = !m.isRejected  // port 0 + a=bundle-only is bundled (RFC 8843 section 7.3)
             sections.append(
                 ServerAnswer.Section(
                     mid: mid, kind: MediaKind(rawValue: m.media), accepted: accepted, direction: m.direction,

@@ -27,11 +27,17 @@ enum OfferedSections {
         return sections
     }
 
-    /// Rejected by the offerer (port 0), not RTP audio or video (data
-    /// channels and the like), or outside the BUNDLE group (we run exactly
-    /// one transport): answered with port 0 (RFC 8829 section 5.3.1).
+    /// Rejected by the offerer (port 0 without `a=bundle-only`), not RTP
+    /// audio or video (data channels and the like), or outside the BUNDLE
+    /// group (we run exactly one transport): answered with port 0 (RFC 8829
+    /// section 5.3.1). A bundle-only section (port 0 and `a=bundle-only`,
+    /// what Firefox sends for every section after the first under
+    /// `max-bundle`) is accepted when its mid is in the BUNDLE group (RFC
+    /// 8843 section 7.3.2: it cannot be moved out, only kept or rejected);
+    /// it shares the tagged section's transport, so its missing transport
+    /// attributes (RFC 8843 section 7.1.3) do not matter.
     static func screen(_ m: MediaDescription, mid: MID, bundle: [MID]) -> Screened {
-        guard m.port != 0 else { return .rejected(rejection(m, mid: mid, .rejectedByOfferer)) }
+        guard !m.isRejected else { return .rejected(rejection(m, mid: mid, .rejectedByOfferer)) }
         guard let kind = MediaKind(rawValue: m.media), m.proto.contains("RTP") else {
             return .rejected(rejection(m, mid: mid, .unsupportedMedia))
         }

@@ -68,10 +68,16 @@ public struct RemoteTransportParameters: Equatable, Sendable {
         for (index, m) in description.media.enumerated() {
             guard let mid = m.mid else { throw .missingMID(index: index) }
             guard seen.insert(mid).inserted else { throw .duplicateMID(mid) }
+            // A bundle-only section (port 0) carries no IDENTICAL or
+            // TRANSPORT attributes such as rtcp-mux in an initial offer
+            // (RFC 8843 section 7.1.3): it takes the tagged section's.
             if m.port != 0, m.proto.contains("RTP"), !m.has(.rtcpMux) { throw .rtcpMuxRequired(mid: mid) }
         }
         guard let bundle = description.bundleMIDs, !bundle.isEmpty else { throw .missingBundle }
         for mid in bundle where !seen.contains(mid) { throw .bundleNamesUnknownMID(mid) }
+        // RFC 8843 section 7.3.1: the offerer tagged section is the first
+        // mid of the group whose section has a port (a bundle-only one
+        // never is, section 7.2.1).
         let tagged = bundle.lazy.compactMap { mid in description.media.first { $0.mid == mid && $0.port != 0 } }.first
         guard let tagged else { throw .missingBundle }
         let mid = tagged.mid

@@ -23,7 +23,10 @@ extension SubscriberOfferBuilder {
         for (index, (slot, m)) in zip(offered, answer.media).enumerated() {
             guard m.mid == slot.mid else { throw .answerMIDMismatch(index: index, expected: slot.mid, got: m.mid) }
             guard m.media == slot.kind.rawValue else { throw .answerMediaKindMismatch(mid: slot.mid) }
-            guard m.port != 0 else { throw .answerRejectedSection(mid: slot.mid) }
+            // Port 0 with `a=bundle-only` is a bundled section, not a
+            // rejected one (RFC 8843 section 7.3: how that RFC's answerer
+            // writes every bundled section but the tagged one).
+            guard !m.isRejected else { throw .answerRejectedSection(mid: slot.mid) }
             let direction = m.direction
             switch (slot.track != nil, direction) {
             case (true, .recvonly), (true, .inactive), (false, .inactive): break

@@ -78,7 +78,7 @@ extension Bot {
             let description = try SessionDescription.parse(sdp)
             let answer = try builder.applyAnswer(description, to: offer)
             var tracks: [AnnouncedTrack] = []
-            for m in description.media where m.port != 0 && m.direction == .sendonly {
+            for m in description.media where !m.isRejected && m.direction == .sendonly {
                 guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
                 // With the RTX SSRC of the FID group: retransmissions of
                 // lost packets come on it only (unwrapped in Bot+RTX).

@@ -70,7 +70,7 @@ extension RoomDirectory {
         var sends = false
         var receives = false
         for m in sdp.media where m.media == "audio" || m.media == "video" {
-            if m.port == 0 && !m.attributes.contains(where: { if case .bundleOnly = $0 { true } else { false } }) { continue }
+            if m.isRejected { continue }
             switch m.direction {
             case .sendrecv: (sends, receives) = (true, true)
             case .sendonly: sends = true

@@ -119,6 +119,15 @@ extension MediaDescription {
 
     public func has(_ attribute: Attribute) -> Bool { attributes.contains(attribute) }
 
+    /// `a=bundle-only` (RFC 8843 section 6): port 0 then means "accept me
+    /// only inside the BUNDLE group", not "rejected".
+    public var isBundleOnly: Bool { has(.bundleOnly) }
+
+    /// Port 0 without `a=bundle-only`: rejected in an answer, disabled in
+    /// an offer (RFC 8843 section 7.3, note, and section 7.5.3; RFC 3264
+    /// section 6). A bundle-only section with port 0 is not rejected.
+    public var isRejected: Bool { port == 0 && !isBundleOnly }
+
     /// The rtpmap for `payloadType`, if any.
     public func rtpMap(for payloadType: PayloadType) -> RTPMap? {
         rtpMaps.first { $0.payloadType == payloadType }

@@ -5,4 +5,6 @@ import Testing
 /// side on two cores starve each other (the encoder drops its upper
 /// simulcast layers and frames freeze). Nested suites inherit
 /// `.serialized`, which otherwise orders tests within one suite only.
+/// The Firefox ESR cases (FirefoxNamespaceTests) belong here for the same
+/// reason.
 @Suite(.serialized) struct ChromiumSuite {}

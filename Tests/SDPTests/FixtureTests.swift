@@ -128,7 +128,10 @@ func fixture(_ name: String) throws -> SessionDescription {
         #expect(candidate.priority == 2_130_706_431)
     }
 
-    @Test(arguments: ["chromium-publish-simulcast", "chromium-recvonly", "chromium-sendrecv", "aiortc-offer"])
+    @Test(arguments: [
+        "chromium-publish-simulcast", "chromium-recvonly", "chromium-sendrecv", "aiortc-offer",
+        "firefox-publish-simulcast-balanced", "firefox-publish-simulcast-max-bundle", "firefox-recvonly-max-bundle",
+    ])
     func reserialisedFixtureParsesToTheSameValue(name: String) throws {
         let sdp = try fixture(name)
         let again = try SessionDescription.parse(sdp.text)
@@ -144,5 +147,22 @@ func fixture(_ name: String) throws -> SessionDescription {
         let url = try #require(Bundle.module.url(forResource: name, withExtension: "sdp", subdirectory: "Fixtures"))
         let original = try String(contentsOf: url, encoding: .utf8)
         #expect(try SessionDescription.parse(original).text == original)
+    }
+
+    /// Firefox under max-bundle: the second section has port 0 and
+    /// `a=bundle-only` (RFC 8843 section 6), so it is bundled, not
+    /// rejected; under balanced both sections have a port.
+    @Test func firefoxMaxBundleOfferMarksItsSecondSectionBundleOnly() throws {
+        let maxBundle = try fixture("firefox-publish-simulcast-max-bundle")
+        #expect(maxBundle.media.map(\.port) == [9, 0])
+        #expect(maxBundle.media.map(\.isBundleOnly) == [false, true])
+        #expect(maxBundle.media.map(\.isRejected) == [false, false])
+        #expect(maxBundle.bundleMIDs == ["0", "1"])
+        let balanced = try fixture("firefox-publish-simulcast-balanced")
+        #expect(balanced.media.map(\.port) == [9, 9])
+        #expect(balanced.media.map(\.isBundleOnly) == [false, false])
+        var disabled = maxBundle.media[1]
+        disabled.attributes.removeAll { $0 == .bundleOnly }
+        #expect(disabled.isRejected)
     }
 }
