@@ -59,6 +59,11 @@ extension ChromiumSuite {
             #expect(offer.map { $0["bundleOnly"] as? Bool } == [false, true], "\(offer)")
             let answer = try #require(result["publishAnswer"] as? [[String: Any]], "\(result)")
             #expect(answer.count == 2 && answer.allSatisfy { ($0["port"] as? Int ?? 0) != 0 }, "\(answer)")
+            // All three layers accepted (RFC 8853: the answer receives q;h;f).
+            let rids = (answer.last?["simulcast"] as? String ?? "").split(separator: " ").last.map {
+                Set($0.split(separator: ";").map(String.init))
+            }
+            #expect(rids == ["q", "h", "f"], "\(answer)")
             let playAnswer = try #require(result["playAnswer"] as? [[String: Any]], "\(result)")
             #expect(playAnswer.count == 2 && playAnswer.allSatisfy { ($0["port"] as? Int ?? 0) != 0 }, "\(playAnswer)")
             let sent = try #require(result["sent"] as? [String: Any], "\(result)")
