@@ -299,11 +299,13 @@ struct BotReport {
         if all.connected < all.bots {
             failures.append("\(all.bots - all.connected) of \(all.bots) bots did not connect their transport")
         }
+        // Whoever receives: subscribers, grid participants, or both.
+        let receivers = o.participants == 0 ? "subscribers" : o.subscribers == 0 ? "participants" : "receivers"
         if all.tracksAnnounced < all.tracksExpected && all.tracksExpected > 0 {
-            failures.append("subscribers were offered \(all.tracksAnnounced) of \(all.tracksExpected) tracks")
+            failures.append("\(receivers) were offered \(all.tracksAnnounced) of \(all.tracksExpected) tracks")
         }
         if mediaChecked, all.tracksFlowing < all.tracksExpected {
-            failures.append("subscribers received media on \(all.tracksFlowing) of \(all.tracksExpected) expected tracks")
+            failures.append("\(receivers) received media on \(all.tracksFlowing) of \(all.tracksExpected) expected tracks")
         }
         let errors = all.errors.values.reduce(0, +)
         if errors > 0, !o.allowErrors {
