@@ -129,6 +129,8 @@ public final class RoomMediaEngine: WorkerEngine {
         publishSnapshot(now: now)
     }
 
+    public func hasValidated(_ address: TransportAddress) -> Bool { transports.hasValidated(address) }
+
     public func control(_ message: Control, now: Instant, transmit: TransmitQueue) {
         message(self, now, transmit)
         transports.flushAll(transmit: transmit)
