@@ -132,7 +132,19 @@ public final class ICETCPPort {
             counters.noConnectionDrops += 1
             return
         }
-        switch connection.appendFrame(maxLength: min(maxLength, limits.maxFrameLength), write) {
+        let frameLimit = min(maxLength, limits.maxFrameLength)
+        var appended = connection.appendFrame(maxLength: frameLimit, write)
+        if appended == false, !connection.watchingWritable, connection.pendingBytes > 0 {
+            // A burst within one round (a worker round can forward hundreds
+            // of packets): hand the kernel what it takes now rather than
+            // drop what its socket buffer still has room for.
+            guard connection.flush() else {
+                remove(slot)
+                return
+            }
+            appended = connection.appendFrame(maxLength: frameLimit, write)
+        }
+        switch appended {
         case true?:
             counters.framesSent += 1
             if !connection.queued, !connection.watchingWritable {
