@@ -87,6 +87,7 @@ public final class MediaPlane: Sendable {
             } catch {
                 throw .bind(error)
             }
+            engine.iceTCPPort = workers.last?.tcpPort
         }
         let addresses: MediaAddresses
         do {

@@ -53,6 +53,12 @@ extension ChromiumSuite {
             let video = try #require(result["video"] as? [String: Any], "no inbound video: \(result)")
             #expect((video["framesDecoded"] as? Int ?? 0) >= 30, "\(video)")
             #expect(video["frameWidth"] as? Int == 640)
+            // The server's side: both PeerConnections came over its TCP
+            // port, and media left framed on those connections.
+            let tcp = try #require(swiftlet.media.snapshots().first?.iceTCP)
+            #expect(tcp.accepted >= 2, "\(tcp)")
+            #expect(tcp.framesReceived > 100 && tcp.framesSent > 100, "\(tcp)")
+            #expect(tcp.framingErrors == 0, "\(tcp)")
         }
 
         /// Drops every UDP datagram leaving or entering `namespace`
