@@ -69,9 +69,12 @@ final class FloodEngine: WorkerEngine {
             bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, engine: EchoEngine(),
             tcp: (SocketAddress(ip: "127.0.0.1", port: 0)!, ICETCPLimits()))
         let thread = WorkerThread { worker.run() }
+        var stopped = false
         defer {
-            worker.requestStop()
-            thread.join()
+            if !stopped {
+                worker.requestStop()
+                thread.join()
+            }
         }
         let port = try #require(worker.tcpPort)
         let socket = try Self.connect(port.localAddress)
@@ -84,7 +87,12 @@ final class FloodEngine: WorkerEngine {
         }
         let frames = Self.readFrames(socket, count: 2, limit: .seconds(2))
         #expect(frames == [Array("cba".utf8), Array("olleh".utf8)])
+        worker.requestStop()
+        thread.join()
+        stopped = true
+        // Read after the worker thread ended: the answers went out on TCP only.
         #expect(worker.transmittedDatagrams == 0)
+        #expect(port.counters.framesReceived == 2 && port.counters.framesSent == 2)
     }
 
     /// A client that stops reading: the port keeps at most its output
