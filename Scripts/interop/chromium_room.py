@@ -3,7 +3,8 @@ over the WebSocket protocol. The first publishes the fake camera (VP8, no
 simulcast) and microphone on its publisher PeerConnection; the second
 receives them on its subscriber PeerConnection (the server offers), renders
 them, and after a few seconds reports getStats: frames decoded, frame size,
-audio packets. Prints one JSON line.
+audio packets, and the protocol of each PeerConnection's selected candidate
+pair (`paths`: "udp" or "tcp", RFC 6544). Prints one JSON line.
 
   .venv/bin/python Scripts/interop/chromium_room.py --url ws://127.0.0.1:PORT/rtc --tokens '["t1","t2"]'
 """
@@ -80,6 +81,17 @@ PAGE_JS = """
       out.audio = {packetsReceived: s.packetsReceived, totalSamplesReceived: s.totalSamplesReceived || 0};
     }
   });
+  // The selected pair's protocols (RFC 6544: "tcp" when ICE-TCP carries it).
+  async function path(pc) {
+    const stats = await pc.getStats();
+    let pair = null;
+    stats.forEach((s) => { if (s.type === 'transport' && s.selectedCandidatePairId) pair = stats.get(s.selectedCandidatePairId); });
+    if (!pair) return null;
+    const local = stats.get(pair.localCandidateId), remote = stats.get(pair.remoteCandidateId);
+    return {local: local && local.protocol, remote: remote && remote.protocol,
+            remoteType: remote && remote.candidateType, tcpType: local && local.tcpType};
+  }
+  out.paths = {publisher: await path(pub), subscriber: await path(sub)};
   pub.close(); sub.close(); tx.ws.close(); rx.ws.close();
   return out;
 })()

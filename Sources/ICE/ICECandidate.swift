@@ -24,9 +24,12 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Only UDP: TCP candidates (RFC 6544) are not supported.
+    /// UDP, or a passive TCP candidate (RFC 6544 section 4.5,
+    /// `tcptype passive`): ours accept connections and never open them, so
+    /// passive is the only TCP kind this agent writes.
     public enum Transport: String, Hashable, Sendable {
         case udp = "UDP"
+        case tcpPassive = "TCP"
     }
 
     /// The one component of a WebRTC transport with rtcp-mux (RFC 8445
@@ -66,6 +69,41 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
             address: address, kind: .host)
     }
 
+    /// A passive TCP host candidate (RFC 6544 section 4.5) on a listening
+    /// address. Its address is marked TCP, so it never equals the UDP one.
+    public static func hostTCPPassive(_ address: TransportAddress, interfaceIndex: Int = 0) -> ICECandidate {
+        ICECandidate(
+            foundation: foundation(kind: .host, address: address.overTCP), transport: .tcpPassive,
+            priority: tcpPriority(
+                typePreference: tcpHostTypePreference, directionPreference: passiveHostDirectionPreference,
+                otherPreference: UInt16(8191 - min(max(interfaceIndex, 0), 1023))),
+            address: address.overTCP, kind: .host)
+    }
+
+    /// The type preference of a TCP host candidate. RFC 6544 section 4.2
+    /// asks agents to prefer UDP where both work ("UDP ... generally
+    /// better for real-time media"): 90 is below every UDP host (126),
+    /// peer-reflexive (110) and server-reflexive (100) candidate, so a
+    /// client that reaches us over UDP never selects TCP, yet above relayed
+    /// candidates (0), so TCP beats a TURN relay.
+    public static let tcpHostTypePreference: UInt32 = 90
+
+    /// RFC 6544 section 4.2's direction preference for a passive host
+    /// candidate (active 6, passive 4, simultaneous-open 2 for host).
+    public static let passiveHostDirectionPreference: UInt16 = 4
+
+    /// RFC 6544 section 4.2: the RFC 8445 formula with a local preference
+    /// of `2^13 * direction-pref + other-pref` (direction 0...7, other
+    /// 0...8191; larger values are clamped).
+    public static func tcpPriority(
+        typePreference: UInt32, directionPreference: UInt16, otherPreference: UInt16,
+        component: UInt16 = ICECandidate.rtpComponent
+    ) -> UInt32 {
+        let local = UInt32(min(directionPreference, 7)) << 13 | UInt32(min(otherPreference, 8191))
+        let c = UInt32(min(max(component, 1), 256))
+        return min(typePreference, 126) << 24 | local << 8 | (256 - c)
+    }
+
     /// RFC 8445 section 5.1.2.1:
     /// `2^24 * type preference + 2^8 * local preference + (256 - component)`.
     /// The component is clamped to 1...256, so the result never overflows.
@@ -87,13 +125,15 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
         return (family == .ipv6 ? 65535 : 32767) - index
     }
 
-    /// A foundation equal for candidates of the same type and IP address
-    /// (RFC 8445 section 5.1.1.3, with no STUN/TURN server in play): an
-    /// FNV-1a hash of both, in decimal (1 to 32 ice-chars as RFC 8839
-    /// section 5.1 asks).
+    /// A foundation equal for candidates of the same type, IP address and
+    /// transport protocol (RFC 8445 section 5.1.1.3, with no STUN/TURN
+    /// server in play): an FNV-1a hash of them, in decimal (1 to 32
+    /// ice-chars as RFC 8839 section 5.1 asks). UDP foundations hash no
+    /// protocol byte, so they are what they were before TCP candidates.
     public static func foundation(kind: Kind, address: TransportAddress) -> String {
         var hash: UInt32 = 0x811C_9DC5
-        for byte in Array(kind.rawValue.utf8) + address.addressBytes {
+        let tcp: [UInt8] = address.transportProtocol == TransportAddress.TransportProtocol.tcp ? Array("tcp".utf8) : []
+        for byte in Array(kind.rawValue.utf8) + address.addressBytes + tcp {
             hash = (hash ^ UInt32(byte)) &* 0x0100_0193
         }
         return String(hash)
@@ -101,5 +141,6 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         "candidate \(foundation) \(component) \(transport.rawValue) \(priority) \(address) typ \(kind.rawValue)"
+            + (transport == .tcpPassive ? " tcptype passive" : "")
     }
 }

@@ -128,6 +128,7 @@ public struct ICELiteAgent {
         remotes.sorted { $0.lastValidCheck < $1.lastValidCheck }.map {
             ICECandidate(
                 foundation: ICECandidate.foundation(kind: .peerReflexive, address: $0.address),
+                transport: $0.address.transportProtocol == .tcp ? .tcpPassive : .udp,
                 priority: $0.priority, address: $0.address, kind: .peerReflexive)
         }
     }

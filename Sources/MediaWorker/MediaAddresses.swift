@@ -124,4 +124,20 @@ public struct MediaAddresses: Equatable, Sendable {
             return .host(a, interfaceIndex: index)
         }
     }
+
+    /// Passive ICE-TCP host candidates (RFC 6544 section 4.5) on TCP port
+    /// `port` for the same addresses, in the same order: ranked below every
+    /// UDP candidate (`ICECandidate.hostTCPPassive`), so they are used only
+    /// where UDP does not get through.
+    public func tcpCandidates(port: UInt16) -> [ICECandidate] {
+        var seen: [TransportAddress.Family: Int] = [:]
+        return addresses.map { address in
+            var a = address
+            a.port = port
+            let index = seen[a.family, default: 0]
+            seen[a.family] = index + 1
+            // IPv6 above IPv4 in the other-preference, as for UDP.
+            return .hostTCPPassive(a, interfaceIndex: (a.family == .ipv6 ? 0 : 512) + index)
+        }
+    }
 }

@@ -38,11 +38,15 @@ public final class MediaPlane: Sendable {
     /// NAT) if given, else the bound address, else, bound to a wildcard,
     /// every usable address of `interfaces` (nil: the machine's, from
     /// getifaddrs). `::` receives both families; where the kernel has no
-    /// IPv6 at all it falls back to `0.0.0.0`.
+    /// IPv6 at all it falls back to `0.0.0.0`. With `tcpFirstPort` each
+    /// worker also listens for ICE-TCP (RFC 6544) on the same address, TCP
+    /// port `tcpFirstPort + i` (0: any free ports), and its candidates add
+    /// a passive TCP one per announced address.
     public init(
         count: Int, bindIP: String, firstPort: UInt16, announcedIP: String? = nil, announceLinkLocal: Bool = false,
         interfaces: [InterfaceAddress]? = nil, certificate: DTLSCertificate,
-        configuration: RoomMediaEngine.Configuration = .init()
+        configuration: RoomMediaEngine.Configuration = .init(), tcpFirstPort: UInt16? = nil,
+        tcpLimits: ICETCPLimits = .init()
     ) throws(MediaPlaneError) {
         self.certificate = certificate
         var announce: TransportAddress?
@@ -57,6 +61,7 @@ public final class MediaPlane: Sendable {
         var cells: [WorkerSnapshotCell] = []
         for i in 0..<max(1, count) {
             let port = firstPort == 0 ? 0 : firstPort + UInt16(i)
+            let tcpPort = tcpFirstPort.map { $0 == 0 ? 0 : $0 + UInt16(i) }
             let engine = RoomMediaEngine(
                 certificate: certificate, workerIndex: i, configuration: configuration,
                 wallClock: { MediaPlane.wallClock() })
@@ -73,13 +78,16 @@ public final class MediaPlane: Sendable {
             }
             engine.onMediaEvent = { outbox.post(.media($0)) }
             do {
-                workers.append(try Self.bind(bindIP, port: port, engine: engine))
+                workers.append(try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, engine: engine))
             } catch let error where i == 0 && bindIP == "::" && error.errno == EAFNOSUPPORT {
                 bindIP = "0.0.0.0"
-                do { workers.append(try Self.bind(bindIP, port: port, engine: engine)) } catch { throw .bind(error) }
+                do {
+                    workers.append(try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, engine: engine))
+                } catch { throw .bind(error) }
             } catch {
                 throw .bind(error)
             }
+            engine.iceTCPPort = workers.last?.tcpPort
         }
         let addresses: MediaAddresses
         do {
@@ -92,7 +100,10 @@ public final class MediaPlane: Sendable {
         self.addresses = addresses
         self.workers = workers
         self.cells = cells
-        let candidates = workers.map { addresses.candidates(port: $0.localAddress.port) }
+        let candidates = workers.map { worker in
+            addresses.candidates(port: worker.localAddress.port)
+                + (worker.tcpPort.map { addresses.tcpCandidates(port: $0.localAddress.port) } ?? [])
+        }
         endpoint = MediaEndpoint(fingerprint: certificate.fingerprint(.sha256), workers: candidates)
         threads = workers.map { worker in WorkerThread { worker.run() } }
         let (events, flag, failures, reports) = (events, delivering, failureHandler, eventHandler)
@@ -100,17 +111,20 @@ public final class MediaPlane: Sendable {
     }
 
     private static func bind(
-        _ ip: String, port: UInt16, engine: RoomMediaEngine
+        _ ip: String, port: UInt16, tcpPort: UInt16?, limits: ICETCPLimits, engine: RoomMediaEngine
     ) throws(SocketError)
         -> UDPWorker<RoomMediaEngine>
     {
         guard let address = SocketAddress(ip: ip, port: port) else {
             throw SocketError(operation: "address \(ip)", errno: EINVAL)
         }
-        return try UDPWorker(bindingTo: address, engine: engine)
+        let tcp = tcpPort.flatMap { SocketAddress(ip: ip, port: $0) }.map { (address: $0, limits: limits) }
+        return try UDPWorker(bindingTo: address, engine: engine, tcp: tcp)
     }
 
     public var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
+    /// Each worker's ICE-TCP listening address (empty without ICE-TCP).
+    public var tcpAddresses: [SocketAddress] { workers.compactMap { $0.tcpPort?.localAddress } }
 
     /// Called on the plane's delivery thread (never a worker's) when a
     /// participant's transport fails (ICE, consent, DTLS) or the peer

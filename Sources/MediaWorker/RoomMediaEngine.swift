@@ -66,6 +66,10 @@ public final class RoomMediaEngine: WorkerEngine {
     public internal(set) var counters = RoomMediaCounters()
     /// Where `/metrics` reads this worker's state (`WorkerSnapshotCell`).
     public let snapshots = WorkerSnapshotCell()
+    /// The worker's ICE-TCP port, read on the worker thread for snapshots
+    /// (set by `MediaPlane` once the worker exists; weak: the worker owns
+    /// both).
+    weak var iceTCPPort: ICETCPPort?
     var snapshotDirty = false
     var nextSnapshot = Instant.zero
 
@@ -128,6 +132,8 @@ public final class RoomMediaEngine: WorkerEngine {
         counters.dropped.srtpSSRCLimit = transports.ssrcLimitDrops
         publishSnapshot(now: now)
     }
+
+    public func hasValidated(_ address: TransportAddress) -> Bool { transports.hasValidated(address) }
 
     public func control(_ message: Control, now: Instant, transmit: TransmitQueue) {
         message(self, now, transmit)

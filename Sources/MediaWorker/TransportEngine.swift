@@ -90,6 +90,13 @@ public final class TransportEngine: WorkerEngine {
         }
     }
 
+    /// A transport still holds `address` as validated: an ICE-TCP
+    /// connection from it stays open only while this is true.
+    public func hasValidated(_ address: TransportAddress) -> Bool {
+        guard let id = router.owner(of: address), let transport = transports[id] else { return false }
+        return transport.isValidated(address)
+    }
+
     public func control(_ message: Control, now: Instant, transmit: TransmitQueue) {
         message(self, now, transmit)
         for (id, transport) in transports { flush(id, transport, transmit: transmit) }

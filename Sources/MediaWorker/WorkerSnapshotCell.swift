@@ -1,3 +1,4 @@
+import NetIO
 import Synchronization
 import Wire
 
@@ -8,6 +9,9 @@ extension MediaPlane {
         public var transports: Int
         public var tracks: Int
         public var subscriptions: Int
+        /// The worker's ICE-TCP port (zero without one) and its open connections.
+        public var iceTCP = ICETCPCounters()
+        public var iceTCPConnections = 0
         public init(counters: RoomMediaCounters, transports: Int, tracks: Int, subscriptions: Int) {
             self.counters = counters
             self.transports = transports
@@ -50,9 +54,13 @@ extension RoomMediaEngine {
     func publishSnapshot(now: Instant, force: Bool = false) {
         snapshotDirty = true
         guard force || now >= nextSnapshot else { return }
-        let snapshot = MediaPlane.WorkerSnapshot(
+        var snapshot = MediaPlane.WorkerSnapshot(
             counters: counters, transports: transports.transportCount, tracks: trackCount,
             subscriptions: subscriptionCount)
+        if let port = iceTCPPort {
+            snapshot.iceTCP = port.counters
+            snapshot.iceTCPConnections = port.connectionCount
+        }
         if snapshots.publish(snapshot) {
             snapshotDirty = false
             nextSnapshot = now + Self.snapshotInterval

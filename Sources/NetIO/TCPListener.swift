@@ -15,10 +15,11 @@ public struct TCPListener: ~Copyable {
     /// Binds `address` (port 0 picks a free port) with SO_REUSEADDR, so a
     /// restarted server can bind while old connections sit in TIME_WAIT,
     /// and listens with `backlog` (the kernel caps it at somaxconn). An IPv6
-    /// address listens for IPv6 only (IPV6_V6ONLY), as `UDPSocket` does.
-    public init(bindingTo address: SocketAddress, backlog: Int32 = 511) throws(SocketError) {
+    /// address listens for IPv6 only (IPV6_V6ONLY), unless `dualStack` (for
+    /// `::`: IPv4 peers then appear v4-mapped).
+    public init(bindingTo address: SocketAddress, backlog: Int32 = 511, dualStack: Bool = false) throws(SocketError) {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let fd = try BoundSocket.open(address, type: type, options: [SO_REUSEADDR])
+        let fd = try BoundSocket.open(address, type: type, options: [SO_REUSEADDR], dualStack: dualStack)
         guard listen(fd, backlog) == 0 else {
             let e = errno
             close(fd)

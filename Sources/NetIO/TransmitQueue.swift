@@ -14,6 +14,9 @@ public final class TransmitQueue {
     /// Datagrams handed to the kernel, and those it refused or that did not fit.
     public private(set) var sent = 0
     public private(set) var dropped = 0
+    /// The worker's ICE-TCP port: packets to a TCP address leave framed on
+    /// its connection instead (RFC 6544; nil: the worker has none).
+    var streamPort: ICETCPPort?
 
     init(descriptor: Int32, capacity: Int, slotSize: Int, localAddresses: Bool = false, mapIPv4: Bool = false) {
         self.descriptor = descriptor
@@ -30,6 +33,11 @@ public final class TransmitQueue {
     public func send(
         to address: TransportAddress, from source: TransportAddress? = nil, _ write: (UnsafeMutableRawBufferPointer) -> Int
     ) {
+        if address.transportProtocol == .tcp {
+            guard let streamPort else { dropped += 1; return }
+            streamPort.send(to: address, maxLength: batch.slotSize, write)
+            return
+        }
         if batch.count == batch.capacity { flush() }
         let i = batch.count
         let length = write(batch.slot(i))
@@ -59,5 +67,6 @@ public final class TransmitQueue {
         let (s, d) = batch.transmit(on: descriptor, mapIPv4: mapIPv4, localAddresses: localAddresses)
         sent += s
         dropped += d
+        streamPort?.flushPending()
     }
 }

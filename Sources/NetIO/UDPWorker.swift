@@ -26,6 +26,14 @@ public protocol WorkerEngine: AnyObject {
     func timeout(now: Instant, transmit: TransmitQueue)
     /// The earliest instant the engine needs `timeout`, or nil.
     func nextDeadline() -> Instant?
+    /// Whether a transport has validated `address` (a STUN check with its
+    /// credentials): an ICE-TCP connection lives only while this holds.
+    func hasValidated(_ address: TransportAddress) -> Bool
+}
+
+extension WorkerEngine {
+    /// An engine without ICE accepts no ICE-TCP connection for long.
+    public func hasValidated(_ address: TransportAddress) -> Bool { false }
 }
 
 /// One media worker: a UDP socket, an epoll loop, a mailbox woken by an
@@ -43,16 +51,23 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     private let transmit: TransmitQueue
     private let epoll: Int32
     private let stopRequested = Atomic<Bool>(false)
+    /// The worker's ICE-TCP port (RFC 6544), if it has one.
+    public let tcpPort: ICETCPPort?
     /// Datagrams received since start (read it from the worker thread or
     /// after `run()` returned).
     public private(set) var receivedDatagrams = 0
+    /// Datagrams the UDP socket sent (same rule as `receivedDatagrams`).
+    public var transmittedDatagrams: Int { transmit.sent }
 
     private static var socketTag: UInt64 { 1 }
     private static var mailboxTag: UInt64 { 2 }
+    private static var tcpTag: UInt64 { 3 }
 
+    /// With `tcp`, also listens there for ICE-TCP (its own thread's work,
+    /// as the UDP socket is: see `ICETCPPort`).
     public init(
         bindingTo address: SocketAddress, engine: Engine, reusePort: Bool = false,
-        batchSize: Int = 32, slotSize: Int = 2048
+        batchSize: Int = 32, slotSize: Int = 2048, tcp: (address: SocketAddress, limits: ICETCPLimits)? = nil
     ) throws(SocketError) {
         let s = try UDPSocket(bindingTo: address, reusePort: reusePort)
         s.setNonBlocking()
@@ -64,10 +79,19 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
         socket = s
         self.engine = engine
         receiveBatch = DatagramBatch(capacity: batchSize, slotSize: slotSize)
+        // A frame is at most a datagram slot: what the engine sends and
+        // receives is the same either way.
+        tcpPort = try tcp.map { t throws(SocketError) in
+            var limits = t.limits
+            limits.maxFrameLength = min(limits.maxFrameLength, slotSize)
+            return try ICETCPPort(bindingTo: t.address, limits: limits)
+        }
+        transmit.streamPort = tcpPort
         epoll = swiftlet_epoll_create()
         guard epoll >= 0,
             swiftlet_epoll_add_readable(epoll, socket.descriptor, Self.socketTag) == 0,
-            swiftlet_epoll_add_readable(epoll, mailbox.eventDescriptor, Self.mailboxTag) == 0
+            swiftlet_epoll_add_readable(epoll, mailbox.eventDescriptor, Self.mailboxTag) == 0,
+            tcpPort.map({ swiftlet_epoll_add_readable(epoll, $0.descriptor, Self.tcpTag) == 0 }) ?? true
         else { throw SocketError(operation: "epoll", errno: errno) }
     }
 
@@ -84,17 +108,24 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     public func run() {
         var tags = [UInt64](repeating: 0, count: 4)
         while !stopRequested.load(ordering: .acquiring) {
-            let wait = Self.waitMilliseconds(until: engine.nextDeadline(), now: MonotonicClock.now())
+            var deadline = engine.nextDeadline()
+            if let t = tcpPort?.nextDeadline, deadline.map({ t < $0 }) ?? true { deadline = t }
+            let wait = Self.waitMilliseconds(until: deadline, now: MonotonicClock.now())
             let n = tags.withUnsafeMutableBufferPointer { swiftlet_epoll_wait(epoll, $0.baseAddress, Int32($0.count), wait) }
             if n > 0 {
                 for i in 0..<Int(n) {
-                    if tags[i] == Self.socketTag { drainSocket() } else { drainMailbox() }
+                    switch tags[i] {
+                    case Self.socketTag: drainSocket()
+                    case Self.tcpTag: tcpPort?.service(engine: engine, now: MonotonicClock.now(), transmit: transmit)
+                    default: drainMailbox()
+                    }
                 }
             }
             let now = MonotonicClock.now()
             if let deadline = engine.nextDeadline(), deadline <= now {
                 engine.timeout(now: now, transmit: transmit)
             }
+            if let tcpPort, let t = tcpPort.nextDeadline, t <= now { tcpPort.sweep(engine: engine, now: now) }
             transmit.flush()
         }
     }

@@ -87,6 +87,9 @@ public struct PeerRouter<Key: Hashable> {
         byAddress[source] = key
     }
 
+    /// The transport `address` is bound to (one that validated it), if any.
+    public func owner(of address: TransportAddress) -> Key? { byAddress[address] }
+
     public var transportCount: Int { addressesOf.count }
     public func boundAddresses(of key: Key) -> [TransportAddress] { addressesOf[key] ?? [] }
 

@@ -1,4 +1,5 @@
 import MediaWorker
+import NetIO
 
 /// The media workers' counters in Prometheus text format, summed over workers.
 enum MediaMetrics {
@@ -120,8 +121,34 @@ enum MediaMetrics {
         for (name, help, value) in gauges {
             out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
         }
+        out += iceTCP(snapshots)
         out += "# HELP swiftlet_media_workers Media worker threads answering.\n# TYPE swiftlet_media_workers gauge\n"
         out += "swiftlet_media_workers \(workers.count)\n"
+        return out
+    }
+
+    /// The ICE-TCP ports (RFC 6544) of every worker.
+    static func iceTCP(_ snapshots: [MediaPlane.WorkerSnapshot]) -> String {
+        func sum(_ value: (ICETCPCounters) -> Int) -> UInt64 { snapshots.reduce(0) { $0 + UInt64(value($1.iceTCP)) } }
+        var out = labelled(
+            "swiftlet_ice_tcp_connections_total", "ICE-TCP connections, by what became of them.",
+            [
+                ("accepted", sum(\.accepted)), ("refused", sum(\.refused)), ("binding_timeout", sum(\.bindingTimeouts)),
+                ("idle_timeout", sum(\.idleTimeouts)), ("closed", sum(\.closed)),
+            ])
+        out += "# HELP swiftlet_ice_tcp_frames_received_total RFC 4571 frames read from ICE-TCP connections.\n"
+        out +=
+            "# TYPE swiftlet_ice_tcp_frames_received_total counter\nswiftlet_ice_tcp_frames_received_total \(sum(\.framesReceived))\n"
+        out += "# HELP swiftlet_ice_tcp_frames_sent_total Packets queued framed on ICE-TCP connections.\n"
+        out += "# TYPE swiftlet_ice_tcp_frames_sent_total counter\nswiftlet_ice_tcp_frames_sent_total \(sum(\.framesSent))\n"
+        out += labelled(
+            "swiftlet_ice_tcp_dropped_total", "ICE-TCP packets dropped, by reason.",
+            [
+                ("framing", sum(\.framingErrors)), ("send_buffer_full", sum(\.sendBufferDrops)),
+                ("no_connection", sum(\.noConnectionDrops)),
+            ])
+        out += "# HELP swiftlet_ice_tcp_connections ICE-TCP connections open now.\n# TYPE swiftlet_ice_tcp_connections gauge\n"
+        out += "swiftlet_ice_tcp_connections \(snapshots.reduce(0) { $0 + $1.iceTCPConnections })\n"
         return out
     }
 

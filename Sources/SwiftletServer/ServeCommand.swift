@@ -77,9 +77,10 @@ enum ServeCommand {
             media = try MediaPlane(
                 count: count, bindIP: options.mediaBind, firstPort: options.udpPort,
                 announcedIP: options.announcedIP, announceLinkLocal: options.announceLinkLocal, certificate: certificate,
-                configuration: engineConfiguration)
+                configuration: engineConfiguration, tcpFirstPort: options.iceTCPFirstPort)
         } catch {
-            FileHandleStderr.write("swiftlet serve: media on \(options.mediaBind) udp \(options.udpPort): \(error)\n")
+            let tcp = options.iceTCPFirstPort.map { " tcp \($0)" } ?? ""
+            FileHandleStderr.write("swiftlet serve: media on \(options.mediaBind) udp \(options.udpPort)\(tcp): \(error)\n")
             return 71
         }
 
@@ -140,8 +141,12 @@ enum ServeCommand {
             print("  TLS SPKI sha256  \(ServeTLS.spki(context))   (chromium --ignore-certificate-errors-spki-list=<this>)")
         }
         for (address, candidates) in zip(media.localAddresses, media.endpoint.workers) {
-            let announced = candidates.map { SocketAddress($0.address).description }.joined(separator: " ")
-            print("  media worker on udp \(address), announcing \(announced)")
+            let announced = candidates.filter { $0.transport == .udp }.map { SocketAddress($0.address).description }
+            print("  media worker on udp \(address), announcing \(announced.joined(separator: " "))")
+        }
+        for (address, candidates) in zip(media.tcpAddresses, media.endpoint.workers) {
+            let announced = candidates.filter { $0.transport == .tcpPassive }.map { SocketAddress($0.address).description }
+            print("  media worker on tcp \(address) (ICE-TCP), announcing \(announced.joined(separator: " "))")
         }
         for warning in media.addresses.warnings { print("  warning: \(warning)") }
         print("  configuration (flag > environment > config file > default):")

@@ -33,6 +33,22 @@ extension ServeOptions {
                 return true
             }, show: { "\($0.udpPort)" }),
         OptionSpec(
+            key: "iceTCPPort", flag: "--ice-tcp-port", environment: "SWIFTLET_ICE_TCP_PORT",
+            kind: .value(placeholder: "PORT|off", json: .string),
+            expects: "a port 0...65535 (0: any free port) or off", defaultText: "the UDP port (10000)",
+            help: "the first media worker's ICE-TCP port (RFC 6544, for clients whose UDP is blocked); worker n takes PORT+n",
+            example: "--ice-tcp-port 443",
+            set: { o, v in
+                if v == "off" {
+                    o.iceTCP = false
+                    return true
+                }
+                guard let p = UInt16(v) else { return false }
+                o.iceTCP = true
+                o.iceTCPPortSetting = p
+                return true
+            }, show: { o in o.iceTCPFirstPort.map { "\($0)" } ?? "off" }),
+        OptionSpec(
             key: "workers", flag: "--workers", environment: "SWIFTLET_WORKERS", kind: .value(placeholder: "N", json: .integer),
             expects: "a whole number 1...256", defaultText: "one per core",
             help: "media worker threads, each with its own UDP port", example: "--workers 4",

@@ -15,6 +15,11 @@ import SignalingServer
 struct ServeOptions: Equatable {
     var httpAddress = SocketAddress(ip: "127.0.0.1", port: 8080)!
     var udpPort: UInt16 = 10000
+    /// ICE-TCP's first port (RFC 6544): nil: the UDP port numbers (TCP
+    /// 10000... by default; any free ports with `--udp-port 0`); 0: any free
+    /// ports; `iceTCP` false: off.
+    var iceTCPPortSetting: UInt16?
+    var iceTCP = true
     var workers = 0  // 0: one per core
     /// Where the media sockets bind: an IPv4 or IPv6 address; nil: ::
     /// (every address, both families), or 127.0.0.1 in dev mode.
@@ -100,9 +105,15 @@ struct ServeOptions: Equatable {
         try read(arguments, environment: environment, readFile: readFile).options
     }
 
+    /// The first ICE-TCP port, or nil when ICE-TCP is off.
+    var iceTCPFirstPort: UInt16? { iceTCP ? (iceTCPPortSetting ?? udpPort) : nil }
+
     private mutating func validate() throws(Invalid) {
         if workers > 0, udpPort > 0, Int(udpPort) + workers - 1 > 65535 {
             throw Invalid("--udp-port \(udpPort) with \(workers) workers runs past port 65535")
+        }
+        if workers > 0, let p = iceTCPFirstPort, p > 0, Int(p) + workers - 1 > 65535 {
+            throw Invalid("--ice-tcp-port \(p) with \(workers) workers runs past port 65535")
         }
         guard (tlsCertPath == nil) == (tlsKeyPath == nil) else {
             throw Invalid("TLS needs both a certificate and a key (--tls-cert and --tls-key, or \"tls\" in the config)")

@@ -2,6 +2,9 @@
 // UDP on loopback cost on this machine before any forwarding logic.
 // Usage: TransportBench [--packets N] [--runs R] [--udp-seconds S]
 //                       [--skip-srtp] [--skip-udp] [--feedback ITERATIONS]
+//                       [--ice-tcp PACKETS]
+// --ice-tcp adds the ICE-TCP echo (ICETCPBench.swift): RFC 4571 frames
+// through a worker's TCP port and back, ns and allocations per packet.
 // --feedback adds the transport-cc feedback benchmark (FeedbackBench.swift);
 // run it under Scripts/bench-support/malloc_count.c (LD_PRELOAD and
 // MALLOC_COUNT_FILE) for allocations per feedback.
@@ -14,6 +17,7 @@ var runs = 5
 var udpSeconds = 2
 var doSRTP = true, doUDP = true
 var feedbackIterations = 0
+var iceTCPPackets = 0
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let a = arguments.next() {
     switch a {
@@ -23,6 +27,7 @@ while let a = arguments.next() {
     case "--skip-srtp": doSRTP = false
     case "--skip-udp": doUDP = false
     case "--feedback": feedbackIterations = max(1, Int(arguments.next() ?? "") ?? 1000)
+    case "--ice-tcp": iceTCPPackets = max(32, Int(arguments.next() ?? "") ?? 100_000)
     default:
         print("unknown argument \(a)")
         exit(2)
@@ -98,4 +103,20 @@ if feedbackIterations > 0 {
         "| honest feedback (20 packets, 1 lost) | \(format(r.honestNanoseconds / 1000, 2)) | 20 | \(r.honestAllocations.map { format($0, 2) } ?? "-") |"
     )
     print("| honest feedback, walk only (parsed beforehand) | - | 20 | \(r.walkAllocations.map { format($0, 2) } ?? "-") |")
+}
+
+if iceTCPPackets > 0 {
+    do {
+        let r = try ICETCPBench(packets: iceTCPPackets).run()
+        print("")
+        print("ICE-TCP echo, 1200-byte frames in windows of 32, \(r.packets) packets, worker thread + client thread")
+        print("")
+        print("| µs per packet (both ways, wall) | allocations per packet | frames in / out | send-buffer drops |")
+        print("|---:|---:|---:|---:|")
+        print(
+            "| \(format(r.nanosecondsPerPacket / 1000, 2)) | \(r.allocationsPerPacket.map { format($0, 3) } ?? "-") | \(r.counters.framesReceived) / \(r.counters.framesSent) | \(r.counters.sendBufferDrops) |"
+        )
+    } catch {
+        print("ICE-TCP echo failed: \(error)")
+    }
 }

@@ -14,8 +14,21 @@ public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
         public var addressLength: Int { self == .ipv4 ? 4 : 16 }
     }
 
+    /// The transport protocol of the address. RFC 8445 section 3 defines a
+    /// transport address as an IP address, a port *and* a protocol: a TCP
+    /// connection from 192.0.2.1:5000 (RFC 6544) is not the UDP peer on
+    /// 192.0.2.1:5000, so the two never share a route, a validated pair or
+    /// a hash slot. STUN's address attributes carry no protocol: parsed
+    /// addresses are UDP, and the I/O shell marks the TCP ones.
+    public enum TransportProtocol: UInt8, Hashable, Sendable {
+        case udp
+        case tcp
+    }
+
     public let family: Family
     public var port: UInt16
+    /// UDP unless the shell says otherwise (it fits in padding: no size cost).
+    public var transportProtocol: TransportProtocol = .udp
     // Address bytes in wire order: IPv4 in the low 32 bits of `low`;
     // IPv6 bytes 0..<8 in `high`, 8..<16 in `low`.
     private let high: UInt64
@@ -71,16 +84,25 @@ public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
 
     public var addressBytes: [UInt8] { (0..<family.addressLength).map { addressByte(at: $0) } }
 
+    /// This address over TCP (RFC 6544): same IP and port, another protocol.
+    public var overTCP: TransportAddress {
+        var a = self
+        a.transportProtocol = .tcp
+        return a
+    }
+
     /// `192.0.2.1:32853` or `[2001:db8:0:0:0:0:0:1]:443` (IPv6 groups are
-    /// written in full, without `::` compression).
+    /// written in full, without `::` compression); `tcp:` in front of a TCP
+    /// address.
     public var description: String {
+        let prefix = transportProtocol == .tcp ? "tcp:" : ""
         switch family {
         case .ipv4:
-            return addressBytes.map { String($0) }.joined(separator: ".") + ":\(port)"
+            return prefix + addressBytes.map { String($0) }.joined(separator: ".") + ":\(port)"
         case .ipv6:
             let b = addressBytes
             let groups = stride(from: 0, to: 16, by: 2).map { String(UInt16(b[$0]) << 8 | UInt16(b[$0 + 1]), radix: 16) }
-            return "[" + groups.joined(separator: ":") + "]:\(port)"
+            return prefix + "[" + groups.joined(separator: ":") + "]:\(port)"
         }
     }
 }

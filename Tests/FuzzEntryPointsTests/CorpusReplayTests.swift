@@ -90,6 +90,11 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "negotiation", entry: { FuzzEntryPoints.negotiation($0) },
             interesting: Array(" :;,/=~\r\n0a*".utf8) + [0x00, 0xFF], mutationsPerSeed: 150),
+        // ICE-TCP's RFC 4571 framing: a max-frame byte, a chunk-size byte,
+        // then the stream (length prefixes and frames).
+        FuzzTarget(
+            name: "stream-framing", entry: { FuzzEntryPoints.streamFraming($0) },
+            interesting: [0x00, 0x01, 0x02, 0x07, 0x14, 0x80, 0xFE, 0xFF]),
     ]
 
     func seeds() throws -> [[UInt8]] {

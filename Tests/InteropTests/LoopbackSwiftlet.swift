@@ -25,18 +25,21 @@ final class LoopbackSwiftlet {
     }
 
     /// `mediaBind` and `announcedIP` as `swiftlet serve` takes them; the
-    /// signalling server is on 127.0.0.1 whatever they are. With `tls`, it
-    /// also listens for HTTPS/WSS (`secureURL`).
+    /// signalling server is on `signalingIP` (127.0.0.1) whatever they
+    /// are. With `tls`, it also listens for HTTPS/WSS (`secureURL`); with
+    /// `iceTCP`, the worker also takes ICE-TCP on a free TCP port.
     init(
-        devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil, tls: TLSContextSlot? = nil
+        devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil, tls: TLSContextSlot? = nil,
+        signalingIP: String = "127.0.0.1", iceTCP: Bool = false
     ) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
         let media = try MediaPlane(
-            count: 1, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate)
+            count: 1, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate,
+            tcpFirstPort: iceTCP ? 0 : nil)
         let recorded = CommandLog()
         do {
             server = try SignalingServer(
-                bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!,
+                bindingTo: SocketAddress(ip: signalingIP, port: 0)!,
                 secure: tls.map { (SocketAddress(ip: "127.0.0.1", port: 0)!, $0) },
                 verifier: AccessTokenVerifier(keys: ["k": "s"]),
                 rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
@@ -58,7 +61,7 @@ final class LoopbackSwiftlet {
         media.onMediaEvent { service.mediaEvent($0) }
     }
 
-    var url: String { "ws://127.0.0.1:\(server.localAddress.port)/rtc" }
+    var url: String { "ws://\(server.localAddress)/rtc" }
     /// The room WebSocket over TLS, by the certificate's name; nil without TLS.
     var secureURL: String? { server.secureLocalAddress.map { "wss://localhost:\($0.port)/rtc" } }
 
@@ -88,15 +91,18 @@ final class LoopbackSwiftlet {
         .deletingLastPathComponent()
 
     /// Runs `Scripts/interop/<script>` with the repository's venv against
-    /// this server, with `tokens`, and returns the one JSON line it prints.
+    /// this server, with `tokens`, and returns the one JSON line it prints;
+    /// with `namespace`, inside that network namespace (`ip netns exec`).
     func runScript(
-        _ script: String, tokens: [String], url: String? = nil, arguments: [String] = [], timeout: Duration
+        _ script: String, tokens: [String], url: String? = nil, arguments: [String] = [], timeout: Duration,
+        namespace: String? = nil
     ) throws -> [String: Any] {
         let python = Self.root.appendingPathComponent(".venv/bin/python")
         try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
+        let prefix = namespace.map { ["ip", "netns", "exec", $0, python.path] } ?? []
         let child = try JSONLineProcess(
-            executable: python,
-            arguments: [
+            executable: namespace == nil ? python : URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: prefix + [
                 Self.root.appendingPathComponent("Scripts/interop/\(script)").path,
                 "--url", url ?? self.url, "--tokens", String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
             ] + arguments,

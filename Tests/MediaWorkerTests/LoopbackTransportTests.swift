@@ -19,11 +19,13 @@ final class EchoServer: Sendable {
     private let thread = Mutex<WorkerThread?>(nil)
 
     /// Binds the worker (on the calling thread: in a network namespace,
-    /// that of the caller) without starting it.
-    init(bindingTo address: SocketAddress) throws {
+    /// that of the caller) without starting it; with `tcp`, its ICE-TCP
+    /// port too, on the same address and any free port.
+    init(bindingTo address: SocketAddress, tcp: ICETCPLimits? = nil) throws {
         certificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
         let engine = TransportEngine()
-        worker = try UDPWorker(bindingTo: address, engine: engine)
+        let tcpAddress = tcp.map { (address: SocketAddress(ip: address.ip, port: 0)!, limits: $0) }
+        worker = try UDPWorker(bindingTo: address, engine: engine, tcp: tcpAddress)
         engine.onMedia = { [unowned engine, unowned self] id, kind, buffer, _, transmit in
             let isRTCP = if case .rtcp = kind { true } else { false }
             let length =
@@ -52,7 +54,7 @@ final class EchoServer: Sendable {
     /// Opens transport `id` for `client`, which reaches it on `candidate`
     /// only; connects (ICE, DTLS) and checks that RTP and RTCP come back
     /// decrypted and intact.
-    func connectAndEcho(_ client: UDPClient, on candidate: TransportAddress, profile: SRTPProfile, id: UInt64) throws {
+    func connectAndEcho(_ client: some EchoClient, on candidate: TransportAddress, profile: SRTPProfile, id: UInt64) throws {
         let serverCredentials = ICECredentials.random()
         let clientCredentials = client.transport.localCredentials
         let clientFingerprint = client.certificate.fingerprint(.sha256)
@@ -72,6 +74,9 @@ final class EchoServer: Sendable {
         client.transport.setRemoteParameters(
             credentials: serverCredentials, fingerprints: [certificate.fingerprint(.sha256)], now: now)
         client.transport.addLocalCandidate(.host(client.local), now: now)
+        // Over TCP too a UDP-kind candidate: the full agent keeps UDP
+        // candidates only, and `TCPMediaClient` puts every packet on its
+        // connection; the address itself is marked TCP.
         client.transport.addRemoteCandidate(.host(candidate), now: now)
 
         try client.pump(for: .seconds(10)) { client.transport.state == .connected }
@@ -84,7 +89,7 @@ final class EchoServer: Sendable {
             RTPBuilders.packet(sequenceNumber: $0, ssrc: 0xCAFE, payload: RTPBuilders.opusPayload(frameBytes: 80))
         }
         let reports = (0..<3).map { _ in RTCPBuilders.receiverReportWithCNAME(sender: SSRC(0xCAFE), cname: "loopback") }
-        for p in packets { #expect(client.sendMedia(p)) }
+        for p in packets { #expect(client.sendMedia(p, rtcp: false)) }
         for r in reports { #expect(client.sendMedia(r, rtcp: true)) }
         try client.pump(for: .seconds(5)) { client.received.count == packets.count + reports.count }
 

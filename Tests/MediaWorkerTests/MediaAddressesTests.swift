@@ -106,6 +106,23 @@ import Wire
         #expect(candidates.map(\.priority) == expected)
     }
 
+    /// ICE-TCP's passive candidates (RFC 6544 section 4.2): the same
+    /// addresses in the same order, distinct, IPv6 first, all below UDP.
+    @Test func tcpCandidatesFollowTheUDPOnesAndRankBelowThem() {
+        let chosen = MediaAddresses(addresses: [Self.v4(10, 77, 1, 1), Self.v6("fd00:77::1"), Self.v4(10, 77, 2, 1)])
+        let udp = chosen.candidates(port: 10000)
+        let tcp = chosen.tcpCandidates(port: 10001)
+        #expect(
+            tcp.map(\.address)
+                == udp.map {
+                    var a = $0.address; a.port = 10001; return a.overTCP
+                })
+        #expect(tcp.allSatisfy { $0.transport == .tcpPassive && $0.kind == .host })
+        func passive(_ other: UInt32) -> UInt32 { 90 << 24 | (4 << 13 | other) << 8 | 255 }
+        #expect(tcp.map(\.priority) == [passive(8191 - 512), passive(8191), passive(8191 - 513)])
+        #expect(tcp.map(\.priority).max()! < udp.map(\.priority).min()!)
+    }
+
     @Test func addressScopes() {
         #expect(Self.any6.isUnspecified && Self.any4.isUnspecified)
         #expect(Self.v4(127, 1, 2, 3).isLoopback && Self.v6("::1").isLoopback && !Self.v6("::2").isLoopback)

@@ -69,6 +69,25 @@ import Testing
     /// end in `_total`, a unit comes before it (`_bytes_received_total`
     /// beside `_packets_received_total`), and no name says `bytes` after
     /// its verb.
+    /// ICE-TCP (RFC 6544): each worker's port, summed.
+    @Test func sumsTheICETCPPorts() {
+        var a = MediaPlane.WorkerSnapshot(counters: RoomMediaCounters(), transports: 0, tracks: 0, subscriptions: 0)
+        var b = a
+        a.iceTCP.accepted = 3
+        a.iceTCP.sendBufferDrops = 7
+        a.iceTCPConnections = 2
+        b.iceTCP.accepted = 1
+        b.iceTCP.bindingTimeouts = 1
+        b.iceTCP.framesSent = 40
+        b.iceTCPConnections = 1
+        let lines = Set(MediaMetrics.prometheus([a, b]).split(separator: "\n").map(String.init))
+        #expect(lines.contains("swiftlet_ice_tcp_connections_total{reason=\"accepted\"} 4"))
+        #expect(lines.contains("swiftlet_ice_tcp_connections_total{reason=\"binding_timeout\"} 1"))
+        #expect(lines.contains("swiftlet_ice_tcp_dropped_total{reason=\"send_buffer_full\"} 7"))
+        #expect(lines.contains("swiftlet_ice_tcp_frames_sent_total 40"))
+        #expect(lines.contains("swiftlet_ice_tcp_connections 3"))
+    }
+
     @Test func namesFollowOneScheme() {
         let text = MediaMetrics.prometheus([
             MediaPlane.WorkerSnapshot(counters: RoomMediaCounters(), transports: 0, tracks: 0, subscriptions: 0)

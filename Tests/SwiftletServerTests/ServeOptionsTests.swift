@@ -298,3 +298,20 @@ import Testing
         #expect(o.announceLinkLocal)
     }
 }
+
+/// `--ice-tcp-port` (RFC 6544): on by default on the UDP port numbers, so
+/// `--udp-port 0` (tests) gives free TCP ports too; `off` turns it off.
+@Suite struct ICETCPOptionTests {
+    @Test func followsTheUDPPortUnlessGivenAndTurnsOff() throws {
+        #expect(try ServeOptions.parse(["--dev"]).iceTCPFirstPort == 10000)
+        #expect(try ServeOptions.parse(["--dev", "--udp-port", "0"]).iceTCPFirstPort == 0)
+        #expect(try ServeOptions.parse(["--dev", "--udp-port", "20000"]).iceTCPFirstPort == 20000)
+        #expect(try ServeOptions.parse(["--dev", "--ice-tcp-port", "443"]).iceTCPFirstPort == 443)
+        #expect(try ServeOptions.parse(["--dev", "--ice-tcp-port", "off"]).iceTCPFirstPort == nil)
+        #expect(try ServeOptions.parse(["--dev"], environment: ["SWIFTLET_ICE_TCP_PORT": "off"]).iceTCPFirstPort == nil)
+        #expect(throws: ServeOptions.Invalid.self) { try ServeOptions.parse(["--dev", "--ice-tcp-port", "tcp"]) }
+        #expect(throws: ServeOptions.Invalid.self) {
+            try ServeOptions.parse(["--dev", "--ice-tcp-port", "65535", "--workers", "2"])
+        }
+    }
+}

@@ -32,6 +32,8 @@ import Testing
         #expect(text.contains("media worker on udp 127.0.0.1:"))
         #expect(text.contains("room WebSocket   ws://127.0.0.1:"))
         #expect(text.components(separatedBy: "media worker on udp").count == 3)
+        // ICE-TCP is on by default: a TCP port per worker (RFC 6544).
+        #expect(text.components(separatedBy: "media worker on tcp 127.0.0.1:").count == 3, "\(text)")
         // The effective configuration, with sources; no stale claims.
         #expect(text.contains("workers") && text.contains("2  (flag)"))
         #expect(text.contains("devkey=<redacted>") && !text.lowercased().contains("not built"))

@@ -1,0 +1,1 @@
+../MediaWorkerTests/VethNamespaces.swift
