@@ -6,8 +6,8 @@ import Wire
 /// code, H.264 Annex B.1), as an RTP packetizer reads them
 /// (`H264Packetizer`).
 ///
-/// Settings follow what a WebRTC sender does with openh264 (libwebrtc's
-/// H264EncoderImpl): camera real-time usage, bitrate rate control, no frame
+/// Settings are those of a real-time sender: camera real-time usage,
+/// bitrate rate control, no frame
 /// skipping (one access unit per picture, so the clip keeps its frame
 /// count), one slice per picture, CAVLC, one reference frame, constrained
 /// baseline at level 3.1 (what `profile-level-id=42e01f` announces, RFC

@@ -13,7 +13,7 @@ import Wire
 /// indicator's F and NRI and the FU header's type (section 5.8).
 ///
 /// Loss: H.264 P frames reference the frame before (one reference frame,
-/// as `H264Encoder` and libwebrtc's openh264 encoder use), so a frame
+/// as `H264Encoder` uses), so a frame
 /// missing any packet (a sequence gap, an FU-A without its start or end,
 /// a frame without its marker, a malformed packet) is dropped, and every
 /// frame after it is undecodable until the next decoder refresh: an IDR
