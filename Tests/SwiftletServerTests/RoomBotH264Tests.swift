@@ -46,11 +46,12 @@ import Testing
         let (server, _, url) = try startDevServer()
         defer { server.terminate() }
         try #require(url.hasPrefix("ws://"))
-        // maxLayer cycles 1, 2, 1, 0, 1 at 2, 4, 6, 8 and 10 s. The SFU
-        // keeps this room's H.264 at 360p or below (its allocation; VP8
-        // reaches 720p), so the switches that show are down to 180p at 8 s
-        // and back to 360p at 10 s, each after a PLI round trip (the issue
-        // above).
+        // maxLayer cycles 1, 2, 1, 0, 1 at 2, 4, 6, 8 and 10 s. On loopback
+        // the SFU's allocation settles near 0.5 Mbit/s per subscriber here,
+        // which VP8 meets at 720p by dropping temporal layers and H.264 (one
+        // temporal layer, 1.1 Mbit/s at 720p) only at 360p; so the switches
+        // that show are down to 180p at 8 s and back to 360p at 10 s, each
+        // after a PLI round trip (the issue above).
         let (status, text, summary) = try runBot([
             "--url", url, "--room", "ci-h264", "--dev", "--publishers", "1", "--subscribers", "2", "--duration", "12",
             "--video-codec", "h264", "--switch-every", "2", "--max-loss", "1",
