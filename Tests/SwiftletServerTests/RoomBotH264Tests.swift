@@ -14,15 +14,18 @@ import Testing
 /// starts a subscriber, and switches a simulcast layer, at the FU-A start
 /// of an IDR, after the STAP-A with its SPS and PPS, so the first IDR a
 /// subscriber gets has no parameter sets and it decodes only from the next
-/// IDR (its PLI brings one): frames before are undecodable. Those counts
-/// are expected under `withKnownIssue`, which fails once the server is
-/// fixed, so the expectation is tightened then.
-@Suite(.serialized) struct RoomBotH264Tests {
+/// IDR (its PLI brings one): frames before are undecodable. The simulcast
+/// case expects that under `withKnownIssue`, which fails once the server
+/// is fixed, so the expectation is tightened then.
+///
+/// In RoomBotMediaTests's serialized suite: the VP8 room test and these
+/// load the same two cores with real media and must not run at once.
+extension RoomBotMediaTests {
     static let serverIssue: Comment = "SFU starts H.264 at the IDR's FU-A, after the STAP-A with its SPS and PPS"
 
     /// Runs roombot to its end (bounded by its own --duration, killed
     /// after `limit` seconds); returns its exit status, output and JSON.
-    private func runBot(_ arguments: [String], limit: Double = 60) throws -> (Int32, String, [String: Any]) {
+    private func runH264Bot(_ arguments: [String], limit: Double = 60) throws -> (Int32, String, [String: Any]) {
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-h264-\(getpid()).json")
         defer { try? FileManager.default.removeItem(at: json) }
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache")
@@ -52,7 +55,7 @@ import Testing
         // temporal layer, 1.1 Mbit/s at 720p) only at 360p; so the switches
         // that show are down to 180p at 8 s and back to 360p at 10 s, each
         // after a PLI round trip (the issue above).
-        let (status, text, summary) = try runBot([
+        let (status, text, summary) = try runH264Bot([
             "--url", url, "--room", "ci-h264", "--dev", "--publishers", "1", "--subscribers", "2", "--duration", "12",
             "--video-codec", "h264", "--switch-every", "2", "--max-loss", "1",
         ])
@@ -63,7 +66,11 @@ import Testing
         // 2 subscribers x ~10 s at 30 fps, less the first keyframe wait.
         let frames = try #require(subscribers["videoFramesComplete"] as? Int)
         #expect(frames > 400, "roombot output:\n\(text)")
-        withKnownIssue(Self.serverIssue) { #expect(subscribers["framesUndecodable"] as? Int ?? -1 <= 2) }
+        // With the issue every mid-stream switch costs a keyframe wait
+        // (10 to 25 frames); without it none does.
+        let undecodable = subscribers["framesUndecodable"] as? Int ?? -1
+        #expect(undecodable >= 0 && undecodable < 400)
+        withKnownIssue(Self.serverIssue) { #expect(undecodable <= 2) }
         #expect((subscribers["keyframes"] as? Int ?? 0) >= 2)
         // Each video track ends on a simulcast layer's height, decoded.
         let heights = try #require(subscribers["videoHeights"] as? [String: Int])
@@ -79,7 +86,7 @@ import Testing
         let (server, _, url) = try startDevServer()
         defer { server.terminate() }
         let http = url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/rtc", with: "")
-        let (status, text, summary) = try runBot([
+        let (status, text, summary) = try runH264Bot([
             "--url", http, "--room", "ci-h264-whip", "--dev", "--whip", "--whep", "--publishers", "1",
             "--subscribers", "1", "--duration", "6", "--video-codec", "h264", "--no-simulcast",
         ])
@@ -89,7 +96,9 @@ import Testing
         #expect((subscribers["videoFramesComplete"] as? Int ?? 0) > 100, "roombot output:\n\(text)")
         #expect(subscribers["videoHeights"] as? [String: Int] == ["360": 1])
         #expect(subscribers["framesIncomplete"] as? Int == 0)
-        withKnownIssue(Self.serverIssue) { #expect(subscribers["framesUndecodable"] as? Int == 0) }
+        // At most one keyframe wait at the start (the issue above, when the
+        // viewer joins mid-stream; about 20 frames).
+        #expect((0..<45).contains(subscribers["framesUndecodable"] as? Int ?? -1))
     }
 }
 
