@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
         // One-line C wrappers for what Swift cannot import: function-like
         // macros, variadic calls, recvmmsg/sendmmsg.
         .target(name: "CShim", dependencies: ["COpenSSL", "COpus"]),
@@ -82,7 +83,8 @@ let package = Package(
         // corpus replay test, so both exercise exactly the same code.
         protocolTarget(
             "FuzzEntryPoints",
-            ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation"]),
+            ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation",
+             "BotMedia"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
@@ -106,11 +108,11 @@ let package = Package(
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
-        protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX"]),
+        protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX", "COpenH264"]),
         .executableTarget(
             name: "RoomBot",
             dependencies: [
-                "Wire", "CShim", "COpus", "CVPX", "BotMedia", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
+                "Wire", "CShim", "COpus", "CVPX", "BotMedia", "Codecs", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
                 "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "TLS",
             ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),

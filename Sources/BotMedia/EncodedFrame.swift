@@ -1,11 +1,12 @@
-/// One encoded media frame, ready to packetize: a VP8 frame of a
-/// `VideoClip` or a 20 ms Opus frame of an `AudioClip`.
+/// One encoded media frame, ready to packetize: a VP8 frame or an H.264
+/// access unit (Annex B byte stream) of a `VideoClip`, or a 20 ms Opus
+/// frame of an `AudioClip`.
 public struct EncodedFrame: Equatable, Sendable {
     /// The codec's bitstream for this frame (a VP8 frame as RFC 6386
     /// section 9 describes it, or one Opus packet, RFC 6716 section 3).
     public var bytes: [UInt8]
-    /// VP8: an intra frame that refreshes every reference buffer. Audio:
-    /// always false.
+    /// VP8: an intra frame that refreshes every reference buffer. H.264:
+    /// an IDR with its SPS and PPS. Audio: always false.
     public var isKeyframe: Bool
     /// The temporal layer (RFC 7741 TID), 0 for the base layer and for audio.
     public var temporalLayer: UInt8

@@ -65,7 +65,7 @@ public final class MediaPublisher {
     struct VideoStream {
         var layer: PublisherMediaConfiguration.VideoLayer
         var clip: VideoClip
-        var packetizer: VP8Packetizer
+        var packetizer: VideoPacketizer
         var rtx: RTPHeaderWriter?
         var rtxSequenceNumber: UInt16
         var frameIndex = 0
@@ -137,8 +137,9 @@ public final class MediaPublisher {
         for (index, layer) in c.videoLayers.enumerated() where index < videoClips.count {
             let clip = videoClips[index]
             guard !clip.frames.isEmpty else { continue }
-            let packetizer = try VP8Packetizer(
-                ssrc: layer.ssrc, payloadType: c.videoPayloadType, extensionIDs: c.videoExtensions, mid: c.videoMID,
+            let packetizer = try VideoPacketizer(
+                codec: clip.codec, ssrc: layer.ssrc, payloadType: c.videoPayloadType, extensionIDs: c.videoExtensions,
+                mid: c.videoMID,
                 rid: layer.rid, initialSequenceNumber: UInt16(truncatingIfNeeded: next()),
                 initialPictureID: UInt16(truncatingIfNeeded: next()))
             var rtx: RTPHeaderWriter?

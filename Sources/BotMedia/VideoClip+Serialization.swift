@@ -1,9 +1,11 @@
+import Codecs
 import Wire
 
 /// A small versioned file format so the app can cache encoded clips on disk
 /// and skip the encode at start. All integers big-endian:
 ///
-///     magic "SLVC" | version u8 (1)
+///     magic "SLVC" | version u8 (2)
+///     codec u8 (0 VP8, 1 H.264; absent in version 1, which is VP8)
 ///     width u16 | height u16 | framesPerSecond u16 | temporalLayers u8
 ///     keyframeInterval u32 | targetBitrate u64 (bit/s) | frameCount u32
 ///     frameCount times:
@@ -16,7 +18,7 @@ import Wire
 /// last frame are an error.
 extension VideoClip {
     static let magic: [UInt8] = Array("SLVC".utf8)
-    static let formatVersion: UInt8 = 1
+    static let formatVersion: UInt8 = 2
     /// Per-frame overhead in the format.
     static let frameHeaderLength = 6
     /// A VP8 frame larger than this is not one our encoder made.
@@ -27,6 +29,7 @@ extension VideoClip {
         out.reserveCapacity(32 + frames.reduce(0) { $0 + Self.frameHeaderLength + $1.bytes.count })
         out.append(contentsOf: Self.magic)
         out.append(Self.formatVersion)
+        out.append(codec == .h264 ? 1 : 0)
         Self.append(UInt64(width), bytes: 2, to: &out)
         Self.append(UInt64(height), bytes: 2, to: &out)
         Self.append(UInt64(framesPerSecond), bytes: 2, to: &out)
@@ -49,7 +52,13 @@ extension VideoClip {
             guard try reader.uint8(or: BotMediaError.truncated) == expected else { throw .badMagic }
         }
         let version = try reader.uint8(or: BotMediaError.truncated)
-        guard version == Self.formatVersion else { throw .unsupportedVersion(version) }
+        guard version == 1 || version == Self.formatVersion else { throw .unsupportedVersion(version) }
+        let codec: VideoCodec
+        switch version == 1 ? 0 : try reader.uint8(or: BotMediaError.truncated) {
+        case 0: codec = .vp8
+        case 1: codec = .h264
+        default: throw .malformed
+        }
         let width = Int(try reader.uint16(or: BotMediaError.truncated))
         let height = Int(try reader.uint16(or: BotMediaError.truncated))
         let fps = Int(try reader.uint16(or: BotMediaError.truncated))
@@ -84,7 +93,7 @@ extension VideoClip {
         guard let first = frames.first, first.isKeyframe else { throw .malformed }
         self.init(
             width: width, height: height, framesPerSecond: fps, temporalLayers: layers, keyframeInterval: interval,
-            targetBitrate: Bitrate(bitsPerSecond: bits), frames: frames)
+            targetBitrate: Bitrate(bitsPerSecond: bits), frames: frames, codec: codec)
     }
 
     private static func append(_ value: UInt64, bytes: Int, to out: inout [UInt8]) {

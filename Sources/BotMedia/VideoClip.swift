@@ -1,9 +1,14 @@
+import Codecs
 import Wire
 
-/// A short VP8 clip encoded once and looped by every bot that sends video:
-/// frame 0 is a keyframe, so jumping from the last frame back to the first
-/// never breaks decoding.
+/// A short VP8 or H.264 clip encoded once and looped by every bot that
+/// sends video: frame 0 is a keyframe (an IDR with its SPS and PPS for
+/// H.264), so jumping from the last frame back to the first never breaks
+/// decoding.
 public struct VideoClip: Equatable, Sendable {
+    /// `.vp8` (frames are RFC 6386 frames) or `.h264` (frames are access
+    /// units in the Annex B byte stream format, H.264 Annex B).
+    public var codec: VideoCodec
     public var width: Int
     public var height: Int
     public var framesPerSecond: Int
@@ -18,8 +23,9 @@ public struct VideoClip: Equatable, Sendable {
 
     public init(
         width: Int, height: Int, framesPerSecond: Int, temporalLayers: UInt8, keyframeInterval: Int,
-        targetBitrate: Bitrate, frames: [EncodedFrame]
+        targetBitrate: Bitrate, frames: [EncodedFrame], codec: VideoCodec = .vp8
     ) {
+        self.codec = codec
         self.width = width
         self.height = height
         self.framesPerSecond = framesPerSecond

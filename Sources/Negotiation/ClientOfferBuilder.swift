@@ -77,8 +77,17 @@ public struct ClientOfferBuilder: Sendable {
     public static var opus: CodecDescription { .opus(payloadType: audioPayloadType) }
     public static var vp8: CodecDescription { .vp8(payloadType: videoPayloadType, rtxPayloadType: videoRTXPayloadType) }
 
+    /// The H.264 we offer instead of VP8 when asked (roombot
+    /// `--video-codec h264`): constrained baseline 42e01f, packetization
+    /// mode 1 (RFC 6184 section 8.1), under VP8's payload types, with RTX.
+    public static var h264: CodecDescription {
+        .h264(payloadType: videoPayloadType, rtxPayloadType: videoRTXPayloadType)
+    }
+
     public let sessionID: UInt64
     public private(set) var sessionVersion: UInt64 = 0
+    /// The video codec of both offers: `vp8` unless set.
+    public var videoCodec: CodecDescription = Self.vp8
     /// Our transport: full ICE (`isICELite` false), host candidates.
     public var local: LocalTransportParameters
 
@@ -105,7 +114,7 @@ public struct ClientOfferBuilder: Sendable {
         if !p.videoLayers.isEmpty {
             var a = sectionHead(mid: media.count, extensions: Self.videoExtensions, direction: .sendonly)
             a.append(.msid(MediaStreamID(streamID: p.streamID, trackID: p.videoTrackID)))
-            a += Self.vp8.attributes
+            a += videoCodec.attributes
             if p.isSimulcast {
                 // RFC 8853: the layers are told apart by rid; libwebrtc
                 // sends no a=ssrc lines for rid simulcast.
@@ -117,13 +126,13 @@ public struct ClientOfferBuilder: Sendable {
                     .ssrcGroup(SourceGroup(semantics: SourceGroup.flowIdentification, ssrcs: [layer.ssrc, layer.rtxSSRC])))
                 a += sourceLines([layer.ssrc, layer.rtxSSRC], p)
             }
-            media.append(section(.video, Self.vp8, a))
+            media.append(section(.video, videoCodec, a))
         }
         return session(media)
     }
 
     /// A receive-only offer (WHEP playback): `audio` and `video` sections
-    /// `recvonly`, Opus and VP8 (with RTX), the same extensions.
+    /// `recvonly`, Opus and `videoCodec` (with RTX), the same extensions.
     public mutating func playbackOffer(audio: Bool = true, video: Bool = true) -> SessionDescription {
         sessionVersion &+= 1
         var media: [MediaDescription] = []
@@ -134,8 +143,8 @@ public struct ClientOfferBuilder: Sendable {
         }
         if video {
             var a = sectionHead(mid: media.count, extensions: Self.videoExtensions, direction: .recvonly)
-            a += Self.vp8.attributes
-            media.append(section(.video, Self.vp8, a))
+            a += videoCodec.attributes
+            media.append(section(.video, videoCodec, a))
         }
         return session(media)
     }

@@ -28,6 +28,7 @@ extension Bot {
             guard let (t, local) = openTransport(now: now) else { return }
             subscriber = t
             playbackBuilder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+            playbackBuilder?.videoCodec = context.options.offeredVideoCodec
         }
         guard var builder = playbackBuilder else { return }
         let offer = builder.playbackOffer(audio: true, video: !context.options.audioOnly)
@@ -84,7 +85,7 @@ extension Bot {
                 // lost packets come on it only (unwrapped in Bot+RTX).
                 tracks.append(
                     AnnouncedTrack(
-                        mid: mid, kind: kind, codec: kind == .audio ? ClientOfferBuilder.opus : ClientOfferBuilder.vp8,
+                        mid: mid, kind: kind, codec: kind == .audio ? ClientOfferBuilder.opus : builder.videoCodec,
                         sentIn: m))
             }
             announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description), now: now)

@@ -215,6 +215,7 @@ final class Bot {
         guard let (transport, local) = openTransport(now: now) else { return }
         publisher = transport
         var builder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
+        builder.videoCodec = context.options.offeredVideoCodec
         func ssrc() -> SSRC { SSRC(UInt32.random(in: 1...UInt32.max, using: &random)) }
         var layers: [ClientPublication.VideoLayer] = []
         if !context.options.audioOnly {

@@ -1,3 +1,4 @@
+import Negotiation
 import Wire
 
 /// roombot's command line, parsed and validated before anything connects.
@@ -29,6 +30,9 @@ struct BotOptions: Equatable {
     var participants = 0
     var audioOnly = false
     var simulcast = true
+    /// What publishers (and WHEP viewers) send and offer: VP8 (RFC 7741)
+    /// or H.264 constrained baseline, packetization mode 1 (RFC 6184).
+    var videoCodec = VideoCodecChoice.vp8
     /// Seconds; 0 runs until Ctrl-C.
     var duration: Double = 30
     /// Bots started per second.
@@ -90,6 +94,13 @@ struct BotOptions: Equatable {
         }
     }
 
+    enum VideoCodecChoice: String, Equatable { case vp8, h264 }
+
+    /// The codec line of our offers for `videoCodec`.
+    var offeredVideoCodec: CodecDescription {
+        videoCodec == .h264 ? ClientOfferBuilder.h264 : ClientOfferBuilder.vp8
+    }
+
     /// Kept equal to `swiftlet --version` (SwiftletServer's SwiftletVersion).
     static let version = "0.1.0-dev"
     static let devKey = "devkey"
@@ -124,6 +135,8 @@ struct BotOptions: Equatable {
           --audio-only         publish audio only
           --simulcast          publish VP8 as three rid layers q/h/f (default)
           --no-simulcast       publish one VP8 stream
+          --video-codec C      vp8 (default) or h264: publishers (room and WHIP) encode and offer C, WHEP
+                               viewers offer C (H.264: constrained baseline 42e01f, packetization-mode 1)
           --duration DURATION  how long to run: 15s, 1m, 90 (seconds); 0 runs until Ctrl-C (default 30s)
           --ramp PER_SECOND    bots started per second (default 10)
           --dev                sign tokens with the development key (swiftlet serve --dev)
@@ -213,6 +226,12 @@ struct BotOptions: Equatable {
             case "--audio-only": o.audioOnly = true
             case "--simulcast": o.simulcast = true
             case "--no-simulcast": o.simulcast = false
+            case "--video-codec":
+                let v = try value(a)
+                guard let codec = VideoCodecChoice(rawValue: v) else {
+                    throw Invalid(description: "--video-codec wants vp8 or h264, got '\(v)'")
+                }
+                o.videoCodec = codec
             case "--duration": o.duration = try seconds(a)
             case "--ramp":
                 o.ramp = try number(a)

@@ -56,6 +56,9 @@ struct GroupSummary {
     /// arrival), every sample of every track of the group, ms.
     var delay: Percentiles
     var videoFrames = 0
+    /// Video tracks by the height they showed last (keyframe header for
+    /// VP8, decoded picture for H.264), as "720": count.
+    var videoHeights: [String: Int] = [:]
     var keyframes = 0
     var framesUndecodable = 0
     var framesIncomplete = 0
@@ -100,6 +103,7 @@ struct GroupSummary {
                 delays += f.delay.kept.map(\.milliseconds)
                 switchTimes += f.switchTimes.kept.map(\.milliseconds)
                 if f.kind == "video" { videoFrames += f.frames }
+                if f.kind == "video", let h = f.height { videoHeights[String(h), default: 0] += 1 }
                 keyframes += f.keyframes
                 framesUndecodable += f.framesUndecodable
                 framesIncomplete += f.framesIncomplete
@@ -159,7 +163,8 @@ struct GroupSummary {
             "packets": packets, "lost": lost, "lossPercent": lossPercent, "jitterMs": meanJitterMs ?? NSNull(),
             "meanTrackKbps": meanTrackKbps ?? NSNull(), "aggregateMbps": aggregateMbps, "packetsSent": packetsSent,
             "sentMbps": sentMbps, "rttMs": rtt.json,
-            "errors": errors, "delayMs": delay.json, "videoFramesComplete": videoFrames, "keyframes": keyframes,
+            "errors": errors, "delayMs": delay.json, "videoFramesComplete": videoFrames, "videoHeights": videoHeights,
+            "keyframes": keyframes,
             "framesUndecodable": framesUndecodable, "framesIncomplete": framesIncomplete,
             "audioDecodeErrors": audioDecodeErrors, "freezes": freezeCount, "freezeSeconds": freezeSeconds,
             "switches": switches, "switchesNotOnKeyframe": switchesNotOnKeyframe,

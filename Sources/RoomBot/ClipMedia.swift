@@ -1,4 +1,5 @@
 import BotMedia
+import Codecs
 import Foundation
 import Negotiation
 import RTP
@@ -20,19 +21,23 @@ struct ClipLibrary {
     /// within 2 s and a 720p encode stays around a few seconds.
     static let seconds = 4
     static let audioSeconds = 10
-    static let format = 1
+    static let format = 2
 
     static func presets(_ options: BotOptions) -> [VideoClipPreset] {
         if options.audioOnly { return [] }
-        return options.simulcast ? VideoClipPreset.simulcast : [.medium]
+        let presets = options.simulcast ? VideoClipPreset.simulcast : [.medium]
+        return options.videoCodec == .h264 ? presets.map(\.forH264) : presets
     }
 
     /// The file name encodes every parameter of the encode, so a change
     /// of preset never reads a stale clip.
-    static func fileName(_ p: VideoClipPreset) -> String {
-        "vp8-\(p.width)x\(p.height)-\(p.framesPerSecond)fps-\(p.targetBitrate.bitsPerSecond)bps-tl\(p.temporalLayers)"
+    static func fileName(_ p: VideoClipPreset, codec: VideoCodec) -> String {
+        "\(codec == .h264 ? "h264" : "vp8")-\(p.width)x\(p.height)-\(p.framesPerSecond)fps-\(p.targetBitrate.bitsPerSecond)bps"
+            + "-tl\(p.temporalLayers)"
             + "-ki\(p.keyframeInterval)-\(seconds)s-f\(format).clip"
     }
+
+    static func videoCodec(_ options: BotOptions) -> VideoCodec { options.videoCodec == .h264 ? .h264 : .vp8 }
 
     static func defaultCacheDirectory() -> String {
         let env = ProcessInfo.processInfo.environment
@@ -46,17 +51,18 @@ struct ClipLibrary {
         let directory = options.cacheDirectory ?? defaultCacheDirectory()
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for preset in presets(options) {
-            let path = directory + "/" + fileName(preset)
+            let codec = videoCodec(options)
+            let path = directory + "/" + fileName(preset, codec: codec)
             if let data = FileManager.default.contents(atPath: path) {
                 let bytes = [UInt8](data)
-                if let clip = try? VideoClip(deserializing: bytes.span.bytes) {
+                if let clip = try? VideoClip(deserializing: bytes.span.bytes), clip.codec == codec {
                     library.video.append(clip)
                     library.loadedFromCache += 1
                     continue
                 }
             }
             let started = Date()
-            let clip = try VideoClipEncoder.encode(preset, seconds: seconds)
+            let clip = try VideoClipEncoder.encode(preset, seconds: seconds, codec: codec)
             log(
                 String(
                     format: "roombot: encoded %dx%d clip in %.1f s, cached at %@\n", preset.width, preset.height,
@@ -141,7 +147,12 @@ struct ClipMedia: BotMediaFactory {
     func makeSink(for track: AnnouncedTrack, absCaptureTimeID: UInt8?) -> BotMediaSink? {
         switch track.kind {
         case .audio: (try? AudioTrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock)).map(AudioSink.init)
-        case .video: VideoSink(VideoTrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock))
+        case .video:
+            if track.codec.codec == .video(.h264) {
+                (try? H264TrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock)).map(H264VideoSink.init)
+            } else {
+                VideoSink(VideoTrackReceiver(absCaptureTimeID: absCaptureTimeID, clock: clock))
+            }
         }
     }
 }
@@ -195,6 +206,44 @@ final class VideoSink: BotMediaSink {
         f.switchTimes = receiver.switchTimes
         f.switchesUnfinished = receiver.switchesUnfinished
         f.height = receiver.assembler.resolution.map { Int($0.height) }
+        return f
+    }
+}
+
+/// An H.264 track: frames rebuilt and decoded (`H264TrackReceiver`); the
+/// same figures as `VideoSink`, the height from the decoded picture;
+/// decoder errors count as undecodable frames (`decodeErrors` is audio's
+/// column in the report).
+final class H264VideoSink: BotMediaSink {
+    let receiver: H264TrackReceiver
+    init(_ receiver: H264TrackReceiver) { self.receiver = receiver }
+
+    func received(_ packet: UnsafeRawBufferPointer, header: RTPHeader, track: AnnouncedTrack, now: Instant) -> SinkFeedback {
+        let before = receiver.undecodableFrames
+        receiver.handle(header, packet: RawSpan(_unsafeBytes: packet), arrival: now)
+        return receiver.undecodableFrames > before ? .keyframeNeeded : .none
+    }
+
+    func switchRequested(height: UInt16, at now: Instant) { receiver.switchRequested(height: height, at: now) }
+    func senderReport(ntp: UInt64, rtpTimestamp: UInt32) { receiver.senderReport(ntp: ntp, rtpTimestamp: rtpTimestamp) }
+    var freezes: FreezeDetector? { receiver.timeline.freezes }
+
+    var figures: SinkFigures {
+        let s = receiver.assembler.statistics
+        let t = receiver.timeline
+        var f = SinkFigures(
+            kind: "video", firstFrameAt: t.firstFrameAt, delay: t.delay, decodeErrors: 0, frames: s.framesComplete)
+        f.keyframes = s.keyframes
+        f.framesIncomplete = s.framesIncomplete
+        f.framesUndecodable = s.framesUndecodable + receiver.decodeErrors
+        f.switches = s.switches
+        f.switchesNotOnKeyframe = s.switchesNotOnKeyframe
+        f.resolutionChanges = t.resolutionChanges
+        f.freezeCount = t.freezes.freezeCount
+        f.freezeDuration = t.freezes.totalFreezeDuration
+        f.switchTimes = t.switchTimes
+        f.switchesUnfinished = t.switchesUnfinished
+        f.height = receiver.resolution.map(\.height)
         return f
     }
 }

@@ -1,4 +1,5 @@
 import BotMedia
+import Codecs
 import RTP
 import Testing
 import Wire
@@ -50,4 +51,69 @@ import Wire
             + " \(perPacket) per packet")
     #expect(completed == rounds * 90)
     #expect(assemblers.allSatisfy { $0.statistics.framesUndecodable == 0 && $0.statistics.packetsLost == 0 })
+}
+
+/// The same for H.264 (RFC 6184 mode 1): packetize, parse and rebuild the
+/// Annex B access units of one second of the three layers, no decoding.
+@Test func packetizingOneSecondOfThreeH264LayersReportsNanosecondsPerPacket() throws {
+    let clips = try VideoClipPreset.simulcast.map { try VideoClipEncoder.encode($0.forH264, seconds: 1, codec: .h264) }
+    #expect(clips.map(\.frames.count) == [30, 30, 30])
+    var buffer = [UInt8](repeating: 0, count: 1500)
+    var twcc: UInt16 = 0
+    var packetizers = try clips.indices.map { i in
+        try H264Packetizer(
+            ssrc: SSRC(UInt32(i + 1)), payloadType: PayloadType(masking: 96),
+            extensionIDs: HeaderExtensionIDs(mid: 1, rid: 2, transportSequenceNumber: 3, absCaptureTime: 4),
+            mid: "0", rid: RID(["q", "h", "f"][i]))
+    }
+    var assemblers = clips.map { _ in H264FrameAssembler(absCaptureTimeID: 4) }
+    var packets = 0
+    var bytes = 0
+    var completed = 0
+    let rounds = 20
+    let clock = ContinuousClock()
+    let start = clock.now
+    for round in 0..<rounds {
+        for layer in clips.indices {
+            for (index, frame) in clips[layer].frames.enumerated() {
+                let timestamp = UInt32(round * 30 + index) &* 3000
+                try buffer.withUnsafeMutableBytes { raw in
+                    try packetizers[layer].packetize(
+                        frame, rtpTimestamp: timestamp, captureTime: UInt64(index), transportSequenceNumber: &twcc,
+                        into: raw
+                    ) { length in
+                        packets += 1
+                        bytes += length
+                        let span = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: raw[0..<length]))
+                        guard let header = try? RTPHeader(parsing: span) else { return }
+                        if assemblers[layer].handle(header, packet: span, arrival: .zero) != nil { completed += 1 }
+                    }
+                }
+            }
+        }
+    }
+    let elapsed = clock.now - start
+    let perPacket = elapsed / packets
+    print(
+        "H.264 packetize+parse+assemble: \(packets / rounds) packets/s of video (\(bytes / rounds * 8 / 1000) kbit/s),"
+            + " \(perPacket) per packet")
+    #expect(completed == rounds * 90)
+    #expect(assemblers.allSatisfy { $0.statistics.framesUndecodable == 0 && $0.statistics.packetsLost == 0 })
+}
+
+/// What an H.264 subscriber pays per frame to decode (roombot decodes
+/// every H.264 frame it shows): one second of each layer through
+/// libopenh264. Reported, not asserted.
+@Test func decodingOneSecondOfEachH264LayerReportsTimePerFrame() throws {
+    for preset in VideoClipPreset.simulcast {
+        let clip = try VideoClipEncoder.encode(preset.forH264, seconds: 1, codec: .h264)
+        var decoder = try H264Decoder()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var pictures = 0
+        for frame in clip.frames where try decoder.decode(frame.bytes.span.bytes) != nil { pictures += 1 }
+        let elapsed = clock.now - start
+        print("H.264 decode \(preset.width)x\(preset.height): \(elapsed / clip.frames.count) per frame")
+        #expect(pictures == clip.frames.count)
+    }
 }

@@ -1,4 +1,5 @@
 import BotMedia
+import Codecs
 import Testing
 import Wire
 
@@ -11,6 +12,7 @@ private let tinyClip = VideoClip(
         EncodedFrame(bytes: [0xCC], isKeyframe: false, temporalLayer: 1, layerSync: true, duration: .seconds(1) / 30),
     ])
 
+/// Version 1 (VP8, before the codec byte), still read.
 private let tinyClipBytes: [UInt8] = [
     0x53, 0x4C, 0x56, 0x43,  // magic "SLVC"
     0x01,  // version 1
@@ -27,9 +29,18 @@ private func parse(_ bytes: [UInt8]) throws(BotMediaError) -> VideoClip {
     try VideoClip(deserializing: bytes.span.bytes)
 }
 
+/// Version 2: the codec byte after the version.
+private func version2(codec: UInt8) -> [UInt8] { Array(tinyClipBytes[0..<4]) + [0x02, codec] + tinyClipBytes[5...] }
+
 @Test func clipSerializesToTheDocumentedFormat() throws {
-    #expect(tinyClip.serialized() == tinyClipBytes)
+    #expect(tinyClip.serialized() == version2(codec: 0))
+    #expect(try parse(version2(codec: 0)) == tinyClip)
     #expect(try parse(tinyClipBytes) == tinyClip)
+    var h264 = tinyClip
+    h264.codec = .h264
+    #expect(h264.serialized() == version2(codec: 1))
+    #expect(try parse(version2(codec: 1)) == h264)
+    #expect(throws: BotMediaError.malformed) { try parse(version2(codec: 2)) }
 }
 
 @Test func encodedClipSurvivesASerializationRoundTrip() throws {
@@ -51,7 +62,7 @@ private func parse(_ bytes: [UInt8]) throws(BotMediaError) -> VideoClip {
         return bytes
     }
     #expect(throws: BotMediaError.badMagic) { try parse(with(0, 0x54)) }
-    #expect(throws: BotMediaError.unsupportedVersion(2)) { try parse(with(4, 2)) }
+    #expect(throws: BotMediaError.unsupportedVersion(3)) { try parse(with(4, 3)) }
     #expect(throws: BotMediaError.malformed) { try parse(with(10, 0)) }  // 0 fps
     #expect(throws: BotMediaError.malformed) { try parse(with(11, 4)) }  // 4 temporal layers
     #expect(throws: BotMediaError.malformed) { try parse(with(15, 3)) }  // interval not a multiple of 2
@@ -84,7 +95,8 @@ private func parse(_ bytes: [UInt8]) throws(BotMediaError) -> VideoClip {
     }
     var parsed = 0
     for _ in 0..<5000 {
-        var bytes = tinyClipBytes
+        // The current format: whatever parses writes back the same bytes.
+        var bytes = version2(codec: 0)
         for _ in 0..<Int(1 + next() % 4) {
             let at = Int(next() % UInt64(bytes.count))
             switch next() % 3 {

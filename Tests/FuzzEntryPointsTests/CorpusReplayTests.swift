@@ -50,6 +50,11 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "rtx", entry: { FuzzEntryPoints.rtx($0) },
             interesting: [0x80, 0x90, 0xA0, 0xBE, 0xDE, 0x10, 0x00, 0x01, 0x02, 0x0F, 0xFF], mutationsPerSeed: 3000),
+        // roombot's H.264 depacketizer: chunks of control byte, length,
+        // RTP payload (STAP-A, FU-A, single units, interleaved types).
+        FuzzTarget(
+            name: "h264-depacketizer", entry: { FuzzEntryPoints.h264Depacketizer($0) },
+            interesting: [0x00, 0x01, 0x05, 0x07, 0x08, 0x40, 0x41, 0x45, 0x65, 0x67, 0x68, 0x78, 0x7C, 0x80, 0x81, 0xC0, 0xFF]),
         FuzzTarget(
             name: "vp8KeyframeHeader", entry: { FuzzEntryPoints.vp8KeyframeHeader($0) },
             interesting: [0x00, 0x01, 0x10, 0x50, 0x80, 0x90, 0x9D, 0x2A, 0x3F, 0xC0, 0xFF], mutationsPerSeed: 3000),
