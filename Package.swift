@@ -55,6 +55,9 @@ let package = Package(
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
         // TLS over a byte stream (HTTPS, WSS) on memory BIOs.
         protocolTarget("TLS", ["CryptoPrimitives", "COpenSSL", "CShim"]),
+        // The TURN server's engine (RFC 8656): allocations, permissions,
+        // channels, REST-API credentials; sans-IO.
+        protocolTarget("TURN", ["Wire", "STUN", "CryptoPrimitives", "Signaling"]),
 
         // RTP stream state (reception statistics, reports) and forwarding
         // decisions as pure values.
@@ -88,6 +91,10 @@ let package = Package(
         // the real clock).
         .target(name: "NetIO", dependencies: ["CShim", "Wire", "TLS"], swiftSettings: swiftSettings),
 
+        // The built-in TURN server's sockets and thread (docs/TRANSPORT.md).
+        .target(name: "TURNService", dependencies: ["NetIO", "TURN", "TLS", "Wire", "CShim", "CryptoPrimitives"],
+                swiftSettings: swiftSettings),
+
         // The worker engine that owns a worker's peer transports.
         .target(
             name: "MediaWorker",
@@ -102,7 +109,7 @@ let package = Package(
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms", "TLS"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms", "TLS", "TURN", "TURNService"],
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
@@ -123,6 +130,7 @@ let package = Package(
         testTarget("WireTests", ["Wire"]),
         testTarget("CryptoPrimitivesTests", ["CryptoPrimitives"]),
         testTarget("STUNTests", ["STUN", "Wire", "SFUTesting"]),
+        testTarget("TURNTests", ["TURN", "STUN", "Wire", "CryptoPrimitives", "SFUTesting"]),
         testTarget("RTPTests", ["RTP", "Wire", "SFUTesting"]),
         testTarget("RTCPTests", ["RTCP", "Wire", "SFUTesting"]),
         testTarget("CodecsTests", ["Codecs", "Wire", "SFUTesting"]),
@@ -156,7 +164,7 @@ let package = Package(
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
-        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS"]),
+        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService"]),
     ],
     swiftLanguageModes: [.v6]
 )
