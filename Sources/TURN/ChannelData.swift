@@ -1,20 +1,24 @@
 import Wire
 
 /// A ChannelData message (RFC 8656 section 12.4): a 2-byte channel number
-/// (0x4000...0x4FFF), a 2-byte length, then the application data. Over
+/// (see below), a 2-byte length, then the application data. Over
 /// TCP and TLS it is padded to a multiple of 4 bytes (section 12.5); over
 /// UDP padding may be present and is ignored.
 ///
-/// The first byte of a channel number lies in 64...79, which RFC 7983
-/// section 7 reserves for TURN channels in the demultiplexing table, so a
-/// TURN port tells ChannelData from STUN (0...3) by that byte alone.
+/// Channel numbers: RFC 8656 section 12 allows 0x4000...0x4FFF, whose
+/// first byte (64...79) RFC 7983 section 7 reserves for TURN channels on a
+/// port shared with DTLS and RTP. RFC 5766 section 11, which it replaced,
+/// allowed 0x4000...0x7FFF, and clients of that era still pick numbers up
+/// there (coturn's `turnutils_uclient` does). The TURN port carries only
+/// STUN and ChannelData, so nothing else can start with 64...127 there:
+/// the older range is taken too.
 public enum ChannelData {
     public static let headerLength = 4
-    /// The numbers a client may bind (section 12).
-    public static let channelNumbers: ClosedRange<UInt16> = 0x4000...0x4FFF
+    /// The numbers a client may bind.
+    public static let channelNumbers: ClosedRange<UInt16> = 0x4000...0x7FFF
 
     /// True when `first` opens a ChannelData message (section 12.4).
-    public static func isChannelData(firstByte first: UInt8) -> Bool { first & 0xF0 == 0x40 }
+    public static func isChannelData(firstByte first: UInt8) -> Bool { first & 0xC0 == 0x40 }
 
     /// The channel number and where the data lies in `bytes`, a whole
     /// datagram or stream frame. Fails when the header is short, the number
@@ -51,8 +55,8 @@ public enum ChannelData {
 public enum TURNParseError: Error, Equatable, Sendable {
     /// Shorter than its header or than the length it declares.
     case truncated
-    /// A ChannelData number outside 0x4000...0x4FFF.
+    /// A ChannelData number outside 0x4000...0x7FFF.
     case badChannelNumber
-    /// The first byte opens neither STUN (0...63) nor ChannelData (64...79).
+    /// The first byte opens neither STUN (0...63) nor ChannelData (64...127).
     case notTURN
 }

@@ -13,7 +13,7 @@ extension TURNServer {
     /// Section 7.2.
     mutating func allocate(
         _ message: STUNMessage, key credential: Credential, from client: TURNClient, now: Instant,
-        openRelay: (TURNClient) -> TransportAddress?
+        openRelay: (TURNClient, _ evenPort: Bool) -> TransportAddress?
     ) {
         if let existing = allocations[client] {
             if existing.allocateTransaction == message.transactionID {
@@ -32,9 +32,11 @@ extension TURNServer {
             reply(message, .unsupportedTransportProtocol, key: credential.key, to: client)
             return
         }
-        // No port pairs or reservations (EVEN-PORT, RESERVATION-TOKEN):
-        // WebRTC clients never ask; section 7.2 lets a server refuse.
-        if turn.evenPort != nil || turn.reservationToken != nil {
+        // EVEN-PORT without its R bit is honoured (the shell binds until
+        // the port is even); reserving the next port (R) and
+        // RESERVATION-TOKEN are not: WebRTC clients never ask, and section
+        // 7.2 lets a server refuse with 508.
+        if turn.evenPort == true || turn.reservationToken != nil {
             reply(message, .insufficientCapacity, key: credential.key, to: client)
             return
         }
@@ -45,7 +47,7 @@ extension TURNServer {
             reply(message, .allocationQuotaReached, key: credential.key, to: client)
             return
         }
-        guard let relay = openRelay(client) else {
+        guard let relay = openRelay(client, turn.evenPort != nil), turn.evenPort == nil || relay.port % 2 == 0 else {
             reply(message, .insufficientCapacity, key: credential.key, to: client)
             return
         }

@@ -5,8 +5,9 @@ import Wire
 /// A TURN server (RFC 8656) for UDP relays, sans-IO: client bytes, peer
 /// bytes and `now` in; `TURNOutput` (bytes to a client, bytes from a relay
 /// to a peer, relays to close) and the next deadline out. The shell owns
-/// the sockets: it passes `openRelay` to bind a relay socket when an
-/// Allocate succeeds, and closes it on `.releaseRelay`.
+/// the sockets: it passes `openRelay` to bind a relay socket (on an even
+/// port when asked: EVEN-PORT) when an Allocate succeeds, and closes it on
+/// `.releaseRelay`.
 ///
 /// Authentication is the long-term credential mechanism (RFC 8489
 /// section 9.2) with REST-API usernames (`TURNCredentials`): a request
@@ -90,7 +91,7 @@ public struct TURNServer {
     /// `unixSeconds` is the wall clock, for the credentials' expiry.
     public mutating func handleClient(
         _ bytes: UnsafeRawBufferPointer, from client: TURNClient, now: Instant, unixSeconds: Int64,
-        openRelay: (TURNClient) -> TransportAddress?
+        openRelay: (TURNClient, _ evenPort: Bool) -> TransportAddress?
     ) {
         guard let first = bytes.first else { return }
         if ChannelData.isChannelData(firstByte: first) {
@@ -119,14 +120,14 @@ public struct TURNServer {
 
     public mutating func handleClient(
         _ bytes: [UInt8], from client: TURNClient, now: Instant, unixSeconds: Int64,
-        openRelay: (TURNClient) -> TransportAddress?
+        openRelay: (TURNClient, _ evenPort: Bool) -> TransportAddress?
     ) {
         bytes.withUnsafeBytes { handleClient($0, from: client, now: now, unixSeconds: unixSeconds, openRelay: openRelay) }
     }
 
     private mutating func request(
         _ message: STUNMessage, _ bytes: RawSpan, from client: TURNClient, now: Instant, unixSeconds: Int64,
-        openRelay: (TURNClient) -> TransportAddress?
+        openRelay: (TURNClient, _ evenPort: Bool) -> TransportAddress?
     ) {
         let method = message.type.method
         if method == .binding {

@@ -111,7 +111,7 @@ final class TURNLoop: @unchecked Sendable {
             for i in 0..<count {
                 guard batch.length(i) <= batch.slotSize, let source = batch.address(i) else { continue }
                 let client = TURNClient(transport: .udp, address: source.transportAddress)
-                engine.handleClient(batch.datagram(i), from: client, now: now, unixSeconds: seconds) { self.openRelay($0) }
+                engine.handleClient(batch.datagram(i), from: client, now: now, unixSeconds: seconds) { self.openRelay($0, even: $1) }
                 perform()
             }
             if count < batch.capacity { return }
@@ -124,7 +124,7 @@ final class TURNLoop: @unchecked Sendable {
         for event in events.drain() {
             switch event {
             case .frame(let client, let bytes):
-                engine.handleClient(bytes, from: client, now: now, unixSeconds: seconds) { self.openRelay($0) }
+                engine.handleClient(bytes, from: client, now: now, unixSeconds: seconds) { self.openRelay($0, even: $1) }
             case .closed(let client):
                 engine.clientClosed(client)
             }
@@ -148,10 +148,19 @@ final class TURNLoop: @unchecked Sendable {
         }
     }
 
-    /// Binds a relay socket for a new allocation; nil when the kernel
-    /// refuses (no free port, descriptor limit): the client gets 508.
-    private func openRelay(_ client: TURNClient) -> TransportAddress? {
-        guard let socket = try? UDPSocket(bindingTo: relayBind), let bound = try? socket.localAddress() else { return nil }
+    /// Binds a relay socket for a new allocation, on an even port when
+    /// `even` (EVEN-PORT: the kernel's pick, tried up to 16 times, as half
+    /// of its ephemeral ports are even); nil when the kernel refuses (no
+    /// free port, descriptor limit): the client gets 508.
+    private func openRelay(_ client: TURNClient, even: Bool) -> TransportAddress? {
+        var attempt = 0
+        var found: UDPSocket?
+        while found == nil, attempt < 16 {
+            attempt += 1
+            guard let socket = try? UDPSocket(bindingTo: relayBind), let bound = try? socket.localAddress() else { return nil }
+            if !even || bound.port % 2 == 0 { found = consume socket }
+        }
+        guard let socket = found.take(), let bound = try? socket.localAddress() else { return nil }
         socket.setNonBlocking()
         guard let announced = SocketAddress(ip: relayAnnouncedIP.ip, port: bound.port) else { return nil }
         let tag = nextTag

@@ -266,7 +266,7 @@ import Wire
         #expect(ok.type.messageClass == .successResponse)
     }
 
-    @Test func allocateNeedsUDPTransportAndRefusesPortReservations() throws {
+    @Test func allocateNeedsUDPTransportHonoursEvenPortAndRefusesReservations() throws {
         var h = TURNHarness()
         var user = TURNTestUser()
         let (c, _) = try TURNHarness.response(h.send(user.request(.allocate, signed: false), from: client))
@@ -283,6 +283,15 @@ import Wire
                         try $0.appendAttribute(.evenPort, value: [0x80])
                     }, from: client)
             ).0.errorCode?.code == 508)
+        // EVEN-PORT without R: an even relay port.
+        let (even, _) = try TURNHarness.response(
+            h.send(
+                user.request(.allocate) {
+                    try $0.appendRequestedTransport()
+                    try $0.appendAttribute(.evenPort, value: [0])
+                }, from: client))
+        #expect(even.turn.xorRelayedAddress.map { $0.port % 2 == 0 } == true, "\(even)")
+        _ = try h.send(user.request(.refresh) { try $0.appendLifetime(seconds: 0) }, from: client)
         h.refuseRelays = true
         #expect(
             try TURNHarness.response(h.send(user.request(.allocate, TURNTestUser.allocateAttributes), from: client)).0

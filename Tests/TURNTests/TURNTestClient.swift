@@ -29,8 +29,9 @@ struct TURNHarness {
         var opened: [TransportAddress] = []
         var port = nextRelayPort
         let refuse = refuseRelays
-        server.handleClient(bytes, from: client, now: clock.now, unixSeconds: unixSeconds) { _ in
+        server.handleClient(bytes, from: client, now: clock.now, unixSeconds: unixSeconds) { _, even in
             guard !refuse else { return nil }
+            if even, port % 2 == 1 { port += 1 }
             let relay = TransportAddress(ipv4: 127, 0, 0, 1, port: port)
             port += 1
             opened.append(relay)
