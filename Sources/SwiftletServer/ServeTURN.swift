@@ -15,22 +15,13 @@ import Wire
 /// (docs/TRANSPORT.md, "TURN"), and the ICE servers the signalling server
 /// hands each participant.
 enum ServeTURN {
-    /// How long issued credentials may create allocations. An hour covers
-    /// a join and its ICE restarts; a rejoin gets fresh ones. An
-    /// allocation made in time lives on while it is refreshed.
-    static let credentialLifetimeSeconds: Int64 = 3600
-
     struct Running: Sendable {
         let service: TURNService
         let urls: [String]
-        let credentials: TURNCredentials
 
         /// The join response's / Link headers' servers for `identity`.
         func iceServers(for identity: String) -> [ICEServer] {
-            guard
-                let issued = credentials.issue(
-                    identity: identity, nowSeconds: Int64(time(nil)), lifetimeSeconds: ServeTURN.credentialLifetimeSeconds)
-            else { return [] }
+            guard let issued = service.issue(identity: identity, unixSeconds: Int64(time(nil))) else { return [] }
             return [ICEServer(urls: urls, username: issued.username, credential: issued.password)]
         }
     }
@@ -62,10 +53,6 @@ enum ServeTURN {
                 listen: listen, tls: tls.map { (tlsListen, $0) }, relayBindIP: bindIP, relayAnnouncedIP: relayIP,
                 engine: engine, credentials: credentials, allowedPeers: allowed))
         let host = options.turnHost ?? (relayIP.contains(":") ? "[\(relayIP)]" : relayIP)
-        var urls = [
-            "turn:\(host):\(service.udpAddress.port)?transport=udp", "turn:\(host):\(service.tcpAddress.port)?transport=tcp",
-        ]
-        if let secure = service.tlsAddress { urls.append("turns:\(host):\(secure.port)?transport=tcp") }
-        return Running(service: service, urls: urls, credentials: credentials)
+        return Running(service: service, urls: service.urls(host: host))
     }
 }

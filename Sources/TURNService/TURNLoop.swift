@@ -16,6 +16,7 @@ import Wire
 final class TURNLoop: @unchecked Sendable {
     let udpAddress: SocketAddress
     let allocations = Atomic<Int>(0)
+    let relaysOpened = Atomic<Int>(0)
     private var engine: TURNServer
     private let listener: UDPSocket
     private let events: Mailbox<TURNStreamEvent>
@@ -170,6 +171,7 @@ final class TURNLoop: @unchecked Sendable {
         relays[tag] = relay
         relayTags[relay.relay] = tag
         allocations.store(relays.count, ordering: .relaxed)
+        relaysOpened.add(1, ordering: .relaxed)
         return relay.relay
     }
 

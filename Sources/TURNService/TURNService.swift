@@ -55,6 +55,7 @@ public final class TURNService: Sendable {
     public let udpAddress: SocketAddress
     public let tcpAddress: SocketAddress
     public let tlsAddress: SocketAddress?
+    private let credentials: TURNCredentials
     private let loop: TURNLoop
     private let tcp: TCPServer<TURNStreamSession>
     private let thread: Mutex<WorkerThread?>
@@ -82,6 +83,7 @@ public final class TURNService: Sendable {
         }
         self.tcp = tcp
         self.loop = loop
+        credentials = configuration.credentials
         udpAddress = loop.udpAddress
         tcpAddress = tcp.localAddress
         tlsAddress = tcp.secureLocalAddress
@@ -90,8 +92,29 @@ public final class TURNService: Sendable {
 
     deinit { stop() }
 
+    /// How long issued credentials may create allocations. An hour covers
+    /// a join and its ICE restarts; a rejoin gets fresh ones. An
+    /// allocation made in time lives on while it is refreshed.
+    public static let credentialLifetimeSeconds: Int64 = 3600
+
+    /// Credentials for `identity` (the join response's, the `Link`
+    /// headers'), valid from `unixSeconds` for `credentialLifetimeSeconds`.
+    public func issue(identity: String, unixSeconds: Int64) -> TURNCredentials.Issued? {
+        credentials.issue(identity: identity, nowSeconds: unixSeconds, lifetimeSeconds: Self.credentialLifetimeSeconds)
+    }
+
+    /// The TURN URLs of this server (RFC 7065) with `host`: UDP, TCP, and
+    /// TLS when it listens for TLS (`turns:`, over TCP).
+    public func urls(host: String) -> [String] {
+        var urls = ["turn:\(host):\(udpAddress.port)?transport=udp", "turn:\(host):\(tcpAddress.port)?transport=tcp"]
+        if let tlsAddress { urls.append("turns:\(host):\(tlsAddress.port)?transport=tcp") }
+        return urls
+    }
+
     /// Allocations open now (approximate while running).
     public var allocationCount: Int { loop.allocations.load(ordering: .relaxed) }
+    /// Relay sockets opened since start.
+    public var relaysOpened: Int { loop.relaysOpened.load(ordering: .relaxed) }
 
     /// Stops both threads and closes every socket. Idempotent.
     public func stop() {

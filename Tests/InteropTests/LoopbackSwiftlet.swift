@@ -7,6 +7,8 @@ import Signaling
 import SignalingServer
 import Synchronization
 import TLS
+import TURN
+import TURNService
 import Testing
 
 /// A real swiftlet on 127.0.0.1 for the interop tests: one media worker and
@@ -18,6 +20,8 @@ import Testing
 final class LoopbackSwiftlet {
     let media: MediaPlane
     let server: SignalingServer
+    /// The built-in TURN server, with `turn` (and TURN over TLS with `tls`).
+    let turn: TURNService?
     private let recorded: CommandLog
 
     private final class CommandLog: Sendable {
@@ -26,14 +30,42 @@ final class LoopbackSwiftlet {
 
     /// `mediaBind` and `announcedIP` as `swiftlet serve` takes them; the
     /// signalling server is on 127.0.0.1 whatever they are. With `tls`, it
-    /// also listens for HTTPS/WSS (`secureURL`).
+    /// also listens for HTTPS/WSS (`secureURL`). With `turn`, a TURN server
+    /// as `swiftlet serve --turn` runs it (relaying only to the media
+    /// worker), announced in join responses under the name `localhost`.
     init(
-        devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil, tls: TLSContextSlot? = nil
+        devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil, tls: TLSContextSlot? = nil,
+        turn turnEnabled: Bool = false
     ) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
         let media = try MediaPlane(
             count: 1, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate)
         let recorded = CommandLog()
+        var turn: TURNService?
+        var iceServers: (@Sendable (String) -> [ICEServer])?
+        if turnEnabled {
+            let service: TURNService
+            do {
+                service = try TURNService(
+                    TURNServiceConfiguration(
+                        listen: SocketAddress(ip: "127.0.0.1", port: 0)!,
+                        tls: tls.map { (SocketAddress(ip: "127.0.0.1", port: 0)!, $0) }, relayBindIP: mediaBind,
+                        relayAnnouncedIP: announcedIP ?? mediaBind, engine: TURNServerConfiguration(),
+                        credentials: TURNCredentials.derived(fromTokenSecret: "s"),
+                        allowedPeers: Set(media.endpoint.workers.flatMap { $0 }.map(\.address))))
+            } catch {
+                media.stop()
+                throw error
+            }
+            let urls = service.urls(host: "localhost")
+            iceServers = { identity in
+                guard let issued = service.issue(identity: identity, unixSeconds: Int64(Date().timeIntervalSince1970))
+                else { return [] }
+                return [ICEServer(urls: urls, username: issued.username, credential: issued.password)]
+            }
+            turn = service
+        }
+        self.turn = turn
         do {
             server = try SignalingServer(
                 bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!,
@@ -43,8 +75,9 @@ final class LoopbackSwiftlet {
                 media: { command in
                     recorded.commands.withLock { $0.append(command) }
                     media.post(command)
-                }, devTokens: devMode ? DevTokenIssuer(key: "k", secret: "s") : nil)
+                }, devTokens: devMode ? DevTokenIssuer(key: "k", secret: "s") : nil, iceServers: iceServers)
         } catch {
+            turn?.stop()
             media.stop()
             throw error
         }
@@ -80,6 +113,7 @@ final class LoopbackSwiftlet {
 
     func stop() {
         server.stop()
+        turn?.stop()
         media.stop()
     }
 

@@ -99,9 +99,9 @@ export class SwiftletClient extends EventTarget {
   // relay of that transport (iceTransportPolicy "relay"): the page's
   // ?relay= option, for testing a network where only that one works.
   constructor({ url, token, publishIn = () => true, simulcast = true, media = { audio: true, video: { width: 1280, height: 720 } }, relay = null }) {
+    super();
     this.relay = relay;
     this.iceServers = [];
-    super();
     this.simulcast = simulcast;
     this.url = url;
     this.token = token;

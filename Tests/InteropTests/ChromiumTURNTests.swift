@@ -1,0 +1,45 @@
+import DTLS
+import Foundation
+import TLS
+import Testing
+
+extension ChromiumSuite {
+    /// Networks where only TLS gets out: two headless Chromium tabs join a
+    /// room with iceTransportPolicy "relay" and only the `turns:` server
+    /// of the join response, so all their media crosses swiftlet's
+    /// built-in TURN over TLS (trusting its test certificate by SPKI hash)
+    /// to the SFU, and each decodes the other. getStats must show relay
+    /// candidates over TLS on both connections of both tabs.
+    @Suite struct ChromiumTURNTests {
+        @Test(.timeLimit(.minutes(1)))
+        func roomPagesDecodeThroughTheBuiltInTURNOverTLSOnly() throws {
+            let certificate = try DTLSCertificate.generate(
+                issuedAt: Int64(Date().timeIntervalSince1970), subjectAltNames: "DNS:localhost,IP:127.0.0.1")
+            let context = try TLSContext.server(
+                certificateChainPEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)
+            let swiftlet = try LoopbackSwiftlet(tls: TLSContextSlot(context), turn: true)
+            defer { swiftlet.stop() }
+            let result = try swiftlet.runScript(
+                "chromium_page_turn.py", tokens: swiftlet.tokens(for: ["alice", "bob"], room: "turn-room"), url: swiftlet.url,
+                arguments: ["--spki", Data(context.leafSPKISHA256).base64EncodedString()], timeout: .seconds(55))
+            #expect(result["errors"] == nil, "\(result)")
+            let pages = try #require(result["pages"] as? [[String: Any]], "\(result)")
+            #expect(pages.count == 2)
+            for page in pages {
+                let tiles = try #require(page["tiles"] as? [[String: Any]], "\(page)")
+                #expect(tiles.count == 1 && (tiles[0]["framesDecoded"] as? Int ?? 0) > 0, "\(page)")
+                let pairs = try #require(page["pairs"] as? [String: [String: Any]], "\(page)")
+                for connection in ["publisher", "subscriber"] {
+                    #expect(pairs[connection]?["candidateType"] as? String == "relay", "\(connection): \(page)")
+                    #expect(pairs[connection]?["relayProtocol"] as? String == "tls", "\(connection): \(page)")
+                }
+            }
+            // Both tabs, two connections each, at least one allocation per
+            // connection; all gone with the tabs' TLS connections.
+            #expect((swiftlet.turn?.relaysOpened ?? 0) >= 4)
+            let end = Date().addingTimeInterval(3)
+            while swiftlet.turn?.allocationCount != 0, Date() < end { usleep(50_000) }
+            #expect(swiftlet.turn?.allocationCount == 0)
+        }
+    }
+}
