@@ -85,7 +85,7 @@ let package = Package(
         // corpus replay test, so both exercise exactly the same code.
         protocolTarget(
             "FuzzEntryPoints",
-            ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation"]),
+            ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation", "TURN"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).

@@ -8,7 +8,7 @@ import PackageDescription
 let entries = [
     "STUN": "stun", "RTP": "rtp", "RTCP": "rtcp", "SDP": "sdp", "Codecs": "codecs", "HTTP": "http", "WebSocket": "websocket",
     "RTX": "rtx", "VP8KeyframeHeader": "vp8KeyframeHeader", "WebSocketClient": "websocketClient", "TLSServer": "tlsServer",
-    "TransportFeedback": "transportFeedback", "Negotiation": "negotiation",
+    "TransportFeedback": "transportFeedback", "Negotiation": "negotiation", "TURN": "turn",
 ]
 
 let package = Package(

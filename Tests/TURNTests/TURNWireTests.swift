@@ -1,3 +1,4 @@
+import Foundation
 import STUN
 import TURN
 import Testing
@@ -91,5 +92,34 @@ import Wire
         // Checked with md5sum: echo -n 'user:realm:pass' | md5sum
         let key = STUNMessage.longTermKey(username: "user", realm: "realm", password: "pass")
         #expect(key.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() == "8493fbc53ba582fb4c044c456bdc40eb")
+    }
+}
+
+@Suite struct TURNFuzzSeedTests {
+    /// The fuzz corpus's session seed (Fuzz/Corpus/turn, written by a short
+    /// Python script from the RFCs' formulas, not by this code) must reach
+    /// the deep paths: allocated, permitted, bound, relayed twice, deleted.
+    @Test func theSessionSeedDrivesTheEngineThroughAWholeAllocation() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(
+            path: "../../Fuzz/Corpus/turn/stream-session")
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let peer = TransportAddress(ipv4: 127, 0, 0, 1, port: 10000)
+        var server = TURNServer(
+            credentials: TURNCredentials(secret: [1, 2, 3]), policy: TURNPeerPolicy(allowed: [peer]), nonceKey: [4, 5, 6])
+        let client = TURNClient(transport: .udp, address: TransportAddress(ipv4: 127, 0, 0, 1, port: 40000))
+        var framer = TURNStreamFramer()
+        framer.append(bytes)
+        var outputs: [TURNOutput] = []
+        while let frame = try framer.next() {
+            server.handleClient(frame, from: client, now: Instant(nanoseconds: 1_000_000_000), unixSeconds: 0) { _, _ in
+                TransportAddress(ipv4: 127, 0, 0, 1, port: 50000)
+            }
+            while let o = server.pollOutput() { outputs.append(o) }
+        }
+        let relay = TransportAddress(ipv4: 127, 0, 0, 1, port: 50000)
+        let hello = Array("hello".utf8)
+        #expect(outputs.filter { $0 == .toPeer(relay: relay, peer: peer, hello) }.count == 2, "\(outputs)")
+        #expect(outputs.contains(.releaseRelay(relay)))
+        #expect(server.counters.unauthorized == 0)
     }
 }
