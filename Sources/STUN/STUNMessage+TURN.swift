@@ -77,7 +77,9 @@ public struct TURNAttributes: Hashable, Sendable {
 
     /// XOR-PEER-ADDRESS and XOR-RELAYED-ADDRESS share XOR-MAPPED-ADDRESS's
     /// layout (RFC 8656 sections 18.3 and 18.5); the caller un-xors.
-    private static func xorAddress(_ value: inout ByteReader, type: STUNAttributeType) throws(STUNParseError)
+    private static func xorAddress(
+        _ value: inout ByteReader, type: STUNAttributeType
+    ) throws(STUNParseError)
         -> TransportAddress
     {
         let bad = STUNParseError.malformedAttribute(type)

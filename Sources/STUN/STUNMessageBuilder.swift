@@ -206,7 +206,10 @@ extension STUNMessageBuilder {
     public mutating func appendLifetime(seconds: UInt32) throws(STUNBuildError) {
         try appendAttribute(
             .lifetime,
-            value: [UInt8(seconds >> 24), UInt8(truncatingIfNeeded: seconds >> 16), UInt8(truncatingIfNeeded: seconds >> 8), UInt8(truncatingIfNeeded: seconds)])
+            value: [
+                UInt8(seconds >> 24), UInt8(truncatingIfNeeded: seconds >> 16), UInt8(truncatingIfNeeded: seconds >> 8),
+                UInt8(truncatingIfNeeded: seconds),
+            ])
     }
 
     /// REQUESTED-TRANSPORT (section 18.8): 17 for UDP, three RFFU bytes.

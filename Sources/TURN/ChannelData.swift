@@ -23,7 +23,9 @@ public enum ChannelData {
     /// The channel number and where the data lies in `bytes`, a whole
     /// datagram or stream frame. Fails when the header is short, the number
     /// is outside the channel range, or the length runs past the bytes.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(TURNParseError) -> (
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(TURNParseError) -> (
         channel: UInt16, data: Range<Int>
     ) {
         guard bytes.count >= headerLength else { throw .truncated }

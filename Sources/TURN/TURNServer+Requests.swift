@@ -159,14 +159,16 @@ extension TURNServer {
         }
         let permissionKey = TURNAllocation.permissionKey(peer)
         let newPermission = allocation.permissions[permissionKey] == nil ? 1 : 0
-        guard allocation.channelsByNumber[number] != nil
-            || allocation.channelsByNumber.count < configuration.maxChannelsPerAllocation,
+        guard
+            allocation.channelsByNumber[number] != nil
+                || allocation.channelsByNumber.count < configuration.maxChannelsPerAllocation,
             allocation.permissions.count + newPermission <= configuration.maxPermissionsPerAllocation
         else {
             reply(message, .insufficientCapacity, key: credential.key, to: client)
             return
         }
-        allocations[client]?.channelsByNumber[number] = TURNChannelBinding(peer: peer, expiry: now + configuration.channelLifetime)
+        allocations[client]?.channelsByNumber[number] = TURNChannelBinding(
+            peer: peer, expiry: now + configuration.channelLifetime)
         allocations[client]?.channelsByPeer[peer] = number
         allocations[client]?.permissions[permissionKey] = now + configuration.permissionLifetime
         var b = STUNMessageBuilder(

@@ -242,7 +242,8 @@ public struct TURNServer {
     private func nonceIsFresh(_ nonce: String, client: TURNClient, now: Instant) -> Bool {
         guard let dot = nonce.firstIndex(of: "."), nonce.utf8.count <= 64 else { return false }
         let issuedText = String(nonce[..<dot])
-        guard let issued = UInt64(issuedText, radix: 16), nonceMAC(issuedText, client: client) == nonce[nonce.index(after: dot)...]
+        guard let issued = UInt64(issuedText, radix: 16),
+            nonceMAC(issuedText, client: client) == nonce[nonce.index(after: dot)...]
         else { return false }
         let age = now.nanoseconds &- Int64(bitPattern: issued)
         return age >= 0 && age < configuration.nonceLifetime.nanoseconds

@@ -43,7 +43,9 @@ final class TURNLoop: @unchecked Sendable {
         }
     }
 
-    init(_ configuration: TURNServiceConfiguration, events: Mailbox<TURNStreamEvent>, tcp: TCPServer<TURNStreamSession>)
+    init(
+        _ configuration: TURNServiceConfiguration, events: Mailbox<TURNStreamEvent>, tcp: TCPServer<TURNStreamSession>
+    )
         throws(SocketError)
     {
         guard let bind = SocketAddress(ip: configuration.relayBindIP, port: 0),
@@ -112,7 +114,9 @@ final class TURNLoop: @unchecked Sendable {
             for i in 0..<count {
                 guard batch.length(i) <= batch.slotSize, let source = batch.address(i) else { continue }
                 let client = TURNClient(transport: .udp, address: source.transportAddress)
-                engine.handleClient(batch.datagram(i), from: client, now: now, unixSeconds: seconds) { self.openRelay($0, even: $1) }
+                engine.handleClient(batch.datagram(i), from: client, now: now, unixSeconds: seconds) {
+                    self.openRelay($0, even: $1)
+                }
                 perform()
             }
             if count < batch.capacity { return }
@@ -209,7 +213,8 @@ final class TURNLoop: @unchecked Sendable {
         bytes.withUnsafeBytes { b in
             _ = withUnsafeBytes(of: target.storage) { s in
                 sendto(
-                    descriptor, b.baseAddress, b.count, Int32(MSG_DONTWAIT), s.baseAddress!.assumingMemoryBound(to: sockaddr.self),
+                    descriptor, b.baseAddress, b.count, Int32(MSG_DONTWAIT),
+                    s.baseAddress!.assumingMemoryBound(to: sockaddr.self),
                     length)
             }
         }

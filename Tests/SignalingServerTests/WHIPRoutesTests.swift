@@ -67,12 +67,17 @@ import Wire
     /// URL in a `Link` with the identity's credentials; without, none.
     @Test func whipAnswersCarryTheTURNServersAsLinkHeaders() throws {
         let server = try startServer(iceServers: { identity in
-            [ICEServer(urls: ["turn:192.0.2.1:3478?transport=udp", "turns:t.example:443?transport=tcp"], username: "9:\(identity)", credential: "p\"w")]
+            [
+                ICEServer(
+                    urls: ["turn:192.0.2.1:3478?transport=udp", "turns:t.example:443?transport=tcp"], username: "9:\(identity)",
+                    credential: "p\"w")
+            ]
         })
         defer { server.stop() }
         let offer = try Self.fixture("aiortc-offer.sdp")
         let created = try request(
-            server, "POST", "/whip/r", headers: [("Content-Type", "application/sdp"), ("Authorization", "Bearer \(token("alice"))")],
+            server, "POST", "/whip/r",
+            headers: [("Content-Type", "application/sdp"), ("Authorization", "Bearer \(token("alice"))")],
             body: offer)
         #expect(created.status == 201, "\(created.body)")
         #expect(
@@ -83,7 +88,8 @@ import Wire
         let plain = try startServer()
         defer { plain.stop() }
         let without = try request(
-            plain, "POST", "/whip/r", headers: [("Content-Type", "application/sdp"), ("Authorization", "Bearer \(token("bob"))")],
+            plain, "POST", "/whip/r",
+            headers: [("Content-Type", "application/sdp"), ("Authorization", "Bearer \(token("bob"))")],
             body: offer)
         #expect(without.status == 201 && without.links.isEmpty)
     }

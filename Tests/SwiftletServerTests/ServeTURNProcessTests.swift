@@ -103,7 +103,9 @@ import Testing
         #expect(refused.status != 0)
         #expect(refused.output.contains("error 403 (Forbidden)"), "\(refused.output)")
         // Wrong credentials: no allocation at all.
-        let forged = try run(["-c", "-n", "1", "-u", username, "-w", "wrong", "-e", "127.0.0.1", "-r", "\(media)", "-p", udpPort, "127.0.0.1"])
+        let forged = try run([
+            "-c", "-n", "1", "-u", username, "-w", "wrong", "-e", "127.0.0.1", "-r", "\(media)", "-p", udpPort, "127.0.0.1",
+        ])
         #expect(forged.status != 0)
         #expect(!forged.output.contains("Received relay addr"), "\(forged.output)")
     }

@@ -68,13 +68,15 @@ import Wire
         var other = TURNTestUser(identity: "mallory")
         other.password = user.password
         other.nonce = user.nonce
-        #expect(try TURNHarness.response(h.send(other.request(.allocate, TURNTestUser.allocateAttributes), from: client)).0
-            .errorCode?.code == 401)
+        #expect(
+            try TURNHarness.response(h.send(other.request(.allocate, TURNTestUser.allocateAttributes), from: client)).0
+                .errorCode?.code == 401)
         // Expired credentials, correctly signed.
         var expired = TURNTestUser(expiry: TURNHarness.unixNow - 1)
         expired.nonce = user.nonce
-        #expect(try TURNHarness.response(h.send(expired.request(.allocate, TURNTestUser.allocateAttributes), from: client)).0
-            .errorCode?.code == 401)
+        #expect(
+            try TURNHarness.response(h.send(expired.request(.allocate, TURNTestUser.allocateAttributes), from: client)).0
+                .errorCode?.code == 401)
         #expect(h.server.allocationCount == 0)
         #expect(h.openedRelays.isEmpty)
     }
@@ -87,7 +89,8 @@ import Wire
         user.nonce = challenge.nonce
         // Another client address with this client's nonce: stale.
         let elsewhere = TURNClient(transport: .udp, address: TransportAddress(ipv4: 127, 0, 0, 1, port: 40001))
-        let (moved, _) = try TURNHarness.response(h.send(user.request(.allocate, TURNTestUser.allocateAttributes), from: elsewhere))
+        let (moved, _) = try TURNHarness.response(
+            h.send(user.request(.allocate, TURNTestUser.allocateAttributes), from: elsewhere))
         #expect(moved.errorCode?.code == 438)
         h.clock.advance(by: .seconds(3601))
         let (stale, _) = try TURNHarness.response(h.send(user.request(.allocate, TURNTestUser.allocateAttributes), from: client))
@@ -157,7 +160,10 @@ import Wire
             h.send(user.request(.createPermission) { try $0.appendXORPeerAddress(TURNHarness.sfu) }, from: client))
         #expect(ok.type.messageClass == .successResponse)
         #expect(h.send(sendIndication(to: TURNHarness.stranger, [1, 2, 3]), from: client).isEmpty)
-        #expect(h.send(sendIndication(to: TURNHarness.sfu, [1, 2, 3]), from: client) == [.toPeer(relay: relay, peer: TURNHarness.sfu, [1, 2, 3])])
+        #expect(
+            h.send(sendIndication(to: TURNHarness.sfu, [1, 2, 3]), from: client) == [
+                .toPeer(relay: relay, peer: TURNHarness.sfu, [1, 2, 3])
+            ])
         // And a stranger's datagram to the relay is not passed on.
         h.server.handlePeer([9, 9], relay: relay, from: TURNHarness.stranger, now: h.clock.now)
         #expect(h.drain().isEmpty)
@@ -237,18 +243,25 @@ import Wire
         var h = TURNHarness(configuration: configuration)
         var alice = TURNTestUser()
         for port: UInt16 in 1...2 {
-            _ = try allocate(&h, &alice, from: TURNClient(transport: .udp, address: TransportAddress(ipv4: 127, 0, 0, 1, port: port)))
+            _ = try allocate(
+                &h, &alice, from: TURNClient(transport: .udp, address: TransportAddress(ipv4: 127, 0, 0, 1, port: port)))
         }
         let third = TURNClient(transport: .udp, address: TransportAddress(ipv4: 127, 0, 0, 1, port: 3))
-        let (c, _) = try TURNHarness.response(h.send(alice.request(.allocate, signed: false, TURNTestUser.allocateAttributes), from: third))
+        let (c, _) = try TURNHarness.response(
+            h.send(alice.request(.allocate, signed: false, TURNTestUser.allocateAttributes), from: third))
         alice.nonce = c.nonce
-        #expect(try TURNHarness.response(h.send(alice.request(.allocate, TURNTestUser.allocateAttributes), from: third)).0.errorCode?.code == 486)
+        #expect(
+            try TURNHarness.response(h.send(alice.request(.allocate, TURNTestUser.allocateAttributes), from: third)).0.errorCode?
+                .code == 486)
         var bob = TURNTestUser(identity: "bob")
         _ = try allocate(&h, &bob, from: third)
         let fourth = TURNClient(transport: .udp, address: TransportAddress(ipv4: 127, 0, 0, 1, port: 4))
-        let (c2, _) = try TURNHarness.response(h.send(bob.request(.allocate, signed: false, TURNTestUser.allocateAttributes), from: fourth))
+        let (c2, _) = try TURNHarness.response(
+            h.send(bob.request(.allocate, signed: false, TURNTestUser.allocateAttributes), from: fourth))
         bob.nonce = c2.nonce
-        #expect(try TURNHarness.response(h.send(bob.request(.allocate, TURNTestUser.allocateAttributes), from: fourth)).0.errorCode?.code == 486)
+        #expect(
+            try TURNHarness.response(h.send(bob.request(.allocate, TURNTestUser.allocateAttributes), from: fourth)).0.errorCode?
+                .code == 486)
         #expect(h.server.allocationCount == 3)
         #expect(h.server.counters.quotaRefusals == 2)
     }
@@ -262,7 +275,8 @@ import Wire
         let (refused, _) = try TURNHarness.response(h.send(bob.request(.refresh), from: client))
         #expect(refused.errorCode?.code == 441)
         // Alice's credentials expire; her allocation still refreshes.
-        let (ok, _) = try TURNHarness.response(h.send(alice.request(.refresh), from: client, unixSeconds: TURNHarness.unixNow + 700))
+        let (ok, _) = try TURNHarness.response(
+            h.send(alice.request(.refresh), from: client, unixSeconds: TURNHarness.unixNow + 700))
         #expect(ok.type.messageClass == .successResponse)
     }
 

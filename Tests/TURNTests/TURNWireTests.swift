@@ -48,8 +48,12 @@ import Wire
         #expect(padded == [0x40, 0x01, 0, 5, 9, 8, 7, 6, 5, 0, 0, 0])
         let parsed = try padded.withUnsafeBytes { try ChannelData.parse($0) }
         #expect(parsed.channel == 0x4001 && parsed.data == 4..<9)
-        #expect(throws: TURNParseError.badChannelNumber) { try ([0x80, 0, 0, 0] as [UInt8]).withUnsafeBytes { try ChannelData.parse($0) } }
-        #expect(throws: TURNParseError.truncated) { try ([0x40, 0, 0, 1] as [UInt8]).withUnsafeBytes { try ChannelData.parse($0) } }
+        #expect(throws: TURNParseError.badChannelNumber) {
+            try ([0x80, 0, 0, 0] as [UInt8]).withUnsafeBytes { try ChannelData.parse($0) }
+        }
+        #expect(throws: TURNParseError.truncated) {
+            try ([0x40, 0, 0, 1] as [UInt8]).withUnsafeBytes { try ChannelData.parse($0) }
+        }
     }
 
     @Test func theStreamFramerSplitsSTUNAndChannelDataAcrossArbitraryChunks() throws {
