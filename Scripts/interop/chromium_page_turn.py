@@ -4,7 +4,9 @@ response's `iceServers` and sets iceTransportPolicy "relay", so every
 packet goes through swiftlet's built-in TURN over TLS. Chromium trusts
 the TURN server's test certificate only through its SPKI hash. Each tab
 must decode the other's video; the selected candidate pairs of both
-connections are reported (getStats). Prints one JSON line.
+connections are reported (getStats). Then the connectivity check page
+(/check) runs in a third tab and reports which transports reached the
+TURN server. Prints one JSON line.
 
   .venv/bin/python Scripts/interop/chromium_page_turn.py --url ws://127.0.0.1:PORT/rtc --spki HASH --tokens '["t1","t2"]'
 """
@@ -14,7 +16,7 @@ import contextlib
 import json
 import tempfile
 
-from chromium_page import base_url, open_tabs, page_url
+from chromium_page import base_url, open_tab, open_tabs, page_url
 from cdp import free_tcp_port, start_chromium, stop_chromium
 
 WHO = "chromium_page_turn"
@@ -28,6 +30,18 @@ def decoding(tiles) -> bool:
 
 def relayed(pairs) -> bool:
     return bool(pairs) and all(name in pairs for name in ("publisher", "subscriber"))
+
+
+async def check_results(tab, seconds):
+    """The check page's results once all three transports are decided."""
+    results = None
+    for _ in range(int(seconds * 5)):
+        results = await tab.evaluate("window.swiftletCheck ? window.swiftletCheck.results() : null")
+        if isinstance(results, dict) and len(results) == 3 and all(r.get("ok") is not None for r in results.values()):
+            return results
+        await asyncio.sleep(0.2)
+    message = await tab.evaluate("document.getElementById('message').textContent")
+    raise RuntimeError(f"the connectivity check did not finish; last: {json.dumps(results)}; message: {message}")
 
 
 async def run(url, tokens, spki, seconds):
@@ -46,7 +60,8 @@ async def run(url, tokens, spki, seconds):
                     tiles = await tab.wait_for("tiles()", decoding, seconds, "a decoding remote tile")
                     pairs = await tab.wait_for("selectedPairs()", relayed, 10, "selected candidate pairs")
                     pages.append({"tiles": tiles, "pairs": pairs})
-                return {"pages": pages}
+                check = await open_tab(port, f"{base}/check#token={tokens[0]}", f"{WHO}[check]", stack)
+                return {"pages": pages, "check": await check_results(check, 15)}
         finally:
             stop_chromium(chromium)
 

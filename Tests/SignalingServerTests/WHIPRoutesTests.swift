@@ -85,6 +85,13 @@ import Wire
                 #"<turn:192.0.2.1:3478?transport=udp>; rel="ice-server"; username="9:alice"; credential="p\"w"; credential-type="password""#,
                 #"<turns:t.example:443?transport=tcp>; rel="ice-server"; username="9:alice"; credential="p\"w"; credential-type="password""#,
             ])
+        // The connectivity check page's endpoint: the same, as JSON, for a token.
+        #expect(try request(server, "GET", "/ice-servers").status == 401)
+        #expect(try request(server, "GET", "/ice-servers", headers: [("Authorization", "Bearer nope")]).status == 401)
+        let servers = try request(server, "GET", "/ice-servers", headers: [("Authorization", "Bearer \(token("carol"))")])
+        #expect(servers.status == 200)
+        let json = try JSONSerialization.jsonObject(with: Data(servers.body.utf8)) as? [String: [[String: Any]]]
+        #expect(json?["iceServers"]?.first?["username"] as? String == "9:carol", "\(servers.body)")
         let plain = try startServer()
         defer { plain.stop() }
         let without = try request(
@@ -92,6 +99,8 @@ import Wire
             headers: [("Content-Type", "application/sdp"), ("Authorization", "Bearer \(token("bob"))")],
             body: offer)
         #expect(without.status == 201 && without.links.isEmpty)
+        let none = try request(plain, "GET", "/ice-servers", headers: [("Authorization", "Bearer \(token("dave"))")])
+        #expect(none.status == 200 && none.body == #"{"iceServers":[]}"#, "\(none.body)")
     }
 
     @Test func whipSessionLifeCycleOverHTTP() throws {
