@@ -48,10 +48,14 @@ enum ServeTURN {
         engine.maxAllocationsPerUser = options.turnAllocationsPerUser
         let secret = options.keys.sorted { $0.key < $1.key }.first?.value ?? ""
         let credentials = TURNCredentials.derived(fromTokenSecret: secret)
-        let service = try TURNService(
-            TURNServiceConfiguration(
-                listen: listen, tls: tls.map { (tlsListen, $0) }, relayBindIP: bindIP, relayAnnouncedIP: relayIP,
-                engine: engine, credentials: credentials, allowedPeers: allowed))
+        var configuration = TURNServiceConfiguration(
+            listen: listen, tls: tls.map { (tlsListen, $0) }, relayBindIP: bindIP, relayAnnouncedIP: relayIP,
+            engine: engine, credentials: credentials, allowedPeers: allowed)
+        configuration.peerRoutes = TURNServiceConfiguration.peerRoutes(
+            workers: zip(media.localAddresses, media.endpoint.workers).map { local, candidates in
+                (local, candidates.filter { $0.transport == .udp }.map(\.address))
+            })
+        let service = try TURNService(configuration)
         let host = options.turnHost ?? (relayIP.contains(":") ? "[\(relayIP)]" : relayIP)
         return Running(service: service, urls: service.urls(host: host))
     }

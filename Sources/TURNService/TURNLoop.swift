@@ -26,6 +26,7 @@ final class TURNLoop: @unchecked Sendable {
     private let relayBind: SocketAddress
     private let relayAnnouncedIP: SocketAddress
     private var relays: [UInt64: RelaySocket] = [:]
+    private let peerRoutes: [TransportAddress: TransportAddress]
     private var relayTags: [TransportAddress: UInt64] = [:]
     private var nextTag: UInt64 = 16
     private let stopRequested = Atomic<Bool>(false)
@@ -37,6 +38,10 @@ final class TURNLoop: @unchecked Sendable {
     final class RelaySocket {
         let socket: UDPSocket
         let relay: TransportAddress
+        /// A routed peer's local address to the address the client named
+        /// (`peerRoutes`), so that answers reach the engine as from the
+        /// peer the client has a permission for.
+        var aliases: [TransportAddress: TransportAddress] = [:]
         init(socket: consuming UDPSocket, relay: TransportAddress) {
             self.socket = socket
             self.relay = relay
@@ -59,6 +64,7 @@ final class TURNLoop: @unchecked Sendable {
         listener = socket
         self.events = events
         self.tcp = tcp
+        peerRoutes = configuration.peerRoutes
         engine = TURNServer(
             configuration: configuration.engine, credentials: configuration.credentials,
             policy: TURNPeerPolicy(allowed: configuration.allowedPeers), nonceKey: SecureRandom.bytes(32))
@@ -146,7 +152,8 @@ final class TURNLoop: @unchecked Sendable {
             let now = MonotonicClock.now()
             for i in 0..<count {
                 guard batch.length(i) <= batch.slotSize, let source = batch.address(i) else { continue }
-                engine.handlePeer(batch.datagram(i), relay: relay.relay, from: source.transportAddress, now: now)
+                let peer = relay.aliases[source.transportAddress] ?? source.transportAddress
+                engine.handlePeer(batch.datagram(i), relay: relay.relay, from: peer, now: now)
             }
             perform()
             if count < batch.capacity { return }
@@ -198,7 +205,12 @@ final class TURNLoop: @unchecked Sendable {
                 }
             case .toPeer(let relayAddress, let peer, let bytes):
                 guard let tag = relayTags[relayAddress], let relay = relays[tag] else { continue }
-                Self.send(bytes, to: peer, on: relay.socket.descriptor, dualStack: relay.socket.isDualStack)
+                var target = peer
+                if let routed = peerRoutes[peer] {
+                    target = routed
+                    if relay.aliases[routed] != peer { relay.aliases[routed] = peer }
+                }
+                Self.send(bytes, to: target, on: relay.socket.descriptor, dualStack: relay.socket.isDualStack)
             case .releaseRelay(let relayAddress):
                 if let tag = relayTags[relayAddress] { closeRelay(tag) }
             }

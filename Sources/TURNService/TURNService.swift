@@ -26,6 +26,13 @@ public struct TURNServiceConfiguration: Sendable {
     public var credentials: TURNCredentials
     /// This node's media addresses, the only peers (`TURNPeerPolicy`).
     public var allowedPeers: Set<TransportAddress>
+    /// Where to send what a client addresses to one of `allowedPeers`,
+    /// when that is not the socket's own address: an announced public
+    /// address behind NAT (`--announce-ip`) or an interface address of a
+    /// wildcard bind maps to the worker's local address, so relayed
+    /// packets never leave the machine to come back through the NAT
+    /// (which many do not allow: hairpinning). Absent: sent as addressed.
+    public var peerRoutes: [TransportAddress: TransportAddress] = [:]
     /// A TCP/TLS connection silent this long is closed.
     public var streamIdleTimeout: Duration = .seconds(120)
 
@@ -41,6 +48,31 @@ public struct TURNServiceConfiguration: Sendable {
         self.engine = engine
         self.credentials = credentials
         self.allowedPeers = allowedPeers
+    }
+}
+
+extension TURNServiceConfiguration {
+    /// `peerRoutes` for media workers given as (the socket's local address,
+    /// the addresses it announces): each announced address to the bound
+    /// address, or to loopback of its family on a wildcard bind.
+    public static func peerRoutes(
+        workers: [(local: SocketAddress, announced: [TransportAddress])]
+    ) -> [TransportAddress:
+        TransportAddress]
+    {
+        var routes: [TransportAddress: TransportAddress] = [:]
+        for (local, announced) in workers {
+            for address in announced {
+                var target = local.transportAddress
+                if local.isWildcard {
+                    guard let loopback = SocketAddress(ip: address.family == .ipv4 ? "127.0.0.1" : "::1", port: local.port)
+                    else { continue }
+                    target = loopback.transportAddress
+                }
+                if target != address { routes[address] = target }
+            }
+        }
+        return routes
     }
 }
 

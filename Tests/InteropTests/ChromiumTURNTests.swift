@@ -19,7 +19,11 @@ extension ChromiumSuite {
                 issuedAt: Int64(Date().timeIntervalSince1970), subjectAltNames: "DNS:localhost,IP:127.0.0.1")
             let context = try TLSContext.server(
                 certificateChainPEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)
-            let swiftlet = try LoopbackSwiftlet(tls: TLSContextSlot(context), turn: true)
+            // The media is announced as 127.0.0.2 while it binds 127.0.0.1,
+            // as a node behind NAT announces its public address: nothing
+            // listens at the announced address, so media arrives only if the
+            // relay routes it to the worker's own address (`peerRoutes`).
+            let swiftlet = try LoopbackSwiftlet(announcedIP: "127.0.0.2", tls: TLSContextSlot(context), turn: true)
             defer { swiftlet.stop() }
             let result = try swiftlet.runScript(
                 "chromium_page_turn.py", tokens: swiftlet.tokens(for: ["alice", "bob"], room: "turn-room"), url: swiftlet.url,

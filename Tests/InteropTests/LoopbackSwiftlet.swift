@@ -45,14 +45,16 @@ final class LoopbackSwiftlet {
         var iceServers: (@Sendable (String) -> [ICEServer])?
         if turnEnabled {
             let service: TURNService
+            var configuration = TURNServiceConfiguration(
+                listen: SocketAddress(ip: "127.0.0.1", port: 0)!,
+                tls: tls.map { (SocketAddress(ip: "127.0.0.1", port: 0)!, $0) }, relayBindIP: mediaBind,
+                relayAnnouncedIP: mediaBind, engine: TURNServerConfiguration(),
+                credentials: TURNCredentials.derived(fromTokenSecret: "s"),
+                allowedPeers: Set(media.endpoint.workers.flatMap { $0 }.map(\.address)))
+            configuration.peerRoutes = TURNServiceConfiguration.peerRoutes(
+                workers: zip(media.localAddresses, media.endpoint.workers).map { ($0, $1.map(\.address)) })
             do {
-                service = try TURNService(
-                    TURNServiceConfiguration(
-                        listen: SocketAddress(ip: "127.0.0.1", port: 0)!,
-                        tls: tls.map { (SocketAddress(ip: "127.0.0.1", port: 0)!, $0) }, relayBindIP: mediaBind,
-                        relayAnnouncedIP: announcedIP ?? mediaBind, engine: TURNServerConfiguration(),
-                        credentials: TURNCredentials.derived(fromTokenSecret: "s"),
-                        allowedPeers: Set(media.endpoint.workers.flatMap { $0 }.map(\.address))))
+                service = try TURNService(configuration)
             } catch {
                 media.stop()
                 throw error
