@@ -96,6 +96,10 @@ public final class TURNService: Sendable {
         let events = Mailbox<TURNStreamEvent>()
         var tcpConfiguration = TCPServerConfiguration()
         tcpConfiguration.maxConnections = configuration.engine.maxAllocations
+        // One address (a whole office behind NAT, at most) may hold a
+        // quarter of them, so one client cannot fill the listener with
+        // idle connections before the idle timeout cuts them.
+        tcpConfiguration.maxConnectionsPerAddress = max(1, configuration.engine.maxAllocations / 4)
         tcpConfiguration.maxUnsentBytes = 1 << 20
         let idle = configuration.streamIdleTimeout
         let tcp = try TCPServer<TURNStreamSession>(
