@@ -56,6 +56,9 @@ let package = Package(
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
         // TLS over a byte stream (HTTPS, WSS) on memory BIOs.
         protocolTarget("TLS", ["CryptoPrimitives", "COpenSSL", "CShim"]),
+        // The TURN server's engine (RFC 8656): allocations, permissions,
+        // channels, REST-API credentials; sans-IO.
+        protocolTarget("TURN", ["Wire", "STUN", "CryptoPrimitives", "Signaling"]),
 
         // RTP stream state (reception statistics, reports) and forwarding
         // decisions as pure values.
@@ -84,11 +87,15 @@ let package = Package(
         protocolTarget(
             "FuzzEntryPoints",
             ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation",
-             "BotMedia"]),
+             "BotMedia", "TURN"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
         .target(name: "NetIO", dependencies: ["CShim", "Wire", "TLS"], swiftSettings: swiftSettings),
+
+        // The built-in TURN server's sockets and thread (docs/TRANSPORT.md).
+        .target(name: "TURNService", dependencies: ["NetIO", "TURN", "TLS", "Wire", "CShim", "CryptoPrimitives"],
+                swiftSettings: swiftSettings),
 
         // The worker engine that owns a worker's peer transports.
         .target(
@@ -104,7 +111,7 @@ let package = Package(
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms", "TLS"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms", "TLS", "TURN", "TURNService"],
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
@@ -125,6 +132,7 @@ let package = Package(
         testTarget("WireTests", ["Wire"]),
         testTarget("CryptoPrimitivesTests", ["CryptoPrimitives"]),
         testTarget("STUNTests", ["STUN", "Wire", "SFUTesting"]),
+        testTarget("TURNTests", ["TURN", "STUN", "Wire", "CryptoPrimitives", "SFUTesting"]),
         testTarget("RTPTests", ["RTP", "Wire", "SFUTesting"]),
         testTarget("RTCPTests", ["RTCP", "Wire", "SFUTesting"]),
         testTarget("CodecsTests", ["Codecs", "Wire", "SFUTesting"]),
@@ -158,7 +166,7 @@ let package = Package(
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
-        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS"]),
+        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -75,6 +75,9 @@ public enum Digest {
     public static func sha512(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha512(), 64, data) }
 
     public static func sha1(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha1($0) } }
+    /// MD5 only for STUN's long-term credential key (RFC 8489 section
+    /// 9.2.2), which the protocol fixes; never as a security hash elsewhere.
+    public static func md5(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { digest(EVP_md5(), 16, $0) } }
     public static func sha256(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha256($0) } }
 
     private static func digest(_ md: OpaquePointer?, _ length: Int, _ data: UnsafeRawBufferPointer) -> [UInt8] {

@@ -24,6 +24,17 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, CustomStr
     public static let xorMappedAddress = STUNAttributeType(0x0020)
     public static let priority = STUNAttributeType(0x0024)
     public static let useCandidate = STUNAttributeType(0x0025)
+    // TURN (RFC 8656 section 18).
+    public static let channelNumber = STUNAttributeType(0x000C)
+    public static let lifetime = STUNAttributeType(0x000D)
+    public static let xorPeerAddress = STUNAttributeType(0x0012)
+    public static let data = STUNAttributeType(0x0013)
+    public static let xorRelayedAddress = STUNAttributeType(0x0016)
+    public static let requestedAddressFamily = STUNAttributeType(0x0017)
+    public static let evenPort = STUNAttributeType(0x0018)
+    public static let requestedTransport = STUNAttributeType(0x0019)
+    public static let dontFragment = STUNAttributeType(0x001A)
+    public static let reservationToken = STUNAttributeType(0x0022)
 
     // Comprehension-optional.
     public static let software = STUNAttributeType(0x8022)
@@ -44,6 +55,16 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, CustomStr
         case .xorMappedAddress: "XOR-MAPPED-ADDRESS"
         case .priority: "PRIORITY"
         case .useCandidate: "USE-CANDIDATE"
+        case .channelNumber: "CHANNEL-NUMBER"
+        case .lifetime: "LIFETIME"
+        case .xorPeerAddress: "XOR-PEER-ADDRESS"
+        case .data: "DATA"
+        case .xorRelayedAddress: "XOR-RELAYED-ADDRESS"
+        case .requestedAddressFamily: "REQUESTED-ADDRESS-FAMILY"
+        case .evenPort: "EVEN-PORT"
+        case .requestedTransport: "REQUESTED-TRANSPORT"
+        case .dontFragment: "DONT-FRAGMENT"
+        case .reservationToken: "RESERVATION-TOKEN"
         case .software: "SOFTWARE"
         case .fingerprint: "FINGERPRINT"
         case .iceControlled: "ICE-CONTROLLED"

@@ -12,10 +12,17 @@ import Wire
 ///
 /// Keys: with short-term credentials (RFC 8489 section 9.1), which ICE uses
 /// (RFC 8445 section 7.2.2), the key is the password's bytes; see
-/// `shortTermKey(password:)`. Long-term credentials (section 9.2, the MD5 of
-/// `username:realm:password`) are not implemented: an ICE-lite SFU never
-/// needs them.
+/// `shortTermKey(password:)`. Long-term credentials (section 9.2), which
+/// TURN uses (RFC 8656 section 5): `longTermKey(username:realm:password:)`.
 extension STUNMessage {
+    /// The long-term credential key (RFC 8489 section 9.2.2, MD5 algorithm):
+    /// MD5 of `username:realm:password`. OpaqueString processing is skipped,
+    /// as for short-term keys: the TURN server's usernames and passwords are
+    /// ASCII (digits, `:`, the identity, base64), which it leaves unchanged.
+    public static func longTermKey(username: String, realm: String, password: String) -> [UInt8] {
+        Digest.md5(Array("\(username):\(realm):\(password)".utf8))
+    }
+
     /// The HMAC key for short-term credentials: the UTF-8 bytes of the
     /// password. RFC 8489 section 9.1 asks for OpaqueString (formerly
     /// SASLprep) processing first; ICE passwords are ice-chars only (ALPHA,

@@ -10,10 +10,28 @@ public struct STUNMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// Binding (RFC 8489 section 18.2), the only method ICE uses.
     public static let binding = STUNMethod(uncheckedRawValue: 0x001)
+    // TURN methods (RFC 8656 section 17).
+    public static let allocate = STUNMethod(uncheckedRawValue: 0x003)
+    public static let refresh = STUNMethod(uncheckedRawValue: 0x004)
+    public static let send = STUNMethod(uncheckedRawValue: 0x006)
+    public static let data = STUNMethod(uncheckedRawValue: 0x007)
+    public static let createPermission = STUNMethod(uncheckedRawValue: 0x008)
+    public static let channelBind = STUNMethod(uncheckedRawValue: 0x009)
 
     init(uncheckedRawValue: UInt16) { rawValue = uncheckedRawValue & 0xFFF }
 
-    public var description: String { self == .binding ? "Binding" : "method 0x\(String(rawValue, radix: 16))" }
+    public var description: String {
+        switch self {
+        case .binding: "Binding"
+        case .allocate: "Allocate"
+        case .refresh: "Refresh"
+        case .send: "Send"
+        case .data: "Data"
+        case .createPermission: "CreatePermission"
+        case .channelBind: "ChannelBind"
+        default: "method 0x\(String(rawValue, radix: 16))"
+        }
+    }
 }
 
 /// The two class bits C1 C0 of the message type (RFC 8489 section 5).

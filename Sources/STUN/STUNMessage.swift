@@ -70,6 +70,9 @@ public struct STUNMessage: Hashable, Sendable {
     public var iceControlling: UInt64?
     public var iceControlled: UInt64?
 
+    /// TURN attributes (RFC 8656 section 18); see `STUNMessage+TURN.swift`.
+    public var turn = TURNAttributes()
+
     public var messageIntegrity: AttributeLocation?
     public var messageIntegritySHA256: AttributeLocation?
     public var fingerprint: AttributeLocation?
@@ -212,6 +215,7 @@ public struct STUNMessage: Hashable, Sendable {
             guard valueLength == 8 else { throw .malformedAttribute(type) }
             iceControlled = try value.uint64(or: STUNParseError.malformedAttribute(type))
         default:
+            if try turn.process(type, &value, location: location, transactionID: transactionID) { return }
             if type.isComprehensionRequired, !unknownComprehensionRequired.contains(type) {
                 unknownComprehensionRequired.append(type)
             }

@@ -188,3 +188,47 @@ public struct STUNMessageBuilder: Sendable {
         (0..<count).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64(count - 1 - $0))) }
     }
 }
+
+// MARK: TURN attributes (RFC 8656 section 18)
+
+extension STUNMessageBuilder {
+    /// XOR-PEER-ADDRESS (section 18.3).
+    public mutating func appendXORPeerAddress(_ address: TransportAddress) throws(STUNBuildError) {
+        try appendAttribute(.xorPeerAddress, value: Self.turnAddressValue(address.xored(with: transactionID)))
+    }
+
+    /// XOR-RELAYED-ADDRESS (section 18.5).
+    public mutating func appendXORRelayedAddress(_ address: TransportAddress) throws(STUNBuildError) {
+        try appendAttribute(.xorRelayedAddress, value: Self.turnAddressValue(address.xored(with: transactionID)))
+    }
+
+    /// LIFETIME in seconds (section 18.2).
+    public mutating func appendLifetime(seconds: UInt32) throws(STUNBuildError) {
+        try appendAttribute(
+            .lifetime,
+            value: [
+                UInt8(seconds >> 24), UInt8(truncatingIfNeeded: seconds >> 16), UInt8(truncatingIfNeeded: seconds >> 8),
+                UInt8(truncatingIfNeeded: seconds),
+            ])
+    }
+
+    /// REQUESTED-TRANSPORT (section 18.8): 17 for UDP, three RFFU bytes.
+    public mutating func appendRequestedTransport(_ protocolNumber: UInt8 = 17) throws(STUNBuildError) {
+        try appendAttribute(.requestedTransport, value: [protocolNumber, 0, 0, 0])
+    }
+
+    /// CHANNEL-NUMBER (section 18.1), two RFFU bytes.
+    public mutating func appendChannelNumber(_ number: UInt16) throws(STUNBuildError) {
+        try appendAttribute(.channelNumber, value: [UInt8(number >> 8), UInt8(truncatingIfNeeded: number), 0, 0])
+    }
+
+    /// DATA (section 18.4).
+    public mutating func appendData(_ data: [UInt8]) throws(STUNBuildError) {
+        try appendAttribute(.data, value: data)
+    }
+
+    private static func turnAddressValue(_ address: TransportAddress) -> [UInt8] {
+        [0, address.family.rawValue, UInt8(address.port >> 8), UInt8(truncatingIfNeeded: address.port)]
+            + address.addressBytes
+    }
+}

@@ -6,15 +6,15 @@
 /// it, and the unused low bits of the last character must be zero, so every
 /// byte string has exactly one accepted encoding (a token's signature cannot
 /// be re-encoded into a second valid token).
-enum Base64 {
-    enum Alphabet {
+package enum Base64 {
+    package enum Alphabet {
         /// `+` and `/`, padded with `=` to a multiple of four characters.
         case standard
         /// `-` and `_`, never padded.
         case url
     }
 
-    static func encode(_ bytes: [UInt8], _ alphabet: Alphabet) -> String {
+    package static func encode(_ bytes: [UInt8], _ alphabet: Alphabet) -> String {
         let table: [UInt8] = Array(
             (alphabet == .standard
                 ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -42,7 +42,7 @@ enum Base64 {
 
     /// The decoded bytes, or nil when `text` is not the canonical encoding
     /// of some byte string in this alphabet.
-    static func decode(_ text: some StringProtocol, _ alphabet: Alphabet) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol, _ alphabet: Alphabet) -> [UInt8]? {
         var chars = Array(text.utf8)
         if alphabet == .standard {
             guard chars.count % 4 == 0 else { return nil }

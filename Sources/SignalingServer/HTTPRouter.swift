@@ -33,6 +33,7 @@ struct HTTPRouter: Sendable {
         }
         if let response = web.respond(to: request) { return response }
         if let response = devTokens?.respond(to: request) { return response }
+        if let response = ICEServersRoute.respond(to: request, service: service) { return response }
         if let response = DevTokenIssuer.clientConfig(for: request, devTokens: devTokens != nil) { return response }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):

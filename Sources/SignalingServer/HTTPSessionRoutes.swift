@@ -112,12 +112,13 @@ struct HTTPSessionRoutes: Sendable {
                 [("room", join.room), ("identity", join.identity), ("participant", answer.participant.rawValue)]
                     + (target.map { [("plays", $0)] } ?? []) + remoteField)
             let location = "/\(kind.rawValue)/\(Self.percentEncoded(room))/\(answer.session)"
-            return HTTPResponse(
-                status: 201,
-                headers: HTTPHeaders([
-                    ("Content-Type", "application/sdp"), ("Location", location), ("ETag", answer.etag),
-                ]),
-                body: Array(answer.answer.utf8))
+            var headers = HTTPHeaders([
+                ("Content-Type", "application/sdp"), ("Location", location), ("ETag", answer.etag),
+            ])
+            for link in Self.iceServerLinks(service.iceServers?(join.identity) ?? []) {
+                headers.append(name: "Link", value: link)
+            }
+            return HTTPResponse(status: 201, headers: headers, body: Array(answer.answer.utf8))
         case .failure(let error):
             var response = Self.text(Self.status(of: error.code), error.message)
             if error.code == .nothingPublished { response.headers.append(name: "Retry-After", value: "2") }
@@ -250,5 +251,24 @@ extension StringProtocol {
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return String(s)
+    }
+}
+
+extension HTTPSessionRoutes {
+    /// RFC 9725 section 4.6: one `Link` per ICE server URL, `rel="ice-server"`,
+    /// with the TURN credentials as `username`, `credential` and
+    /// `credential-type="password"`, as RFC 8288 section 3 quoted-strings
+    /// (an identity may hold `"` or `\`: escaped).
+    static func iceServerLinks(_ servers: [ICEServer]) -> [String] {
+        servers.flatMap { server in
+            server.urls.map { url in
+                "<\(url)>; rel=\"ice-server\"; username=\"\(quoted(server.username))\"; "
+                    + "credential=\"\(quoted(server.credential))\"; credential-type=\"password\""
+            }
+        }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 }

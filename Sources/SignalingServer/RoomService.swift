@@ -33,11 +33,16 @@ public final class RoomService: Sendable {
     /// A copy of the directory's limits, read without the lock: SDPs are
     /// parsed under them before the lock is taken.
     let limits: RoomLimits
+    /// The built-in TURN server's URLs with credentials for an identity
+    /// (joined responses, WHIP/WHEP `Link` headers); nil: none.
+    let iceServers: (@Sendable (String) -> [ICEServer])?
 
     public init(
         verifier: AccessTokenVerifier, configuration: RoomDirectory<RandomIdentifiers>.Configuration,
-        media: @escaping @Sendable (MediaCommand) -> Void, log: ServerLog = .off
+        media: @escaping @Sendable (MediaCommand) -> Void, log: ServerLog = .off,
+        iceServers: (@Sendable (String) -> [ICEServer])? = nil
     ) {
+        self.iceServers = iceServers
         state = Mutex(State(directory: RoomDirectory(configuration: configuration, ids: RandomIdentifiers())))
         self.verifier = verifier
         self.media = media
@@ -194,7 +199,7 @@ public final class RoomService: Sendable {
             switch effect {
             case .send(let connection, let message):
                 if !logged { logSend(message, to: connection) }
-                guard let json = try? Self.encoder.encode(message) else {
+                guard let json = try? encode(message, to: connection) else {
                     log(.error, "cannot encode \(message.typeName) for the client", fields(connection))
                     continue
                 }
@@ -228,6 +233,27 @@ public final class RoomService: Sendable {
             log(.debug, "told \(id) left", fields(connection))
             logDeparture(id)
         default: log(.debug, "sent \(message.typeName)", fields(connection))
+        }
+    }
+
+    /// `joined` carries `iceServers` when TURN is on: the credentials are
+    /// for the identity the token named, made now, so they are not part
+    /// of the sans-IO rooms' message.
+    private func encode(_ message: ServerMessage, to connection: ConnectionID) throws -> Data {
+        guard case .joined = message, let iceServers,
+            let identity = state.withLock({ $0.logIDs.connections[connection]?.identity })
+        else { return try Self.encoder.encode(message) }
+        return try Self.encoder.encode(JoinedWithICEServers(message: message, iceServers: iceServers(identity)))
+    }
+
+    private struct JoinedWithICEServers: Encodable {
+        let message: ServerMessage
+        let iceServers: [ICEServer]
+        enum Keys: String, CodingKey { case iceServers }
+        func encode(to encoder: any Encoder) throws {
+            try message.encode(to: encoder)
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(iceServers, forKey: .iceServers)
         }
     }
 

@@ -82,9 +82,11 @@ public final class SignalingServer: Sendable {
         log: ServerLog = .off,
         devTokens: DevTokenIssuer? = nil,
         loopbackHostsOnly: Bool = false,
-        allowedOrigins: [String]? = nil
+        allowedOrigins: [String]? = nil,
+        iceServers: (@Sendable (String) -> [ICEServer])? = nil
     ) throws(SocketError) {
-        let service = RoomService(verifier: verifier, configuration: configuration, media: media, log: log)
+        let service = RoomService(
+            verifier: verifier, configuration: configuration, media: media, log: log, iceServers: iceServers)
         let router = HTTPRouter(service: service, mediaMetrics: mediaMetrics, devTokens: devTokens)
         let timeouts = HTTPSession.Timeouts(
             requestTimeout: configured.request, idleTimeout: configured.idle, pingInterval: configured.ping,

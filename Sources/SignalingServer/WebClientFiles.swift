@@ -35,6 +35,9 @@ struct WebClientFiles: Sendable {
         "/tiles.js": ("text/javascript; charset=utf-8", PackageResources.tiles_js),
         "/room.js": ("text/javascript; charset=utf-8", PackageResources.room_js),
         "/call.js": ("text/javascript; charset=utf-8", PackageResources.call_js),
+        // The connectivity check: which transports reach this server.
+        "/check": ("text/html; charset=utf-8", PackageResources.check_html),
+        "/check.js": ("text/javascript; charset=utf-8", PackageResources.check_js),
         // Linked from both pages (`<link rel="icon">`), so the browser asks
         // for nothing else and logs no 404 for /favicon.ico.
         "/favicon.svg": ("image/svg+xml", PackageResources.favicon_svg),

@@ -84,6 +84,19 @@ enum ServeCommand {
             return 71
         }
 
+        var turn: ServeTURN.Running?
+        if options.turn {
+            do {
+                turn = try ServeTURN.start(options, media: media, tls: tlsSlot)
+            } catch {
+                FileHandleStderr.write("swiftlet serve: TURN on \(options.mediaBind) port \(options.turnPort): \(error)\n")
+                media.stop()
+                return 71
+            }
+        }
+
+        var iceServers: (@Sendable (String) -> [ICEServer])?
+        if let running = turn { iceServers = { running.iceServers(for: $0) } }
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
@@ -96,11 +109,13 @@ enum ServeCommand {
                 log: ServerLog(
                     minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values)),
                 devTokens: options.dev ? DevTokenIssuer(key: ServeOptions.devKey, secret: ServeOptions.devSecret) : nil,
-                loopbackHostsOnly: options.dev, allowedOrigins: options.allowedOrigins.isEmpty ? nil : options.allowedOrigins)
+                loopbackHostsOnly: options.dev, allowedOrigins: options.allowedOrigins.isEmpty ? nil : options.allowedOrigins,
+                iceServers: iceServers)
         } catch {
             FileHandleStderr.write(
                 "swiftlet serve: cannot listen on http \(options.httpAddress)\(options.servesTLS ? " or https \(options.httpsAddress)" : ""): \(error)\n"
             )
+            turn?.service.stop()
             media.stop()
             return 71
         }
@@ -148,6 +163,9 @@ enum ServeCommand {
             let announced = candidates.filter { $0.transport == .tcpPassive }.map { SocketAddress($0.address).description }
             print("  media worker on tcp \(address) (ICE-TCP), announcing \(announced.joined(separator: " "))")
         }
+        if let turn {
+            print("  TURN             \(turn.urls.joined(separator: "   "))   (relays only to this node's media)")
+        }
         for warning in media.addresses.warnings { print("  warning: \(warning)") }
         print("  configuration (flag > environment > config file > default):")
         print(ServeOptions.parser.effectiveConfiguration(parsed), terminator: "")
@@ -172,6 +190,7 @@ enum ServeCommand {
         }
         let status = ServeDrain.run(
             after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
+        turn?.service.stop()
         if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }
         // The last lines (drain, session closes) are still queued: bounded,
         // so a stderr nobody reads cannot hold the exit.

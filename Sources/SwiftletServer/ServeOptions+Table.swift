@@ -222,6 +222,51 @@ extension ServeOptions {
                 $0.connectionLimits.trustedProxies.isEmpty
                     ? "none" : $0.connectionLimits.trustedProxies.map(\.description).joined(separator: ",")
             }),
+        OptionSpec(
+            key: "turn.enabled", flag: "--turn", environment: "SWIFTLET_TURN", kind: .toggle, expects: "true or false",
+            defaultText: "off",
+            help: "run the built-in TURN server (RFC 8656) for networks that block UDP; it relays only to this node's media",
+            example: "--turn",
+            set: { o, v in
+                o.turn = v == "true"
+                return true
+            }, show: { $0.turn ? "on" : "off" }),
+        OptionSpec(
+            key: "turn.port", flag: "--turn-port", environment: "SWIFTLET_TURN_PORT",
+            kind: .value(placeholder: "PORT", json: .integer), expects: "a port 0...65535 (0: any free port)",
+            defaultText: "3478", help: "TURN's UDP and TCP port (on the media bind address)", example: "--turn-port 3478",
+            set: { o, v in
+                guard let p = UInt16(v) else { return false }
+                o.turnPort = p
+                return true
+            }, show: { "\($0.turnPort)" }),
+        OptionSpec(
+            key: "turn.tlsPort", flag: "--turn-tls-port", environment: "SWIFTLET_TURN_TLS_PORT",
+            kind: .value(placeholder: "PORT", json: .integer), expects: "a port 0...65535 (0: any free port)",
+            defaultText: "5349", help: "TURN over TLS, with tls.cert (443 in production: what strict firewalls let out)",
+            example: "--turn-tls-port 443",
+            set: { o, v in
+                guard let p = UInt16(v) else { return false }
+                o.turnTLSPort = p
+                return true
+            }, show: { $0.servesTLS ? "\($0.turnTLSPort)" : "off (no TLS)" }),
+        OptionSpec(
+            key: "turn.host", flag: "--turn-host", environment: "SWIFTLET_TURN_HOST",
+            kind: .value(placeholder: "HOST", json: .string), expects: "a host name or IP address",
+            defaultText: "the announced media address",
+            help: "the host in the TURN URLs given to clients; the certificate's name for turns:",
+            example: "--turn-host turn.example.com",
+            set: { o, v in
+                guard !v.isEmpty, !v.contains(where: { " /?#<>\"".contains($0) }) else { return false }
+                o.turnHost = v
+                return true
+            }, show: { $0.turnHost ?? "the announced media address" }),
+        limit(
+            "turnAllocations", 1000, 1...100_000, \.turnAllocations,
+            "TURN allocations (relay ports) on this node; one more: TURN 486 Allocation Quota Reached"),
+        limit(
+            "turnAllocationsPerUser", 8, 1...1000, \.turnAllocationsPerUser,
+            "TURN allocations one participant's credentials hold; one more: TURN 486"),
         limit(
             "sdpBytes", 128 * 1024, 1024...256 * 1024, \.roomLimits.sdpBytes,
             "bytes of one SDP offer or answer; larger: HTTP 413 / error too_large, before parsing"),

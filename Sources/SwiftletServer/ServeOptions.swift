@@ -59,6 +59,17 @@ struct ServeOptions: Equatable {
     var connectionLimits = SignalingConnectionLimits()
     /// A room WebSocket must join within this.
     var joinTimeout: Duration = .seconds(10)
+    /// The built-in TURN server (docs/TRANSPORT.md): off unless asked.
+    var turn = false
+    /// UDP and TCP port of TURN; TURN over TLS port (when TLS is on).
+    var turnPort: UInt16 = 3478
+    var turnTLSPort: UInt16 = 5349
+    /// The host name written in TURN URLs (the certificate's name for
+    /// turns:); nil: the relay's announced IP.
+    var turnHost: String?
+    /// Allocations on this node, and per credentials (docs/SECURITY.md).
+    var turnAllocations = 1000
+    var turnAllocationsPerUser = 8
 
     static let devKey = "devkey"
     static let devSecret = "devsecret"

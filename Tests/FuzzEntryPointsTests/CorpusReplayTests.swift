@@ -100,6 +100,13 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "stream-framing", entry: { FuzzEntryPoints.streamFraming($0) },
             interesting: [0x00, 0x01, 0x02, 0x07, 0x14, 0x80, 0xFE, 0xFF]),
+        // The TURN server: Allocate, CreatePermission, ChannelBind, Send,
+        // ChannelData and Refresh, signed for the entry point's engine,
+        // as one stream and as datagrams.
+        FuzzTarget(
+            name: "turn", entry: { FuzzEntryPoints.turn($0) },
+            interesting: [0x00, 0x01, 0x03, 0x08, 0x09, 0x16, 0x19, 0x40, 0x12, 0x13, 0x21, 0x12, 0xA4, 0x42, 0xFF],
+            mutationsPerSeed: 300),
     ]
 
     func seeds() throws -> [[UInt8]] {

@@ -7,6 +7,8 @@ import Signaling
 import SignalingServer
 import Synchronization
 import TLS
+import TURN
+import TURNService
 import Testing
 
 /// A real swiftlet on 127.0.0.1 for the interop tests: one media worker and
@@ -18,6 +20,8 @@ import Testing
 final class LoopbackSwiftlet {
     let media: MediaPlane
     let server: SignalingServer
+    /// The built-in TURN server, with `turn` (and TURN over TLS with `tls`).
+    let turn: TURNService?
     private let recorded: CommandLog
 
     private final class CommandLog: Sendable {
@@ -27,16 +31,46 @@ final class LoopbackSwiftlet {
     /// `mediaBind` and `announcedIP` as `swiftlet serve` takes them; the
     /// signalling server is on `signalingIP` (127.0.0.1) whatever they
     /// are. With `tls`, it also listens for HTTPS/WSS (`secureURL`); with
-    /// `iceTCP`, the worker also takes ICE-TCP on a free TCP port.
+    /// `iceTCP`, the worker also takes ICE-TCP on a free TCP port. With
+    /// `turn`, a TURN server as `swiftlet serve --turn` runs it (relaying
+    /// only to the media worker), announced in join responses under the
+    /// name `localhost`.
     init(
         devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil, tls: TLSContextSlot? = nil,
-        signalingIP: String = "127.0.0.1", iceTCP: Bool = false
+        signalingIP: String = "127.0.0.1", iceTCP: Bool = false, turn turnEnabled: Bool = false
     ) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
         let media = try MediaPlane(
             count: 1, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate,
             tcpFirstPort: iceTCP ? 0 : nil)
         let recorded = CommandLog()
+        var turn: TURNService?
+        var iceServers: (@Sendable (String) -> [ICEServer])?
+        if turnEnabled {
+            let service: TURNService
+            var configuration = TURNServiceConfiguration(
+                listen: SocketAddress(ip: "127.0.0.1", port: 0)!,
+                tls: tls.map { (SocketAddress(ip: "127.0.0.1", port: 0)!, $0) }, relayBindIP: mediaBind,
+                relayAnnouncedIP: mediaBind, engine: TURNServerConfiguration(),
+                credentials: TURNCredentials.derived(fromTokenSecret: "s"),
+                allowedPeers: Set(media.endpoint.workers.flatMap { $0 }.map(\.address)))
+            configuration.peerRoutes = TURNServiceConfiguration.peerRoutes(
+                workers: zip(media.localAddresses, media.endpoint.workers).map { ($0, $1.map(\.address)) })
+            do {
+                service = try TURNService(configuration)
+            } catch {
+                media.stop()
+                throw error
+            }
+            let urls = service.urls(host: "localhost")
+            iceServers = { identity in
+                guard let issued = service.issue(identity: identity, unixSeconds: Int64(Date().timeIntervalSince1970))
+                else { return [] }
+                return [ICEServer(urls: urls, username: issued.username, credential: issued.password)]
+            }
+            turn = service
+        }
+        self.turn = turn
         do {
             server = try SignalingServer(
                 bindingTo: SocketAddress(ip: signalingIP, port: 0)!,
@@ -46,8 +80,9 @@ final class LoopbackSwiftlet {
                 media: { command in
                     recorded.commands.withLock { $0.append(command) }
                     media.post(command)
-                }, devTokens: devMode ? DevTokenIssuer(key: "k", secret: "s") : nil)
+                }, devTokens: devMode ? DevTokenIssuer(key: "k", secret: "s") : nil, iceServers: iceServers)
         } catch {
+            turn?.stop()
             media.stop()
             throw error
         }
@@ -83,6 +118,7 @@ final class LoopbackSwiftlet {
 
     func stop() {
         server.stop()
+        turn?.stop()
         media.stop()
     }
 

@@ -10,11 +10,11 @@ import Wire
 /// the Location life cycle. Media workers are a stand-in endpoint (no UDP):
 /// answers are built, nothing is forwarded.
 @Suite(.serialized) struct WHIPRoutesTests {
-    private func startServer() throws -> SignalingServer {
+    private func startServer(iceServers: (@Sendable (String) -> [ICEServer])? = nil) throws -> SignalingServer {
         let endpoint = MediaEndpoint(fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, workers: [[]])
         return try SignalingServer(
             bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
-            rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: endpoint))
+            rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: endpoint), iceServers: iceServers)
     }
 
     private func token(_ identity: String, room: String = "r", publish: Bool = true, subscribe: Bool = true) -> String {
@@ -35,6 +35,8 @@ import Wire
         var status: Int
         var headers: [String: String]
         var body: String
+        /// Every `Link` header, in order (the dictionary keeps one).
+        var links: [String] = []
     }
 
     /// One request on a fresh connection (`Connection: close`).
@@ -50,11 +52,55 @@ import Wire
         let head = parts[0].components(separatedBy: "\r\n")
         let status = Int(head[0].split(separator: " ").dropFirst().first ?? "") ?? 0
         var fields: [String: String] = [:]
+        var links: [String] = []
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            fields[line[..<colon].lowercased()] = value
+            if line[..<colon].lowercased() == "link" { links.append(value) }
         }
-        return Response(status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+        return Response(
+            status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"), links: links)
+    }
+
+    /// RFC 9725 section 4.6: with TURN on, the 201 names each ICE server
+    /// URL in a `Link` with the identity's credentials; without, none.
+    @Test func whipAnswersCarryTheTURNServersAsLinkHeaders() throws {
+        let server = try startServer(iceServers: { identity in
+            [
+                ICEServer(
+                    urls: ["turn:192.0.2.1:3478?transport=udp", "turns:t.example:443?transport=tcp"], username: "9:\(identity)",
+                    credential: "p\"w")
+            ]
+        })
+        defer { server.stop() }
+        let offer = try Self.fixture("aiortc-offer.sdp")
+        let created = try request(
+            server, "POST", "/whip/r",
+            headers: [("Content-Type", "application/sdp"), ("Authorization", "Bearer \(token("alice"))")],
+            body: offer)
+        #expect(created.status == 201, "\(created.body)")
+        #expect(
+            created.links == [
+                #"<turn:192.0.2.1:3478?transport=udp>; rel="ice-server"; username="9:alice"; credential="p\"w"; credential-type="password""#,
+                #"<turns:t.example:443?transport=tcp>; rel="ice-server"; username="9:alice"; credential="p\"w"; credential-type="password""#,
+            ])
+        // The connectivity check page's endpoint: the same, as JSON, for a token.
+        #expect(try request(server, "GET", "/ice-servers").status == 401)
+        #expect(try request(server, "GET", "/ice-servers", headers: [("Authorization", "Bearer nope")]).status == 401)
+        let servers = try request(server, "GET", "/ice-servers", headers: [("Authorization", "Bearer \(token("carol"))")])
+        #expect(servers.status == 200)
+        let json = try JSONSerialization.jsonObject(with: Data(servers.body.utf8)) as? [String: [[String: Any]]]
+        #expect(json?["iceServers"]?.first?["username"] as? String == "9:carol", "\(servers.body)")
+        let plain = try startServer()
+        defer { plain.stop() }
+        let without = try request(
+            plain, "POST", "/whip/r",
+            headers: [("Content-Type", "application/sdp"), ("Authorization", "Bearer \(token("bob"))")],
+            body: offer)
+        #expect(without.status == 201 && without.links.isEmpty)
+        let none = try request(plain, "GET", "/ice-servers", headers: [("Authorization", "Bearer \(token("dave"))")])
+        #expect(none.status == 200 && none.body == #"{"iceServers":[]}"#, "\(none.body)")
     }
 
     @Test func whipSessionLifeCycleOverHTTP() throws {

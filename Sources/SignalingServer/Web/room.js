@@ -41,7 +41,9 @@ async function join() {
   const claims = tokenClaims(token);
   // ?publish=0: subscribe only (camera and microphone stay off).
   const publish = params.get('publish') !== '0';
-  client = new SwiftletClient({ url: socketURL, simulcast: params.get('simulcast') !== '0', token, publishIn: () => publish });
+  client = new SwiftletClient({
+    url: socketURL, simulcast: params.get('simulcast') !== '0', token, publishIn: () => publish, relay: params.get('relay'),
+  });
   client.leaveWhenPageGoes();
   grid = new TileGrid($('grid'), client);
   client.addEventListener('state', (e) => {
@@ -112,7 +114,26 @@ window.swiftlet = {
   inbound: () => inboundVideo(),
   streamStates: () => streamStateLog.slice(),
   outbound: () => outboundVideo(),
+  selectedPairs: () => selectedPairs(),
 };
+
+// The local candidate of each connection's selected pair (type, and for a
+// relay the transport to the TURN server): the TURN test checks that media
+// went through the relay.
+async function selectedPairs() {
+  const out = {};
+  for (const [name, pc] of [['publisher', client && client.publisher], ['subscriber', client && client.subscriber]]) {
+    if (!pc) continue;
+    const stats = await pc.getStats();
+    stats.forEach((t) => {
+      if (t.type !== 'transport' || !t.selectedCandidatePairId) return;
+      const pair = stats.get(t.selectedCandidatePairId);
+      const local = pair && stats.get(pair.localCandidateId);
+      if (local) out[name] = { candidateType: local.candidateType, relayProtocol: local.relayProtocol || null, url: local.url || null };
+    });
+  }
+  return out;
+}
 
 // Stops (false) or restarts (true) sending our camera without leaving or
 // muting: the sender's track is replaced by none, so no frames go out, as

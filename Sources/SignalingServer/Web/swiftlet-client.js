@@ -95,8 +95,13 @@ export class SwiftletClient extends EventTarget {
   // url: the /rtc WebSocket; token: an access token; publishIn(room): whether
   // to publish camera and microphone in that room.
   // simulcast: false publishes one layer (see docs/WEB_CLIENT.md).
-  constructor({ url, token, publishIn = () => true, simulcast = true, media = { audio: true, video: { width: 1280, height: 720 } } }) {
+  // relay: null, or 'udp' / 'tcp' / 'tls' to use only the server's TURN
+  // relay of that transport (iceTransportPolicy "relay"): the page's
+  // ?relay= option, for testing a network where only that one works.
+  constructor({ url, token, publishIn = () => true, simulcast = true, media = { audio: true, video: { width: 1280, height: 720 } }, relay = null }) {
     super();
+    this.relay = relay;
+    this.iceServers = [];
     this.simulcast = simulcast;
     this.url = url;
     this.token = token;
@@ -233,6 +238,7 @@ export class SwiftletClient extends EventTarget {
         this.reconnects = 0;
         this.participantId = m.participantId;
         this.room = m.room;
+        this.iceServers = m.iceServers || [];
         this.participants = new Map(m.participants.map((p) => [p.id, p]));
         for (const p of m.participants) this.identities.set(p.id, p.identity);
         const keep = m.resumed && this.mediaRoom === m.room && this.mediaHealthy();
@@ -406,9 +412,21 @@ export class SwiftletClient extends EventTarget {
     return this.localStream;
   }
 
+  // The join response's TURN servers (docs/PROTOCOL.md), narrowed to one
+  // transport with `relay`.
+  rtcConfiguration() {
+    if (!this.relay) return { iceServers: this.iceServers };
+    const wanted = (u) =>
+      this.relay === 'tls' ? u.startsWith('turns:') : u.startsWith('turn:') && u.includes(`transport=${this.relay}`);
+    const iceServers = this.iceServers
+      .map((s) => ({ ...s, urls: [].concat(s.urls).filter(wanted) }))
+      .filter((s) => s.urls.length > 0);
+    return { iceServers, iceTransportPolicy: 'relay' };
+  }
+
   async publish() {
     const stream = await this.localMedia();
-    const pc = new RTCPeerConnection({ iceServers: [] });
+    const pc = new RTCPeerConnection(this.rtcConfiguration());
     this.publisher = pc;
     this.watch(pc);
     for (const track of stream.getVideoTracks()) {
@@ -426,7 +444,7 @@ export class SwiftletClient extends EventTarget {
 
   async answerOffer(m) {
     if (!this.subscriber) {
-      const pc = new RTCPeerConnection({ iceServers: [] });
+      const pc = new RTCPeerConnection(this.rtcConfiguration());
       this.subscriber = pc;
       this.watch(pc);
     }
