@@ -108,6 +108,28 @@ private func forwards(_ effects: [RoomEffect]) -> [(String, ParticipantID, UInt8
         #expect(h.directory.members(of: "r").contains(result.participant))
     }
 
+    /// Chromium publishing with H.264 first (the room page's `?codec=h264`):
+    /// the WHIP answer takes H.264 alone; a room member is offered it with
+    /// the publisher's payload type and fmtp; a WHEP player (Chromium's
+    /// recvonly offer) gets it on its own 42e01f entry.
+    @Test func anH264PublisherReachesRoomMembersAndPlayersInH264() throws {
+        var h = MediaHarness()
+        _ = h.join("bob", on: 1)
+        let alice = try h.whip("alice", sdp: MediaHarness.fixture("chromium-publish-h264-simulcast.sdp")).get()
+        let video = alice.answer.split(separator: "\r\n").first { $0.hasPrefix("m=video ") }
+        #expect(video?.hasSuffix(" UDP/TLS/RTP/SAVPF 108 109") == true, "\(alice.answer)")
+        #expect(!alice.answer.contains("VP8"))
+        #expect(forwards(alice.effects).map(\.2) == [111, 108])
+        let offer = try #require(
+            messages(alice.effects, to: 1).lazy.compactMap { if case .subscriberOffer(let sdp, _) = $0 { sdp } else { nil } }
+                .first)
+        #expect(offer.contains("a=rtpmap:108 H264/90000\r\n"))
+        #expect(offer.contains("a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r\n"))
+        let carol = try h.whep("carol").get()
+        // Chromium's recvonly offer lists 42001f (102) before 42e01f (108).
+        #expect(forwards(carol.effects).map(\.2) == [111, 108])
+    }
+
     @Test func whepBeforeAnythingIsPublishedIsRefused() throws {
         var h = MediaHarness()
         _ = h.join("bob", on: 1)
