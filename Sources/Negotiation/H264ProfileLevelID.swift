@@ -63,7 +63,8 @@ public struct H264ProfileLevelID: Equatable, Sendable {
             switch (set0, set1) {
             case (true, true): return .constrainedBaseline
             case (true, false): return .baseline
-            default: return .extended
+            case (false, false): return .extended
+            case (false, true): return nil  // not in Table 5
             }
         case 0x64:
             switch iop {

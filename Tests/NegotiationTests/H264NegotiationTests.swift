@@ -83,6 +83,7 @@ import Wire
         #expect(profile("42e11f") == nil)
         #expect(profile("64081f") == nil)
         #expect(profile("4d201f") == nil)
+        #expect(profile("58401f") == nil)
         #expect(profile("ff001f") == nil)
         #expect(H264ProfileLevelID(Substring("42e01")) == nil)
         #expect(H264ProfileLevelID(Substring("42e01g")) == nil)
