@@ -40,6 +40,29 @@ OFFERS = {
   return pc.localDescription.sdp;
 })()
 """,
+    # What the room page sends with ?codec=h264 (preferVideoCodec in
+    # swiftlet-client.js): H.264 mode 1 constrained baseline first.
+    "chromium-publish-h264-simulcast.sdp": WAIT_GATHERING + """
+(async () => {
+  const stream = await navigator.mediaDevices.getUserMedia(
+      {audio: true, video: {width: 1280, height: 720}});
+  const pc = new RTCPeerConnection({iceServers: []});
+  pc.addTransceiver(stream.getAudioTracks()[0], {direction: 'sendonly', streams: [stream]});
+  const video = pc.addTransceiver(stream.getVideoTracks()[0], {direction: 'sendonly', streams: [stream],
+    sendEncodings: [
+      {rid: 'q', scaleResolutionDownBy: 4},
+      {rid: 'h', scaleResolutionDownBy: 2},
+      {rid: 'f', scaleResolutionDownBy: 1}]});
+  const rank = (c) => c.mimeType !== 'video/H264' ? 3
+      : !/packetization-mode=1/.test(c.sdpFmtpLine) ? 2 : /profile-level-id=42e0/.test(c.sdpFmtpLine) ? 0 : 1;
+  const codecs = RTCRtpSender.getCapabilities('video').codecs;
+  video.setCodecPreferences(codecs.map((c, i) => [rank(c), i, c])
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((e) => e[2]));
+  await pc.setLocalDescription(await pc.createOffer());
+  await waitGathering(pc);
+  return pc.localDescription.sdp;
+})()
+""",
     "chromium-recvonly.sdp": WAIT_GATHERING + """
 (async () => {
   const pc = new RTCPeerConnection({iceServers: []});
@@ -68,12 +91,15 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--only", action="append", help="capture only these fixtures (repeatable)")
     args = ap.parse_args()
     url = page_websocket(args.port, WHO)
     page = serve_blank_page()
     async with websockets.connect(url, max_size=None) as ws:
         await open_page(ws, page, who=WHO)
         for i, (name, script) in enumerate(OFFERS.items(), start=1):
+            if args.only and name not in args.only:
+                continue
             sdp = await evaluate(ws, i, script, WHO)
             pathlib.Path(args.out, name).write_bytes(sdp.encode())
             print(f"chromium_offers: {name}: {len(sdp)} bytes")

@@ -49,6 +49,7 @@ re-capture: `Scripts/capture-fixtures firefox`).
 | File | Producer | What |
 |------|----------|------|
 | chromium-publish-simulcast.sdp | Chromium | audio + video sendonly, simulcast rids q/h/f from getUserMedia 1280x720 |
+| chromium-publish-h264-simulcast.sdp | Chromium | as chromium-publish-simulcast.sdp, with H.264 mode 1 42e01f first (setCodecPreferences, as the room page's `?codec=h264`) |
 | chromium-recvonly.sdp | Chromium | recvonly audio + video transceivers |
 | chromium-sendrecv.sdp | Chromium | addTrack audio + video (no simulcast) and a data channel |
 | firefox-publish-simulcast-balanced.sdp | Firefox | audio + video sendonly, simulcast rids q/h/f from getUserMedia 1280x720, `bundlePolicy: "balanced"`: every section has a port |

@@ -9,6 +9,12 @@ thread); a second aiortc peer plays the room by WHEP (POST /whep/{room} with
 a recvonly audio and video offer; aiortc offers RTX for VP8, so the answer
 has an RTX stream in an FID group). Both receivers count decoded frames for
 a few seconds; then both sessions are DELETEd. Prints one JSON line. Bounded in time; loopback only.
+
+With --video-codec h264 the publisher's video transceiver offers only
+H.264 (setCodecPreferences; aiortc encodes packetization-mode 1 with
+libx264 through PyAV), and the JSON names the video codec of the WHIP
+answer, of the WebSocket participant's subscriber offer and of the WHEP
+answer (first payload type of each m=video line, by its rtpmap).
 """
 import argparse
 import asyncio
@@ -19,7 +25,7 @@ import urllib.error
 import urllib.request
 
 import websockets
-from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription, VideoStreamTrack
+from aiortc import RTCConfiguration, RTCPeerConnection, RTCRtpSender, RTCSessionDescription, VideoStreamTrack
 from aiortc.mediastreams import MediaStreamError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -39,6 +45,21 @@ async def post_offer(base, path, token, sdp):
     return await asyncio.get_running_loop().run_in_executor(
         None, lambda: http("POST", base + path, sdp.encode(),
                            {"Content-Type": "application/sdp", "Authorization": "Bearer " + token}))
+
+
+def video_codec(sdp):
+    """`NAME fmtp` of the first payload type on the m=video line, or None."""
+    lines = sdp.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("m=video ") and len(line.split()) > 3 and line.split()[1] != "0":
+            pt = line.split()[3]
+            section = lines[i + 1:]
+            end = next((j for j, l in enumerate(section) if l.startswith("m=")), len(section))
+            section = section[:end]
+            name = next((l.split(" ", 1)[1].split("/")[0] for l in section if l.startswith(f"a=rtpmap:{pt} ")), None)
+            fmtp = next((l.split(" ", 1)[1] for l in section if l.startswith(f"a=fmtp:{pt} ")), "")
+            return f"{name} {fmtp}".strip() if name else None
+    return None
 
 
 class Counter:
@@ -66,6 +87,7 @@ class WebSocketClient:
         self.subscriber = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         self.counter = Counter()
         self.seen = []
+        self.offered_video = []
         self.errors = []
         self.subscriber.on("track", self.counter.attach)
 
@@ -80,6 +102,7 @@ class WebSocketClient:
                 message = json.loads(raw)
                 self.seen.append(message)
                 if message["type"] == "subscriber-offer":
+                    self.offered_video.append(video_codec(message["sdp"]))
                     await self.subscriber.setRemoteDescription(RTCSessionDescription(message["sdp"], "offer"))
                     await self.subscriber.setLocalDescription(await self.subscriber.createAnswer())
                     await self.ws.send(json.dumps({"type": "subscriber-answer", "version": message["version"],
@@ -107,6 +130,12 @@ async def run(args, result):
     result["peers"].append(publisher)
     publisher.addTrack(ToneTrack())
     publisher.addTrack(VideoStreamTrack())
+    if args.video_codec:
+        mime = "video/" + args.video_codec
+        for transceiver in publisher.getTransceivers():
+            if transceiver.kind == "video":
+                transceiver.setCodecPreferences(
+                    [c for c in RTCRtpSender.getCapabilities("video").codecs if c.mimeType.lower() == mime.lower()])
     await publisher.setLocalDescription(await publisher.createOffer())
     status, headers, body = await post_offer(base, "/whip/" + args.room, args.whip_token, publisher.localDescription.sdp)
     result["whip_status"] = status
@@ -114,6 +143,7 @@ async def run(args, result):
         raise RuntimeError("WHIP POST %d: %s" % (status, body))
     result["whip_location"] = headers.get("Location")
     result["whip_etag"] = headers.get("ETag")
+    result["whip_video_codec"] = video_codec(body)
     await publisher.setRemoteDescription(RTCSessionDescription(body, "answer"))
 
     player = RTCPeerConnection(RTCConfiguration(iceServers=[]))
@@ -129,6 +159,7 @@ async def run(args, result):
     if status != 201:
         raise RuntimeError("WHEP POST %d: %s" % (status, body))
     result["whep_location"] = headers.get("Location")
+    result["whep_video_codec"] = video_codec(body)
     result["whep_answer_fid"] = sum(1 for line in body.splitlines() if line.startswith("a=ssrc-group:FID "))
     await player.setRemoteDescription(RTCSessionDescription(body, "answer"))
 
@@ -144,6 +175,7 @@ async def run(args, result):
     result["whep_video_frames"] = sum(video_counter.frames.values())
     result["ws_frames"] = sum(ws.counter.frames.values())
     result["ws_track_published"] = len(ws.saw("track-published"))
+    result["ws_offered_video"] = [c for c in ws.offered_video if c]
     result["ws_participant_joined"] = [m["participant"]["identity"] for m in ws.saw("participant-joined")]
 
     loop = asyncio.get_running_loop()
@@ -163,6 +195,7 @@ async def main():
     parser.add_argument("--whep-token", required=True)
     parser.add_argument("--ws-token", required=True)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--video-codec", default=None, help="the WHIP publisher's only video codec (h264)")
     args = parser.parse_args()
     result = {"errors": [], "delete": [], "peers": []}
     try:

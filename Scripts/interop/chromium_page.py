@@ -26,11 +26,13 @@ def base_url(socket_url: str) -> str:
 
 
 def page_url(base: str, path: str, name: str, token: str | None, room: str | None = None,
-             simulcast: bool = True, publish: bool = True) -> str:
+             simulcast: bool = True, publish: bool = True, codec: str | None = None) -> str:
     """The page with a token in the fragment (never sent to the server),
     or, without one, dev mode: the page fetches a token itself.
-    `publish=False` makes a subscribe-only page (`?publish=0`)."""
+    `publish=False` makes a subscribe-only page (`?publish=0`); `codec`
+    ('h264') puts that video codec first in its offer (`?codec=`)."""
     flag = ("" if simulcast else "&simulcast=0") + ("" if publish else "&publish=0")
+    flag += f"&codec={urllib.parse.quote(codec)}" if codec else ""
     if token:
         return f"{base}{path}?name={urllib.parse.quote(name)}{flag}#token={token}"
     query = {"name": name, "autojoin": "1"}
@@ -38,6 +40,8 @@ def page_url(base: str, path: str, name: str, token: str | None, room: str | Non
         query["simulcast"] = "0"
     if not publish:
         query["publish"] = "0"
+    if codec:
+        query["codec"] = codec
     if room:
         query["room"] = room
     return f"{base}{path}?{urllib.parse.urlencode(query)}"

@@ -15,7 +15,11 @@ the first rise to each layer took, and the server's /metrics counters.
 Prints one JSON line.
 
   .venv/bin/python Scripts/interop/chromium_simulcast.py --url ws://127.0.0.1:PORT/rtc \\
-      --tokens '["tp","t1","t2","t3"]' [--switches 16]
+      --tokens '["tp","t1","t2","t3"]' [--switches 16] [--codec h264]
+
+With --codec h264 the publisher's page puts H.264 first in its offer
+(`?codec=h264`, setCodecPreferences): the same checks then run on H.264
+simulcast, and `steady` names each subscriber's decoded codec.
 
 Without --tokens the server must be in --dev mode: the pages fetch their
 own tokens for room --room.
@@ -119,10 +123,11 @@ def switch_plan(count: int):
     return plan
 
 
-async def run(url, tokens, room, switches, rise_seconds, limit_ms, settle_ms):
+async def run(url, tokens, room, switches, rise_seconds, limit_ms, settle_ms, codec=None):
     base = base_url(url)
     started = time.monotonic()
-    urls = [page_url(base, "/", name, tokens[i] if tokens else None, room, simulcast=True, publish=(i == 0))
+    urls = [page_url(base, "/", name, tokens[i] if tokens else None, room, simulcast=True, publish=(i == 0),
+                     codec=codec if i == 0 else None)
             for i, name in enumerate(NAMES)]
     port = free_tcp_port()
     with tempfile.TemporaryDirectory() as profile:
@@ -165,6 +170,8 @@ async def run(url, tokens, room, switches, rise_seconds, limit_ms, settle_ms):
                 second = {p: await inbound(t, publisher) for p, t in zip(PREFERENCES, subscribers)}
                 steady = {p: {
                     "frameWidth": (second[p] or {}).get("frameWidth"),
+                    "frameHeight": (second[p] or {}).get("frameHeight"),
+                    "codec": (second[p] or {}).get("codec"),
                     "framesRising": (second[p] or {}).get("framesDecoded", 0) > (first[p] or {}).get("framesDecoded", 0),
                     "newFreezes": (second[p] or {}).get("freezeCount", 0) - (first[p] or {}).get("freezeCount", 0),
                     "streamLayer": (second[p] or {}).get("streamLayer"),
@@ -221,12 +228,14 @@ def main():
                         help="how long the subscribers may take to reach their first layers")
     parser.add_argument("--limit-ms", type=int, default=2000, help="a switch slower than this is missed")
     parser.add_argument("--settle-ms", type=int, default=1000, help="sampled this long after a switch")
+    parser.add_argument("--codec", default=None, help="the publisher's video codec, first in its offer (h264)")
     parser.add_argument("--deadline", type=float, default=56.0)
     args = parser.parse_args()
     tokens = json.loads(args.tokens) if args.tokens else None
     try:
         result = asyncio.run(asyncio.wait_for(
-            run(args.url, tokens, args.room, args.switches, args.rise_seconds, args.limit_ms, args.settle_ms),
+            run(args.url, tokens, args.room, args.switches, args.rise_seconds, args.limit_ms, args.settle_ms,
+                args.codec),
             args.deadline))
     except BaseException as error:  # report, never hang
         result = {"errors": [repr(error)]}

@@ -11,6 +11,12 @@ public enum CodecParseError: Error, Equatable, Sendable {
     case emptyAggregationUnit
     /// H264: an FU-A with both start and end bits (RFC 6184 section 5.8).
     case invalidFragmentationUnit
+    /// H264: the unit given as a sequence parameter set is of another type.
+    case notSequenceParameterSet
+    /// H264: an SPS field beyond what H.264 section 7.4.2.1.1 allows (or
+    /// an Exp-Golomb code longer than 32 bits), or no picture left after
+    /// cropping.
+    case invalidSequenceParameterSet
     /// Opus: code 3 frame count 0 or above 48 (RFC 6716 section 3.2.5).
     case invalidFrameCount(UInt8)
     /// Opus: the packet would hold more than 120 ms of audio.

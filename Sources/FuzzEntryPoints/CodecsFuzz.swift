@@ -2,8 +2,8 @@ import Codecs
 import Wire
 
 extension FuzzEntryPoints {
-    /// Runs the VP8, H264 and Opus parsers over the same bytes (as an RTP
-    /// payload). When one parses, its offsets lie in the input and its
+    /// Runs the VP8, H264 (descriptor and SPS size) and Opus parsers over
+    /// the same bytes (as an RTP payload). When one parses, its offsets lie in the input and its
     /// counts are in range; VP8 rewrites of a copy read back as written.
     public static func codecs(_ data: UnsafeRawBufferPointer) {
         let bytes = RawSpan(_unsafeBytes: data)
@@ -36,6 +36,14 @@ extension FuzzEntryPoints {
                     seen += 1
                 }
                 precondition(seen == count && count >= 1)
+            }
+            // The SPS reader, on the unit the worker would hand it.
+            if d.containsSPS, let unit = H264PayloadDescriptor.sequenceParameterSetRange(in: bytes) {
+                precondition(unit.lowerBound >= 0 && unit.upperBound <= data.count)
+                if let size = try? H264PictureSize(parsing: bytes, unit: unit) {
+                    precondition(size.width > 0 && size.width <= 16 * H264PictureSize.maxMacroblocks)
+                    precondition(size.height > 0 && size.height <= 32 * H264PictureSize.maxMacroblocks)
+                }
             }
         }
         if let toc = try? OpusTOC(parsing: bytes) {

@@ -130,6 +130,14 @@ extension RoomMediaEngine {
             do {
                 let descriptor = try H264PayloadDescriptor(parsing: payload)
                 isSwitchPoint = track.layers[layer].h264.isDecoderRefresh(descriptor, timestamp: header.timestamp)
+                // The layer's size, from the SPS sent with each IDR: what
+                // a `maxWidth` preference is measured against.
+                if descriptor.containsSPS, let unit = H264PayloadDescriptor.sequenceParameterSetRange(in: payload),
+                    let size = try? H264PictureSize(parsing: payload, unit: unit)
+                {
+                    track.layers[layer].width = size.width
+                    track.layers[layer].height = size.height
+                }
             } catch {
                 return counters.dropped.malformed &+= 1
             }

@@ -50,6 +50,9 @@ public enum NegotiationError: Error, Equatable, Sendable {
     case answerMediaKindMismatch(mid: MID)
     /// The answer rejected (port 0) an m-section we offered.
     case answerRejectedSection(mid: MID)
+    /// The answer accepts a section we offered with port 0 (one the client
+    /// rejected before: it stays rejected, RFC 8829 section 5.3.1).
+    case answerRevivedSection(mid: MID)
     /// The answer's direction cannot answer ours (RFC 3264 section 6.1).
     case answerDirectionIncompatible(mid: MID, Direction)
     /// The answer lists a payload type we did not offer in that m-section
@@ -84,6 +87,7 @@ public enum NegotiationError: Error, Equatable, Sendable {
             return "answer m-section #\(index) has mid \(got.map(\.description) ?? "none"), expected \(expected)"
         case .answerMediaKindMismatch(let mid): return "m-section \(mid): the answer changed the media type"
         case .answerRejectedSection(let mid): return "m-section \(mid): the answer rejected it (port 0)"
+        case .answerRevivedSection(let mid): return "m-section \(mid): rejected before, offered with port 0, answered with a port"
         case .answerDirectionIncompatible(let mid, let d):
             return "m-section \(mid): a=\(d.rawValue) does not answer our offer"
         case .answerFormatNotOffered(let mid, let format): return "m-section \(mid): payload type \(format) was not offered"

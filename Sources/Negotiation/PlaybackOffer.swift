@@ -28,8 +28,16 @@ public struct PlaybackOffer: Equatable, Sendable {
         /// The client's payload type for a stream in `codec` (the
         /// publisher's), or nil when it cannot decode it (see
         /// `CodecDescription.canBeDecoded(by:)`).
+        /// An entry of the stream's own H.264 profile comes before one
+        /// that only contains it (a Baseline entry for a Constrained
+        /// Baseline stream).
         public func codec(matching codec: CodecDescription) -> CodecDescription? {
-            codecs.first { codec.canBeDecoded(by: $0) }
+            if codec.codec == .video(.h264), let profile = codec.h264ProfileLevelID?.profile,
+                let same = codecs.first(where: { codec.canBeDecoded(by: $0) && $0.h264ProfileLevelID?.profile == profile })
+            {
+                return same
+            }
+            return codecs.first { codec.canBeDecoded(by: $0) }
         }
     }
 
@@ -111,30 +119,30 @@ extension CodecDescription {
     /// Whether a receiver that offered `offered` can decode a stream sent
     /// in `self` (a publisher's codec) once the payload type is rewritten:
     /// same codec, clock rate and channels; for H.264 (RFC 6184 section
-    /// 8.1) also packetization mode 1 on both sides and the same profile:
-    /// equal `profile_idc` and equal constraint_set1 flag (0x40 of
-    /// profile-iop, the "constrained" in constrained baseline). The level
-    /// may differ (`level-asymmetry-allowed`, the receiver's level is what
-    /// it can decode; SFUs cannot transcode either way). A missing
+    /// 8.1) also packetization mode 1 on both sides and a profile the
+    /// receiver's entry decodes (`H264ProfileLevelID.isDecodable(by:)`:
+    /// the same profile as RFC 6184 Table 5 classifies them, or one that
+    /// H.264 Annex A makes a subset of it). The level is not compared
+    /// (SFUs cannot transcode; browsers decode any level). A missing
     /// profile-level-id means `42000a` (section 8.1).
     public func canBeDecoded(by offered: CodecDescription) -> Bool {
         guard codec == offered.codec, clockRate == offered.clockRate else { return false }
         if codec == .opus { return channels == offered.channels }
         guard codec == .video(.h264) else { return true }
         guard h264Parameter("packetization-mode") == "1", offered.h264Parameter("packetization-mode") == "1",
-            let mine = h264Profile, let theirs = offered.h264Profile
+            let mine = h264ProfileLevelID, let theirs = offered.h264ProfileLevelID
         else { return false }
-        return mine.profileIDC == theirs.profileIDC && (mine.iop & 0x40) == (theirs.iop & 0x40)
+        return mine.isDecodable(by: theirs)
     }
 
     func h264Parameter(_ name: String) -> String? {
         formatParameters.flatMap { FormatParameters(payloadType: payloadType, raw: $0)[name] }
     }
 
-    /// `profile_idc` and `profile-iop` of profile-level-id (6 hex digits).
-    var h264Profile: (profileIDC: UInt8, iop: UInt8)? {
-        let text = h264Parameter("profile-level-id") ?? "42000a"
-        guard text.utf8.count == 6, let value = UInt32(text, radix: 16) else { return nil }
-        return (UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8))
+    /// The entry's profile-level-id (RFC 6184 section 8.1: `42000a` when
+    /// absent); nil when it is not six hex digits.
+    public var h264ProfileLevelID: H264ProfileLevelID? {
+        guard let text = h264Parameter("profile-level-id") else { return .default }
+        return H264ProfileLevelID(Substring(text))
     }
 }

@@ -81,10 +81,10 @@ public struct PublishOffer: Equatable, Sendable {
                 reducedSizeRTCP: m.has(.rtcpReducedSize)))
     }
 
-    /// Opus/48000/2 for audio; VP8/90000 and one H264/90000 with
-    /// packetization-mode=1 for video, each with its RTX payload type, in
-    /// the order of the m= line (the offerer's preference, RFC 3264
-    /// section 6.1).
+    /// Opus/48000/2 for audio; for video whichever of VP8/90000 and one
+    /// H264/90000 with packetization-mode=1 comes first on the m= line
+    /// (the offerer's preference, RFC 3264 section 6.1), with its RTX
+    /// payload type.
     static func acceptedCodecs(_ m: MediaDescription, kind: MediaKind) -> [CodecDescription] {
         let order = m.formats
         let maps = m.rtpMaps
@@ -108,16 +108,31 @@ public struct PublishOffer: Equatable, Sendable {
                 $0.encodingName.uppercased() == "H264" && $0.clockRate == 90000
                     && parameters($0.payloadType)?["packetization-mode"] == "1"
             }
-            // Constrained baseline (profile_idc 0x42, constraint_set1: "42e0")
-            // decodes everywhere; otherwise the offerer's first mode-1 entry.
+            // Constrained Baseline decodes everywhere (every browser and
+            // aiortc offer it to receive; Main and High decoders take it
+            // too, H.264 Annex A): 42e01f, else another Constrained
+            // Baseline entry (RFC 6184 Table 5), else the offerer's first
+            // mode-1 entry, forwarded only to receivers of its profile.
+            func profile(_ map: RTPMap) -> H264ProfileLevelID.Profile? {
+                guard let text = parameters(map.payloadType)?["profile-level-id"] else {
+                    return H264ProfileLevelID.default.profile
+                }
+                return H264ProfileLevelID(Substring(text))?.profile
+            }
             let preferred =
                 h264.first { parameters($0.payloadType)?["profile-level-id"]?.lowercased() == "42e01f" }
-                ?? h264.first { parameters($0.payloadType)?["profile-level-id"]?.lowercased().hasPrefix("42e0") == true }
+                ?? h264.first { profile($0) == .constrainedBaseline }
                 ?? h264.first
             if let preferred { chosen.append((preferred, .video(.h264))) }
         }
         chosen = chosen.filter { position($0.0.payloadType) != Int.max }
         chosen.sort { position($0.0.payloadType) < position($1.0.payloadType) }
+        // One video codec per section, the offerer's first: every
+        // subscriber is offered that codec under its payload type, so the
+        // publisher must not switch to another mid-stream (libwebrtc falls
+        // back to the next negotiated codec when an encoder fails). An
+        // answer may list a subset of the offer (RFC 3264 section 6.1).
+        if kind == .video { chosen = Array(chosen.prefix(1)) }
 
         return chosen.map { map, codec in describe(map, as: codec, in: m, kind: kind) }
     }

@@ -8,8 +8,12 @@ extension SubscriberOfferBuilder {
     /// offer stays outstanding; `rollback()` abandons it).
     ///
     /// Rules: as many m-sections as offered with the same mids and media in
-    /// the same order (RFC 3264 section 6, RFC 8829 section 5.3.1); none
-    /// rejected; a `sendonly` section answered `recvonly` or `inactive`, an
+    /// the same order (RFC 3264 section 6, RFC 8829 section 5.3.1); a
+    /// section may be rejected (port 0: the client decodes none of its
+    /// codecs, as Chromium does with H.264 `640c1f`): its track is listed in
+    /// `refusedTrackIDs` and the section stays port 0 in later offers (a
+    /// section we offered with port 0 must come back so); otherwise
+    /// a `sendonly` section answered `recvonly` or `inactive`, an
     /// `inactive` one `inactive` (RFC 3264 section 6.1); only payload types
     /// we offered in that section, and at least our codec's in a section
     /// answered `recvonly`; `a=setup:active` (RFC 8842 section 5.3; we are
@@ -20,13 +24,21 @@ extension SubscriberOfferBuilder {
         guard answer.media.count == offered.count else {
             throw .answerMediaCount(expected: offered.count, got: answer.media.count)
         }
+        var rejected: [Int] = []
         for (index, (slot, m)) in zip(offered, answer.media).enumerated() {
-            guard m.mid == slot.mid else { throw .answerMIDMismatch(index: index, expected: slot.mid, got: m.mid) }
+            // A rejected section may come without its mid.
+            guard m.mid == slot.mid || (m.port == 0 && m.mid == nil) else {
+                throw .answerMIDMismatch(index: index, expected: slot.mid, got: m.mid)
+            }
             guard m.media == slot.kind.rawValue else { throw .answerMediaKindMismatch(mid: slot.mid) }
             // Port 0 with `a=bundle-only` is a bundled section, not a
             // rejected one (RFC 8843 section 7.3: how that RFC's answerer
             // writes every bundled section but the tagged one).
-            guard !m.isRejected else { throw .answerRejectedSection(mid: slot.mid) }
+            if m.isRejected {
+                if !slot.refused { rejected.append(index) }
+                continue
+            }
+            guard !slot.refused else { throw .answerRevivedSection(mid: slot.mid) }
             let direction = m.direction
             switch (slot.track != nil, direction) {
             case (true, .recvonly), (true, .inactive), (false, .inactive): break
@@ -39,7 +51,18 @@ extension SubscriberOfferBuilder {
             }
         }
         let transport = try RemoteTransportParameters(from: answer, as: .answer)
-        negotiated = offered
+        var agreed = offered
+        refusedTrackIDs = []
+        for index in rejected {
+            agreed[index].refused = true
+            agreed[index].track = nil
+            slots[index].refused = true
+            if let id = offered[index].track?.trackID {
+                refusedTrackIDs.append(id)
+                if slots[index].track?.trackID == id { slots[index].track = nil }
+            }
+        }
+        negotiated = agreed
         self.offered = nil
         state = .stable
         return transport

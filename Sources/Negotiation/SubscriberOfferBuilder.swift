@@ -38,6 +38,11 @@ public struct SubscriberOfferBuilder: Sendable {
         /// The codec last offered in this section: an inactive section keeps
         /// listing it, since an m= line needs at least one format.
         var codec: CodecDescription
+        /// The client's answer rejected it (port 0): a browser does so when
+        /// it decodes none of the section's codecs (Chromium offered
+        /// H.264 `640c1f`). Offered with port 0 from then on, outside
+        /// BUNDLE, never recycled (RFC 8829 section 5.2.2).
+        var refused = false
     }
 
     public let sessionID: UInt64
@@ -58,6 +63,9 @@ public struct SubscriberOfferBuilder: Sendable {
     /// sections the client has already seen go inactive.
     var negotiated: [Slot] = []
     var nextMID = 0
+    /// The tracks whose sections the last applied answer rejected (port 0):
+    /// no longer in any section; the caller stops forwarding them.
+    public internal(set) var refusedTrackIDs: [String] = []
 
     public static let defaultHeaderExtensions: [ExtensionMap] = [
         ExtensionMap(id: 1, uri: HeaderExtensionURI.mid),
@@ -94,7 +102,7 @@ public struct SubscriberOfferBuilder: Sendable {
     public mutating func add(track: OutgoingTrack) throws(NegotiationError) -> MID {
         guard mid(of: track.trackID) == nil else { throw .duplicateTrack(track.trackID) }
         needsRenegotiation = true
-        for i in slots.indices where slots[i].track == nil && slots[i].kind == track.kind {
+        for i in slots.indices where slots[i].track == nil && slots[i].kind == track.kind && !slots[i].refused {
             let mid = slots[i].mid
             let agreedInactive = negotiated.first { $0.mid == mid }.map { $0.track == nil } ?? false
             let offeredInactive = offered?.first { $0.mid == mid }.map { $0.track == nil } ?? true
@@ -139,8 +147,17 @@ public struct SubscriberOfferBuilder: Sendable {
 
     func description(of slots: [Slot]) -> SessionDescription {
         var media: [MediaDescription] = []
+        // Candidates go in the first bundled section (RFC 8843 section 7.1).
+        let tagged = slots.firstIndex { !$0.refused }
         for (i, slot) in slots.enumerated() {
-            var a = local.attributes(setup: .actpass, withCandidates: i == 0)
+            if slot.refused {
+                media.append(
+                    MediaDescription(
+                        media: slot.kind.rawValue, port: 0, formats: slot.codec.payloadTypes.map { String($0.rawValue) },
+                        connection: ConnectionData(address: "0.0.0.0"), attributes: [.mid(slot.mid), .direction(.inactive)]))
+                continue
+            }
+            var a = local.attributes(setup: .actpass, withCandidates: i == tagged)
             a.append(.mid(slot.mid))
             a += headerExtensions.map { .extmap($0) }
             if let t = slot.track {
@@ -160,7 +177,9 @@ public struct SubscriberOfferBuilder: Sendable {
                     formats: slot.codec.payloadTypes.map { String($0.rawValue) }, connection: local.connection,
                     attributes: a))
         }
-        var session: [Attribute] = [.group(Group(semantics: Group.bundle, mids: slots.map(\.mid)))]
+        var session: [Attribute] = [
+            .group(Group(semantics: Group.bundle, mids: slots.filter { !$0.refused }.map(\.mid)))
+        ]
         if local.isICELite { session.append(.iceLite) }
         session.append(.msidSemantic(MSIDSemantic(streamIDs: ["*"])))
         return SessionDescription(

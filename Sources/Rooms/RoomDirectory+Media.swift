@@ -224,6 +224,21 @@ extension RoomDirectory {
             state.remoteKnown = true
             effects.append(.media(.setRemote(room: p.room, participant: p.id, role: .subscriber, remote: remote)))
         }
+        // Sections the client rejected: it decodes none of their codecs
+        // (a browser without the publisher's H.264 profile). Those tracks
+        // are not sent to it; the others are.
+        for trackID in state.builder.refusedTrackIDs {
+            guard let outgoing = state.subscriptions.removeValue(forKey: trackID) else { continue }
+            effects.append(.media(.stopForward(room: p.room, trackID: trackID, subscriber: p.id)))
+            let fmtp = outgoing.codec.formatParameters.map { " (\($0))" } ?? ""
+            effects += send(
+                p.id,
+                .error(
+                    code: .negotiationFailed,
+                    message:
+                        "track \(trackID) is not sent to you: your answer rejected its \(outgoing.codec.codec.encodingName)\(fmtp)"
+                ))
+        }
         participants[p.id]?.subscriber = state
         return effects + renegotiate(p.id)
     }

@@ -93,16 +93,22 @@ private func dimensions(_ b: [UInt8]) throws(CodecParseError) -> VP8KeyframeDime
         0x00, 0x03, 0x65, 0x88, 0x84,  // IDR
     ]
 
-    @Test func idrAfterParameterSetsOfTheSameTimestampIsARefresh() throws {
+    @Test func theParameterSetsAheadOfAnIDRAreTheSwitchPoint() throws {
+        // libwebrtc's order for an IDR larger than a packet: SPS, PPS,
+        // then FU-A fragments, all with the IDR's timestamp. Starting at
+        // the FU-A would drop the parameter sets the IDR needs.
         var tracker = H264KeyframeTracker()
         let r1 = tracker.isDecoderRefresh(try h264(Self.sps), timestamp: 9000)
-        #expect(!r1)
+        #expect(r1)
         let r2 = tracker.isDecoderRefresh(try h264(Self.pps), timestamp: 9000)
         #expect(!r2)
         let r3 = tracker.isDecoderRefresh(try h264(Self.fuAIDRStart), timestamp: 9000)
-        #expect(r3)
+        #expect(!r3)
         let r4 = tracker.isDecoderRefresh(try h264(Self.fuAIDRMiddle), timestamp: 9000)
         #expect(!r4)
+        // A second SPS of the same access unit starts nothing new.
+        let r4b = tracker.isDecoderRefresh(try h264(Self.sps), timestamp: 9000)
+        #expect(!r4b)
     }
 
     @Test func idrWithoutParameterSetsIsNotARefresh() throws {
@@ -112,17 +118,12 @@ private func dimensions(_ b: [UInt8]) throws(CodecParseError) -> VP8KeyframeDime
         #expect(!idr.isDecoderRefreshPoint)
         let r5 = tracker.isDecoderRefresh(idr, timestamp: 9000)
         #expect(!r5)
-        // Parameter sets of an earlier picture do not count.
-        let r6 = tracker.isDecoderRefresh(try h264(Self.sps), timestamp: 9000)
-        #expect(!r6)
-        let r7 = tracker.isDecoderRefresh(try h264(Self.pps), timestamp: 9000)
-        #expect(!r7)
         let r8 = tracker.isDecoderRefresh(idr, timestamp: 12000)
         #expect(!r8)
-        // SPS alone is not enough.
+        // Parameter sets of an earlier picture do not carry over.
         let r9 = tracker.isDecoderRefresh(try h264(Self.sps), timestamp: 15000)
-        #expect(!r9)
-        let r10 = tracker.isDecoderRefresh(idr, timestamp: 15000)
+        #expect(r9)
+        let r10 = tracker.isDecoderRefresh(idr, timestamp: 18000)
         #expect(!r10)
     }
 

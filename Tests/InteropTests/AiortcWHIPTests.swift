@@ -8,12 +8,30 @@ import SignalingServer
 import Testing
 
 /// WHIP and WHEP with independent clients: aiortc publishes an Opus tone and
-/// VP8 video by WHIP, a second aiortc plays both by WHEP (with RTX for
+/// VP8 (or H.264) video by WHIP, a second aiortc plays both by WHEP (with RTX for
 /// video), and a WebSocket participant in the same room sees the WHIP
 /// publisher and decodes its media; then both sessions are DELETEd.
 @Suite(.serialized) struct AiortcWHIPTests {
     @Test(.timeLimit(.minutes(1)))
     func aiortcPublishesByWHIPAndPlaysByWHEPBesideAWebSocketParticipant() throws {
+        try Self.run()
+    }
+
+    /// The same with H.264 (issue #18): the WHIP publisher offers only
+    /// H.264 (mode 1, 42001f and 42e01f), the answer takes 42e01f, the
+    /// WebSocket participant is offered it, and the WHEP viewer, whose
+    /// offer lists 42001f first, gets it on its 42e01f entry and decodes.
+    @Test(.timeLimit(.minutes(1)))
+    func aiortcPublishesH264ByWHIPAndPlaysItByWHEP() throws {
+        let result = try Self.run(extra: ["--video-codec", "h264"])
+        let h264 = "H264 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f"
+        #expect(result["whip_video_codec"] as? String == h264, "\(result)")
+        #expect(result["ws_offered_video"] as? [String] == [h264], "\(result)")
+        #expect(result["whep_video_codec"] as? String == h264, "\(result)")
+    }
+
+    @discardableResult
+    static func run(extra: [String] = []) throws -> [String: Any] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let python = root.appendingPathComponent(".venv/bin/python")
@@ -42,7 +60,7 @@ import Testing
                 root.appendingPathComponent("Scripts/interop/aiortc_whip.py").path,
                 "--base", "http://127.0.0.1:\(server.localAddress.port)", "--room", "stage",
                 "--whip-token", token("encoder"), "--whep-token", token("viewer"), "--ws-token", token("watcher"),
-            ],
+            ] + extra,
             workingDirectory: root)
         let result = try peers.receive("the WHIP/WHEP result", timeout: .seconds(40))
         #expect((result["errors"] as? [Any])?.isEmpty == true, "\(result)")
@@ -68,5 +86,6 @@ import Testing
         // not a grace period (docs/PROTOCOL.md); the WHIP/WHEP sessions
         // were deleted. Nobody is left.
         #expect(server.service.snapshot.participants == 0)
+        return result
     }
 }

@@ -137,10 +137,15 @@ import Wire
         #expect(!Self.opus.canBeDecoded(by: Self.vp8))
         #expect(Self.vp8.canBeDecoded(by: .vp8(payloadType: PayloadType(rawValue: 120)!)))
         #expect(h264("42e01f").canBeDecoded(by: h264("42e034")))
-        #expect(!h264("42e01f").canBeDecoded(by: h264("42001f")))
+        // A Constrained Baseline stream is a Baseline one (H.264 A.2.1.1),
+        // not the other way round.
+        #expect(h264("42e01f").canBeDecoded(by: h264("42001f")))
+        #expect(!h264("42001f").canBeDecoded(by: h264("42e01f")))
         #expect(h264(nil).canBeDecoded(by: h264("42001f")))
         #expect(!h264("42e01f").canBeDecoded(by: h264("42e01f", mode: "0")))
-        #expect(!h264("4d001f").canBeDecoded(by: h264("64001f")))
+        // High decoders take Main; Main decoders do not take High.
+        #expect(h264("4d001f").canBeDecoded(by: h264("64001f")))
+        #expect(!h264("64001f").canBeDecoded(by: h264("4d001f")))
         #expect(!h264("zz").canBeDecoded(by: h264("zz")))
     }
 

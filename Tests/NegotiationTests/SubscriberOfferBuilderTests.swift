@@ -212,14 +212,11 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
         }
     }
 
-    @Test func answerWithIncompatibleDirectionOrRejectionIsRefused() throws {
+    @Test func answerWithIncompatibleDirectionIsRefused() throws {
         var (b, offer) = try offeredBuilder()
         var sending = chromiumAnswer(to: offer)
         sending.media[0].attributes = sending.media[0].attributes.map { $0 == .direction(.recvonly) ? .direction(.sendrecv) : $0 }
         #expect(throws: NegotiationError.answerDirectionIncompatible(mid: "0", .sendrecv)) { try b.applyAnswer(sending) }
-        var rejected = chromiumAnswer(to: offer)
-        rejected.media[1].port = 0
-        #expect(throws: NegotiationError.answerRejectedSection(mid: "1")) { try b.applyAnswer(rejected) }
         var kind = chromiumAnswer(to: offer)
         kind.media[1].media = "audio"
         #expect(throws: NegotiationError.answerMediaKindMismatch(mid: "1")) { try b.applyAnswer(kind) }
@@ -232,5 +229,73 @@ func chromiumAnswer(to offer: SessionDescription, setup: SetupRole = .active) ->
             $0 == .direction(.recvonly) ? .direction(.inactive) : $0
         }
         _ = try b.applyAnswer(declined)
+    }
+    /// As Chromium 156 answers a section whose only codec it cannot decode
+    /// (seen with H.264 `640c1f`): port 0, format 0, no rtpmap, its mid
+    /// kept, left out of the answer's BUNDLE group.
+    static func rejecting(_ index: Int, in answer: SessionDescription) -> SessionDescription {
+        var a = answer
+        a.media[index].port = 0
+        a.media[index].formats = ["0"]
+        a.media[index].attributes.removeAll {
+            switch $0 {
+            case .rtpmap, .fmtp, .rtcpFeedback: true
+            default: false
+            }
+        }
+        let rejectedMID = a.media[index].mid
+        a.attributes = a.attributes.map {
+            guard case .group(var g) = $0 else { return $0 }
+            g.mids.removeAll { $0 == rejectedMID }
+            return .group(g)
+        }
+        return a
+    }
+
+    @Test func aSectionTheClientCannotDecodeDropsOnlyItsTrackAndStaysRejected() throws {
+        var b = builder()
+        try b.add(track: audio("a1", ssrc: 1))
+        let high = CodecDescription.h264(
+            payloadType: PayloadType(rawValue: 100)!, rtxPayloadType: PayloadType(rawValue: 101)!, profileLevelID: "640c1f")
+        try b.add(
+            track: OutgoingTrack(
+                kind: .video, codec: high, ssrc: SSRC(2), rtxSSRC: SSRC(3), streamID: "bob", trackID: "v1", cname: "bob"))
+        let offer = try b.createOffer()
+        _ = try b.applyAnswer(Self.rejecting(1, in: chromiumAnswer(to: offer)))
+        #expect(b.state == .stable)
+        #expect(b.refusedTrackIDs == ["v1"])
+        #expect(b.activeMIDs == ["0"])
+        #expect(b.mid(of: "v1") == nil)
+
+        // The next video track gets a section of its own; the rejected one
+        // is offered with port 0, inactive, outside BUNDLE.
+        #expect(try b.add(track: video("v2", ssrc: 4, rtx: 5)) == "2")
+        let next = try b.createOffer()
+        #expect(next.media.map { $0.port == 0 } == [false, true, false])
+        #expect(next.media[1].mid == "1")
+        #expect(next.media[1].direction == .inactive)
+        #expect(next.bundleMIDs == ["0", "2"])
+        #expect(next.media[0].candidates.count == 1)
+        // It stays rejected: an answer with a port there is refused.
+        #expect(throws: NegotiationError.answerRevivedSection(mid: "1")) { try b.applyAnswer(chromiumAnswer(to: next)) }
+        _ = try b.applyAnswer(Self.rejecting(1, in: chromiumAnswer(to: next)))
+        #expect(b.refusedTrackIDs.isEmpty)
+        #expect(b.activeMIDs == ["0", "2"])
+    }
+
+    @Test func theBundleTaggedSectionRejectedMovesTheCandidates() throws {
+        var b = builder()
+        let high = CodecDescription.h264(payloadType: PayloadType(rawValue: 100)!, profileLevelID: "640c1f")
+        try b.add(
+            track: OutgoingTrack(kind: .video, codec: high, ssrc: SSRC(2), streamID: "bob", trackID: "v1", cname: "bob"))
+        try b.add(track: audio("a1", ssrc: 1))
+        let offer = try b.createOffer()
+        _ = try b.applyAnswer(Self.rejecting(0, in: chromiumAnswer(to: offer)))
+        #expect(b.refusedTrackIDs == ["v1"])
+        try b.remove(trackID: "a1")
+        let next = try b.createOffer()
+        #expect(next.media[0].port == 0 && next.media[0].candidates.isEmpty)
+        #expect(next.media[1].candidates.count == 1)
+        #expect(next.bundleMIDs == ["1"])
     }
 }

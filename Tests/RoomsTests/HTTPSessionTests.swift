@@ -108,6 +108,58 @@ private func forwards(_ effects: [RoomEffect]) -> [(String, ParticipantID, UInt8
         #expect(h.directory.members(of: "r").contains(result.participant))
     }
 
+    /// Chromium publishing with H.264 first (the room page's `?codec=h264`):
+    /// the WHIP answer takes H.264 alone; a room member is offered it with
+    /// the publisher's payload type and fmtp; a WHEP player (Chromium's
+    /// recvonly offer) gets it on its own 42e01f entry.
+    @Test func anH264PublisherReachesRoomMembersAndPlayersInH264() throws {
+        var h = MediaHarness()
+        _ = h.join("bob", on: 1)
+        let alice = try h.whip("alice", sdp: MediaHarness.fixture("chromium-publish-h264-simulcast.sdp")).get()
+        let video = alice.answer.split(separator: "\r\n").first { $0.hasPrefix("m=video ") }
+        #expect(video?.hasSuffix(" UDP/TLS/RTP/SAVPF 108 109") == true, "\(alice.answer)")
+        #expect(!alice.answer.contains("VP8"))
+        #expect(forwards(alice.effects).map(\.2) == [111, 108])
+        let offer = try #require(
+            messages(alice.effects, to: 1).lazy.compactMap { if case .subscriberOffer(let sdp, _) = $0 { sdp } else { nil } }
+                .first)
+        #expect(offer.contains("a=rtpmap:108 H264/90000\r\n"))
+        #expect(offer.contains("a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r\n"))
+        let carol = try h.whep("carol").get()
+        // Chromium's recvonly offer lists 42001f (102) before 42e01f (108).
+        #expect(forwards(carol.effects).map(\.2) == [111, 108])
+    }
+
+    /// A room member whose browser cannot decode the publisher's H.264
+    /// profile (Chromium has no Constrained High decoder) rejects that
+    /// section; it gets the other tracks, and an error naming the one it
+    /// does not get, instead of a refused answer and no media at all.
+    @Test func aMemberThatCannotDecodeThePublishersProfileGetsTheOtherTracks() throws {
+        var h = MediaHarness()
+        _ = h.join("bob", on: 1)
+        let bob = try #require(h.directory.participant(on: ConnectionID(1)))
+        // Chromium's H.264-first offer with its 42e01f entries made 640c1f:
+        // no Constrained Baseline is left, so 108 (640c1f) is chosen.
+        let offer = try MediaHarness.fixture("chromium-publish-h264-simulcast.sdp")
+            .replacingOccurrences(of: "profile-level-id=42e01f", with: "profile-level-id=640c1f")
+        let alice = try h.whip("alice", sdp: offer).get()
+        let video = try #require(forwards(alice.effects).first { $0.2 == 108 }?.0)
+        let audio = try #require(forwards(alice.effects).first { $0.2 == 111 }?.0)
+        let (sdp, version) = try #require(
+            messages(alice.effects, to: 1).lazy.compactMap { if case .subscriberOffer(let s, let v) = $0 { (s, v) } else { nil } }
+                .first)
+        #expect(sdp.contains("a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=640c1f\r\n"))
+        let effects = h.directory.handle(
+            .subscriberAnswer(sdp: answerRejectingVideo(sdp), version: version), from: ConnectionID(1), now: h.now)
+        #expect(effects.contains { if case .media(.stopForward(_, video, bob)) = $0 { true } else { false } }, "\(effects)")
+        #expect(!effects.contains { if case .media(.stopForward(_, audio, _)) = $0 { true } else { false } })
+        #expect(effects.contains { if case .media(.setRemote(_, bob, .subscriber, _)) = $0 { true } else { false } })
+        let errors = messages(effects, to: 1).filter { $0.isError(.negotiationFailed) }
+        #expect(errors.count == 1, "\(effects)")
+        guard case .error(_, let message)? = errors.first else { return }
+        #expect(message.contains(video) && message.contains("640c1f"), "\(message)")
+    }
+
     @Test func whepBeforeAnythingIsPublishedIsRefused() throws {
         var h = MediaHarness()
         _ = h.join("bob", on: 1)
@@ -189,4 +241,33 @@ private func forwards(_ effects: [RoomEffect]) -> [(String, ParticipantID, UInt8
         #expect(others.first?.tracks.count == 2)
         #expect(forwards(effects).count == 2)
     }
+}
+
+/// A browser's answer to a subscriber offer `sdp` that receives audio and
+/// rejects the video section as Chromium does when it decodes none of its
+/// codecs: port 0, format 0, no rtpmap, mid kept, out of BUNDLE.
+private func answerRejectingVideo(_ sdp: String) -> String {
+    let parts = sdp.components(separatedBy: "\r\nm=")
+    var sections: [[String]] = []
+    var rejectedMID = ""
+    for (i, part) in parts.enumerated() {
+        var lines = part.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        if i > 0 { lines[0] = "m=" + lines[0] }
+        lines = lines.filter {
+            !$0.hasPrefix("a=candidate") && !$0.hasPrefix("a=end-of-candidates") && !$0.hasPrefix("a=ssrc")
+                && !$0.hasPrefix("a=msid") && $0 != "a=ice-lite"
+        }
+        lines = lines.map { $0 == "a=setup:actpass" ? "a=setup:active" : ($0 == "a=sendonly" ? "a=recvonly" : $0) }
+        if lines[0].hasPrefix("m=video ") {
+            rejectedMID = lines.first { $0.hasPrefix("a=mid:") }.map { String($0.dropFirst(6)) } ?? ""
+            lines[0] = "m=video 0 UDP/TLS/RTP/SAVPF 0"
+            lines.removeAll { $0.hasPrefix("a=rtpmap") || $0.hasPrefix("a=fmtp") || $0.hasPrefix("a=rtcp-fb") }
+        }
+        sections.append(lines)
+    }
+    sections[0] = sections[0].map { line in
+        guard line.hasPrefix("a=group:BUNDLE ") else { return line }
+        return line.split(separator: " ").filter { $0 != Substring(rejectedMID) }.joined(separator: " ")
+    }
+    return sections.map { $0.joined(separator: "\r\n") }.joined(separator: "\r\n") + "\r\n"
 }

@@ -41,8 +41,11 @@ async function join() {
   const claims = tokenClaims(token);
   // ?publish=0: subscribe only (camera and microphone stay off).
   const publish = params.get('publish') !== '0';
+  // ?codec=h264: publish video in H.264 (setCodecPreferences).
+  const videoCodec = params.get('codec');
   client = new SwiftletClient({
-    url: socketURL, simulcast: params.get('simulcast') !== '0', token, publishIn: () => publish, relay: params.get('relay'),
+    url: socketURL, simulcast: params.get('simulcast') !== '0', videoCodec, token, publishIn: () => publish,
+    relay: params.get('relay'),
   });
   client.leaveWhenPageGoes();
   grid = new TileGrid($('grid'), client);
@@ -160,10 +163,14 @@ async function outboundVideo() {
   for (const sender of client.publisher.getSenders()) {
     for (const e of sender.getParameters().encodings || []) if (e.rid) active.set(e.rid, e.active);
   }
-  (await client.publisher.getStats()).forEach((s) => {
+  const report = await client.publisher.getStats();
+  report.forEach((s) => {
     if (s.type === 'outbound-rtp' && s.kind === 'video') {
+      const codec = s.codecId ? report.get(s.codecId) : null;
       out.encodings.push({
         rid: s.rid || null,
+        codec: codec ? codec.mimeType : null,
+        encoderImplementation: s.encoderImplementation || null,
         active: active.has(s.rid) ? active.get(s.rid) : null,
         frameWidth: s.frameWidth || 0,
         framesPerSecond: s.framesPerSecond || 0,
@@ -187,13 +194,17 @@ async function inboundVideo() {
   for (const remote of client.remoteTracks.values()) {
     if (remote.kind !== 'video') continue;
     let s = null;
-    (await remote.receiver.getStats()).forEach((r) => {
+    const report = await remote.receiver.getStats();
+    report.forEach((r) => {
       if (r.type === 'inbound-rtp' && r.kind === 'video') s = r;
     });
     if (!s) continue;
+    const codec = s.codecId ? report.get(s.codecId) : null;
     const state = client.streamStates.get(remote.trackId);
     out[remote.participantId] = {
       trackId: remote.trackId,
+      codec: codec ? `${codec.mimeType} ${codec.sdpFmtpLine || ''}`.trim() : null,
+      decoderImplementation: s.decoderImplementation || null,
       frameWidth: s.frameWidth || 0,
       frameHeight: s.frameHeight || 0,
       framesDecoded: s.framesDecoded || 0,

@@ -91,6 +91,28 @@ export function subscriberSections(sdp) {
 
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Moves `name`'s entries to the front of the transceiver's codec list, the
+// rest kept in order (RTX among them): the server answers the offer's
+// first codec it forwards. For H.264 the packetization-mode=1 constrained
+// baseline entry (42e01f) goes first, the profile every browser decodes
+// (docs/SIMULCAST.md, "Codecs").
+export function preferVideoCodec(transceiver, name) {
+  if (!RTCRtpSender.getCapabilities || !transceiver.setCodecPreferences) return false;
+  const mime = `video/${name}`.toLowerCase();
+  const codecs = RTCRtpSender.getCapabilities('video').codecs;
+  const rank = (c) => {
+    if (c.mimeType.toLowerCase() !== mime) return 3;
+    const fmtp = c.sdpFmtpLine || '';
+    if (mime !== 'video/h264') return 0;
+    if (!/packetization-mode=1/.test(fmtp)) return 2;
+    return /profile-level-id=42e0/i.test(fmtp) ? 0 : 1;
+  };
+  const ordered = codecs.map((c, i) => [rank(c), i, c]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((e) => e[2]);
+  if (rank(ordered[0]) === 3) return false;
+  transceiver.setCodecPreferences(ordered);
+  return true;
+}
+
 export class SwiftletClient extends EventTarget {
   // url: the /rtc WebSocket; token: an access token; publishIn(room): whether
   // to publish camera and microphone in that room.
@@ -98,11 +120,14 @@ export class SwiftletClient extends EventTarget {
   // relay: null, or 'udp' / 'tcp' / 'tls' to use only the server's TURN
   // relay of that transport (iceTransportPolicy "relay"): the page's
   // ?relay= option, for testing a network where only that one works.
-  constructor({ url, token, publishIn = () => true, simulcast = true, media = { audio: true, video: { width: 1280, height: 720 } }, relay = null }) {
+  // videoCodec: 'h264' (or 'vp8') puts that codec first in the video
+  // offer (setCodecPreferences); null leaves the browser's order.
+  constructor({ url, token, publishIn = () => true, simulcast = true, videoCodec = null, media = { audio: true, video: { width: 1280, height: 720 } }, relay = null }) {
     super();
     this.relay = relay;
     this.iceServers = [];
     this.simulcast = simulcast;
+    this.videoCodec = videoCodec;
     this.url = url;
     this.token = token;
     this.publishIn = publishIn;
@@ -432,7 +457,8 @@ export class SwiftletClient extends EventTarget {
     for (const track of stream.getVideoTracks()) {
       const init = { direction: 'sendonly', streams: [stream] };
       if (this.simulcast) init.sendEncodings = SIMULCAST;
-      pc.addTransceiver(track, init);
+      const transceiver = pc.addTransceiver(track, init);
+      if (this.videoCodec) preferVideoCodec(transceiver, this.videoCodec);
     }
     for (const track of stream.getAudioTracks()) {
       pc.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
