@@ -10,19 +10,14 @@ import Testing
 /// decoded with libopenh264 by the subscriber, which sees the layer it
 /// asked for in the decoded picture height.
 ///
-/// Known server issue (reported with a failing Forwarding test): the SFU
-/// starts a subscriber, and switches a simulcast layer, at the FU-A start
-/// of an IDR, after the STAP-A with its SPS and PPS, so the first IDR a
-/// subscriber gets has no parameter sets and it decodes only from the next
-/// IDR (its PLI brings one): frames before are undecodable. The simulcast
-/// case expects that under `withKnownIssue`, which fails once the server
-/// is fixed, so the expectation is tightened then.
+/// The SFU starts a subscriber, and switches a simulcast layer, at the
+/// packet of an IDR picture that carries its SPS and PPS (the STAP-A before
+/// the IDR's FU-A fragments): this run caught it starting at the FU-A, which
+/// cost every switch a keyframe wait (docs/SIMULCAST.md, "Codecs").
 ///
 /// In RoomBotMediaTests's serialized suite: the VP8 room test and these
 /// load the same two cores with real media and must not run at once.
 extension RoomBotMediaTests {
-    static let serverIssue: Comment = "SFU starts H.264 at the IDR's FU-A, after the STAP-A with its SPS and PPS"
-
     /// Runs roombot to its end (bounded by its own --duration, killed
     /// after `limit` seconds); returns its exit status, output and JSON.
     private func runH264Bot(_ arguments: [String], limit: Double = 60) throws -> (Int32, String, [String: Any]) {
@@ -66,11 +61,10 @@ extension RoomBotMediaTests {
         // 2 subscribers x ~10 s at 30 fps, less the first keyframe wait.
         let frames = try #require(subscribers["videoFramesComplete"] as? Int)
         #expect(frames > 400, "roombot output:\n\(text)")
-        // With the issue every mid-stream switch costs a keyframe wait
-        // (10 to 25 frames); without it none does.
+        // A switch that started after the parameter sets would cost a
+        // keyframe wait (10 to 25 frames each); one at the SPS costs none.
         let undecodable = subscribers["framesUndecodable"] as? Int ?? -1
-        #expect(undecodable >= 0 && undecodable < 400)
-        withKnownIssue(Self.serverIssue) { #expect(undecodable <= 2) }
+        #expect(undecodable >= 0 && undecodable <= 2, "roombot output:\n\(text)")
         #expect((subscribers["keyframes"] as? Int ?? 0) >= 2)
         // Each video track ends on a simulcast layer's height, decoded.
         let heights = try #require(subscribers["videoHeights"] as? [String: Int])
@@ -96,9 +90,8 @@ extension RoomBotMediaTests {
         #expect((subscribers["videoFramesComplete"] as? Int ?? 0) > 100, "roombot output:\n\(text)")
         #expect(subscribers["videoHeights"] as? [String: Int] == ["360": 1])
         #expect(subscribers["framesIncomplete"] as? Int == 0)
-        // At most one keyframe wait at the start (the issue above, when the
-        // viewer joins mid-stream; about 20 frames).
-        #expect((0..<45).contains(subscribers["framesUndecodable"] as? Int ?? -1))
+        // The viewer starts at an SPS: nothing undecodable.
+        #expect((0...2).contains(subscribers["framesUndecodable"] as? Int ?? -1), "roombot output:\n\(text)")
     }
 }
 
