@@ -124,6 +124,10 @@ let package = Package(
             ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),
 
+        // Test support: network namespaces for the tests that need more
+        // than loopback (Sources/NamespaceTesting/README.md).
+        .target(name: "NamespaceTesting", dependencies: ["NetIO"], exclude: ["README.md"], swiftSettings: swiftSettings),
+
         // Benchmarks (Scripts/bench-*), never part of a test run.
         .executableTarget(name: "TransportBench", dependencies: ["SRTP", "NetIO", "Wire", "RTCP", "BandwidthEstimation"],
                           swiftSettings: swiftSettings),
@@ -151,7 +155,7 @@ let package = Package(
             "MediaWorkerTests",
             [
                 "MediaWorker", "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams",
-                "Rooms", "Negotiation", "ICE", "DTLS", "SDP", "SFUTesting",
+                "Rooms", "Negotiation", "ICE", "DTLS", "SDP", "SFUTesting", "NamespaceTesting",
             ]),
         testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
@@ -166,7 +170,7 @@ let package = Package(
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
-        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService"]),
+        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService", "NamespaceTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

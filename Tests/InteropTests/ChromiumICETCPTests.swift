@@ -1,4 +1,5 @@
 import Foundation
+import NamespaceTesting
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import DTLS
 import Foundation
 import MediaWorker
+import NamespaceTesting
 import NetIO
 import Testing
 import Wire

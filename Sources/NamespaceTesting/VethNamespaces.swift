@@ -10,21 +10,21 @@ import NetIO
 /// touching the machine's own interfaces. Made by one test and deleted by
 /// it (`delete()`, also on failure paths); the names carry the process id
 /// and a random suffix so parallel runs do not collide.
-final class VethNamespaces {
-    struct Unavailable: Error, CustomStringConvertible { let description: String }
+package final class VethNamespaces {
+    package struct Unavailable: Error, CustomStringConvertible { package let description: String }
 
-    let server: String
-    let client: String
+    package let server: String
+    package let client: String
     /// The veth end in each namespace.
-    let serverLink: String
-    let clientLink: String
+    package let serverLink: String
+    package let clientLink: String
 
     /// Creates both namespaces, the veth pair, the addresses ("10.77.1.1/24",
     /// "fd00:77::1/64": IPv6 without duplicate address detection, so usable
     /// at once) and brings lo and the veth ends up. Throws `Unavailable`
     /// (after cleaning up) when `ip netns add` or any step fails: no root,
     /// or a kernel without namespaces or veth.
-    init(serverAddresses: [String], clientAddresses: [String]) throws(Unavailable) {
+    package init(serverAddresses: [String], clientAddresses: [String]) throws(Unavailable) {
         let tag = "\(getpid() % 100_000)\(Int.random(in: 100...999))"
         server = "swl-s\(tag)"
         client = "swl-c\(tag)"
@@ -42,7 +42,7 @@ final class VethNamespaces {
             steps.append(["-n", ns, "link", "set", link, "up"])
         }
         for step in steps {
-            if let failure = Self.ip(step) {
+            if let failure = IPCommand.run(step) {
                 delete()
                 throw Unavailable(description: "ip \(step.joined(separator: " ")): \(failure)")
             }
@@ -51,8 +51,8 @@ final class VethNamespaces {
 
     /// `ip -n NAMESPACE route add ROUTE...`; deletes both namespaces and
     /// throws if it fails.
-    func addRoute(in namespace: String, _ route: [String]) throws(Unavailable) {
-        if let failure = Self.ip(["-n", namespace, "route", "add"] + route) {
+    package func addRoute(in namespace: String, _ route: [String]) throws(Unavailable) {
+        if let failure = IPCommand.run(["-n", namespace, "route", "add"] + route) {
             delete()
             throw Unavailable(description: "ip route add \(route.joined(separator: " ")): \(failure)")
         }
@@ -60,15 +60,15 @@ final class VethNamespaces {
 
     /// Deletes both namespaces (the veth pair goes with them). Sockets
     /// still open in them keep them alive until they close.
-    func delete() {
-        _ = Self.ip(["netns", "del", server])
-        _ = Self.ip(["netns", "del", client])
+    package func delete() {
+        _ = IPCommand.run(["netns", "del", server])
+        _ = IPCommand.run(["netns", "del", client])
     }
 
     /// Runs `body` on a fresh thread that has entered namespace `name`
     /// (setns(2) moves only the calling thread). Sockets it opens belong to
     /// that namespace for good, whichever thread uses them afterwards.
-    func inside<T>(_ name: String, _ body: () throws -> T) throws -> T {
+    package func inside<T>(_ name: String, _ body: () throws -> T) throws -> T {
         try withoutActuallyEscaping(body) { body in
             let work = Unchecked(body)
             let result = Unchecked<Result<T, any Error>?>(nil)
@@ -94,25 +94,6 @@ final class VethNamespaces {
         typealias SetNS = @convention(c) (Int32, Int32) -> Int32
         guard let symbol = dlsym(nil, "setns") else { return -1 }
         return unsafeBitCast(symbol, to: SetNS.self)(fd, type)
-    }
-
-    /// Runs `ip ARGS` (at most 10 s); nil on success, else what it said.
-    private static func ip(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch { return "\(error)" }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            return "timed out"
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return process.terminationStatus == 0 ? nil : text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

@@ -15,13 +15,13 @@ import Foundation
 /// namespaces, code entering them with setns), everything here is a child
 /// process. The name carries the pid and a random suffix; `delete()` (call
 /// it on every path) removes the namespace and the veth pair with it.
-final class BrowserNamespace {
-    struct Unavailable: Error, CustomStringConvertible { let description: String }
+package final class BrowserNamespace {
+    package struct Unavailable: Error, CustomStringConvertible { package let description: String }
 
-    static let mediaAddress = "10.77.9.1"
-    let name: String
+    package static let mediaAddress = "10.77.9.1"
+    package let name: String
 
-    init() throws(Unavailable) {
+    package init() throws(Unavailable) {
         let tag = "\(getpid() % 100_000)-\(Int.random(in: 100...999))"
         name = "swiftlet-ff-\(tag)"
         let steps: [[String]] = [
@@ -35,17 +35,17 @@ final class BrowserNamespace {
             ["-n", name, "route", "add", "default", "via", "10.77.9.2", "dev", "swfa"],
         ]
         for step in steps {
-            if let failure = Self.ip(step) {
+            if let failure = IPCommand.run(step) {
                 delete()
                 throw Unavailable(description: "ip \(step.joined(separator: " ")): \(failure)")
             }
         }
     }
 
-    func delete() { _ = Self.ip(["netns", "del", name]) }
+    package func delete() { _ = IPCommand.run(["netns", "del", name]) }
 
     /// `ip netns exec NAME executable arguments...`, as a Process not yet run.
-    func process(_ executable: String, _ arguments: [String]) -> Process {
+    package func process(_ executable: String, _ arguments: [String]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["ip", "netns", "exec", name, executable] + arguments
@@ -56,7 +56,7 @@ final class BrowserNamespace {
     /// free in a fresh namespace; one media worker on `mediaAddress`), its
     /// output in `log` (a file: the dev server logs every message, more
     /// than a pipe holds). Started; stop it with `stop(_:)`.
-    func startDevServer(log: URL) throws -> Process {
+    package func startDevServer(log: URL) throws -> Process {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("swiftlet")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -74,31 +74,12 @@ final class BrowserNamespace {
         return server
     }
 
-    static func stop(_ server: Process) {
+    package static func stop(_ server: Process) {
         guard server.isRunning else { return }
         kill(server.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(5)
         while server.isRunning, Date() < deadline { usleep(20_000) }
         if server.isRunning { kill(server.processIdentifier, SIGKILL) }
         server.waitUntilExit()
-    }
-
-    /// Runs `ip ARGS` (at most 10 s); nil on success, else what it said.
-    private static func ip(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch { return "\(error)" }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            return "timed out"
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return process.terminationStatus == 0 ? nil : text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

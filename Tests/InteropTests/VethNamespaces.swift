@@ -1,1 +1,0 @@
-../MediaWorkerTests/VethNamespaces.swift
