@@ -1,72 +1,31 @@
-import BotMedia
 import Codecs
 import RTP
 import Testing
 import Wire
 
-/// Packetizes (and reassembles) one second of all three simulcast layers
-/// and prints the cost per packet. Timing is reported, never asserted: the
-/// machine is shared.
-@Test func packetizingOneSecondOfThreeLayersReportsNanosecondsPerPacket() throws {
-    let clips = try VideoClipPreset.simulcast.map { try VideoClipEncoder.encode($0, seconds: 1) }
-    #expect(clips.map(\.frames.count) == [30, 30, 30])
-    var buffer = [UInt8](repeating: 0, count: 1500)
-    var twcc: UInt16 = 0
-    var packetizers = try clips.indices.map { i in
-        try VP8Packetizer(
-            ssrc: SSRC(UInt32(i + 1)), payloadType: PayloadType(masking: 96),
-            extensionIDs: HeaderExtensionIDs(mid: 1, rid: 2, transportSequenceNumber: 3, absCaptureTime: 4),
-            mid: "0", rid: RID(["q", "h", "f"][i]))
-    }
-    var assemblers = clips.map { _ in VP8FrameAssembler(absCaptureTimeID: 4) }
-    var packets = 0
-    var bytes = 0
-    var completed = 0
-    let rounds = 20
-    let clock = ContinuousClock()
-    let start = clock.now
-    for round in 0..<rounds {
-        for layer in clips.indices {
-            for (index, frame) in clips[layer].frames.enumerated() {
-                let timestamp = UInt32(round * 30 + index) &* 3000
-                try buffer.withUnsafeMutableBytes { raw in
-                    try packetizers[layer].packetize(
-                        frame, rtpTimestamp: timestamp, captureTime: UInt64(index), transportSequenceNumber: &twcc,
-                        into: raw
-                    ) { length in
-                        packets += 1
-                        bytes += length
-                        let span = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: raw[0..<length]))
-                        guard let header = try? RTPHeader(parsing: span) else { return }
-                        if assemblers[layer].handle(header, packet: span, arrival: .zero) != nil { completed += 1 }
-                    }
-                }
-            }
-        }
-    }
-    let elapsed = clock.now - start
-    let perPacket = elapsed / packets
-    print(
-        "VP8 packetize+parse+assemble: \(packets / rounds) packets/s of video (\(bytes / rounds * 8 / 1000) kbit/s),"
-            + " \(perPacket) per packet")
-    #expect(completed == rounds * 90)
-    #expect(assemblers.allSatisfy { $0.statistics.framesUndecodable == 0 && $0.statistics.packetsLost == 0 })
-}
+@testable import BotMedia
 
-/// The same for H.264 (RFC 6184 mode 1): packetize, parse and rebuild the
-/// Annex B access units of one second of the three layers, no decoding.
-@Test func packetizingOneSecondOfThreeH264LayersReportsNanosecondsPerPacket() throws {
-    let clips = try VideoClipPreset.simulcast.map { try VideoClipEncoder.encode($0.forH264, seconds: 1, codec: .h264) }
+/// Packetizes (and reassembles) one second of all three simulcast layers
+/// and prints the cost per packet, for VP8 (RFC 7741) and H.264 (RFC 6184
+/// mode 1: Annex B access units rebuilt, no decoding). Timing is reported,
+/// never asserted: the machine is shared.
+@Test(arguments: [VideoCodec.vp8, .h264])
+func packetizingOneSecondOfThreeLayersReportsNanosecondsPerPacket(codec: VideoCodec) throws {
+    let clips = try VideoClipPreset.simulcast.map {
+        codec == .h264
+            ? try VideoClipEncoder.encode($0.forH264, seconds: 1, codec: .h264) : try VideoClipEncoder.encode($0, seconds: 1)
+    }
     #expect(clips.map(\.frames.count) == [30, 30, 30])
     var buffer = [UInt8](repeating: 0, count: 1500)
     var twcc: UInt16 = 0
     var packetizers = try clips.indices.map { i in
-        try H264Packetizer(
-            ssrc: SSRC(UInt32(i + 1)), payloadType: PayloadType(masking: 96),
+        try VideoPacketizer(
+            codec: codec, ssrc: SSRC(UInt32(i + 1)), payloadType: PayloadType(masking: 96),
             extensionIDs: HeaderExtensionIDs(mid: 1, rid: 2, transportSequenceNumber: 3, absCaptureTime: 4),
-            mid: "0", rid: RID(["q", "h", "f"][i]))
+            mid: "0", rid: RID(["q", "h", "f"][i]), initialSequenceNumber: 0, initialPictureID: 0)
     }
-    var assemblers = clips.map { _ in H264FrameAssembler(absCaptureTimeID: 4) }
+    var vp8 = clips.map { _ in VP8FrameAssembler(absCaptureTimeID: 4) }
+    var h264 = clips.map { _ in H264FrameAssembler(absCaptureTimeID: 4) }
     var packets = 0
     var bytes = 0
     var completed = 0
@@ -79,14 +38,18 @@ import Wire
                 let timestamp = UInt32(round * 30 + index) &* 3000
                 try buffer.withUnsafeMutableBytes { raw in
                     try packetizers[layer].packetize(
-                        frame, rtpTimestamp: timestamp, captureTime: UInt64(index), transportSequenceNumber: &twcc,
-                        into: raw
+                        frame, rtpTimestamp: timestamp, captureTime: UInt64(index), absSendTime: nil,
+                        transportSequenceNumber: &twcc, into: raw
                     ) { length in
                         packets += 1
                         bytes += length
                         let span = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: raw[0..<length]))
                         guard let header = try? RTPHeader(parsing: span) else { return }
-                        if assemblers[layer].handle(header, packet: span, arrival: .zero) != nil { completed += 1 }
+                        let done =
+                            codec == .h264
+                            ? h264[layer].handle(header, packet: span, arrival: .zero) != nil
+                            : vp8[layer].handle(header, packet: span, arrival: .zero) != nil
+                        if done { completed += 1 }
                     }
                 }
             }
@@ -95,10 +58,14 @@ import Wire
     let elapsed = clock.now - start
     let perPacket = elapsed / packets
     print(
-        "H.264 packetize+parse+assemble: \(packets / rounds) packets/s of video (\(bytes / rounds * 8 / 1000) kbit/s),"
+        "\(codec) packetize+parse+assemble: \(packets / rounds) packets/s of video (\(bytes / rounds * 8 / 1000) kbit/s),"
             + " \(perPacket) per packet")
     #expect(completed == rounds * 90)
-    #expect(assemblers.allSatisfy { $0.statistics.framesUndecodable == 0 && $0.statistics.packetsLost == 0 })
+    let clean =
+        codec == .h264
+        ? h264.allSatisfy { $0.statistics.framesUndecodable == 0 && $0.statistics.packetsLost == 0 }
+        : vp8.allSatisfy { $0.statistics.framesUndecodable == 0 && $0.statistics.packetsLost == 0 }
+    #expect(clean)
 }
 
 /// What an H.264 subscriber pays per frame to decode (roombot decodes
