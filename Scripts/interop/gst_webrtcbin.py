@@ -61,7 +61,8 @@ RECV_VIDEO = {
     "h264": ("application/x-rtp,media=video,encoding-name=H264,payload=102,clock-rate=90000,"
              "packetization-mode=(string)1,profile-level-id=(string)42e01f"),
 }
-RECV_AUDIO = "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000"
+# encoding-params 2: RFC 7587 section 7 writes Opus as opus/48000/2.
+RECV_AUDIO = "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000,encoding-params=(string)2"
 
 
 def http(method, url, body=None, headers=None):
