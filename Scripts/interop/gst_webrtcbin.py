@@ -6,7 +6,8 @@ Runs with the SYSTEM python3 (python3-gst-1.0 gives it `gi`), not .venv:
       --codec vp8|h264 --bundle-policy max-bundle|max-compat|none [--seconds 3]
   /usr/bin/python3 Scripts/interop/gst_webrtcbin.py play --base ... --room r --codec vp8|h264 [--seconds 3]
   /usr/bin/python3 Scripts/interop/gst_webrtcbin.py pair --base ... --codec ... --bundle-policy ...
-  /usr/bin/python3 Scripts/interop/gst_webrtcbin.py offers --codec ... --bundle-policy ...
+  /usr/bin/python3 Scripts/interop/gst_webrtcbin.py offers --codec ... --bundle-policy ... [--out DIR]
+  /usr/bin/python3 Scripts/interop/gst_webrtcbin.py check
 
 `publish` sends videotestsrc (VP8, or H.264 constrained baseline 42e01f
 with packetization-mode 1) and an Opus tone through webrtcbin to
@@ -15,7 +16,8 @@ POST /whep/{room}, decodes with decodebin and counts decoded video frames.
 `pair` does both in one process (one room; the player joins once the
 publisher has sent for a second, so its first frame depends on our PLI):
 time to first frame, frames, width and height. `offers` prints the
-offers only (fixture capture: no server). Tokens come from the dev
+offers only (fixture capture, no server; with --out, every fixture of
+FIXTURES); `check` names the elements this machine lacks. Tokens come from the dev
 server's /dev/token. Non-trickle: each offer is POSTed once ICE gathering
 is complete (webrtcbin then has its candidates in the SDP). One JSON line
 on stdout; every wait is bounded; libnice gathers no loopback candidate,
@@ -75,8 +77,17 @@ def http(method, url, body=None, headers=None):
 
 
 def dev_token(base, room, identity):
+    """A token from the dev server, waiting (at most 5 s) for it to listen."""
     query = urllib.parse.urlencode({"room": room, "identity": identity})
-    status, _, body = http("GET", f"{base}/dev/token?{query}")
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            status, _, body = http("GET", f"{base}/dev/token?{query}")
+            break
+        except (urllib.error.URLError, ConnectionError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
     if status != 200:
         raise RuntimeError(f"/dev/token {status}: {body}")
     return json.loads(body)["token"]
@@ -173,6 +184,18 @@ class Peer:
         if reply is not None and reply.has_field("error"):
             return reply.get_value("error").message
         return None
+
+    def srtp(self):
+        """The cipher and auth of webrtcbin's srtpenc, set from the DTLS-SRTP
+        profile the server chose (GStreamer 1.22's dtls elements offer only
+        SRTP_AES128_CM_SHA1_80 in use_srtp: gst-plugins-bad ext/dtls)."""
+        iterator = self.pipeline.iterate_recurse()
+        while True:
+            ok, element = iterator.next()
+            if ok != Gst.IteratorResult.OK:
+                return None
+            if element.get_factory() is not None and element.get_factory().get_name() == "srtpenc":
+                return [element.get_property("rtp-cipher").value_nick, element.get_property("rtp-auth").value_nick]
 
     def connection_state(self):
         return self.webrtc.get_property("connection-state").value_nick
@@ -286,6 +309,7 @@ def run(args, result):
                 return
             # The player joins late: its first keyframe comes from our PLI.
             time.sleep(1.0 if args.command == "pair" else args.seconds)
+            result["publishSRTP"] = pub.srtp()
         if args.command in ("play", "pair"):
             play = Player(args.codec, args.bundle_policy)
             peers.append(play)
@@ -341,7 +365,7 @@ def capture(out):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["publish", "play", "pair", "offers"])
+    parser.add_argument("command", choices=["publish", "play", "pair", "offers", "check"])
     parser.add_argument("--base", default="http://127.0.0.1:8080")
     parser.add_argument("--room", default="gst")
     parser.add_argument("--codec", choices=sorted(VIDEO), default="vp8")
@@ -350,6 +374,12 @@ def main():
     parser.add_argument("--out", help="offers: write every fixture of FIXTURES into this folder")
     args = parser.parse_args()
     Gst.init(None)
+    if args.command == "check":  # what the tests skip on
+        needed = ["webrtcbin", "nicesrc", "dtlssrtpenc", "vp8enc", "x264enc", "opusenc", "decodebin",
+                  "vp8dec", "avdec_h264", "opusdec"]
+        missing = [name for name in needed if Gst.ElementFactory.find(name) is None]
+        print(json.dumps({"gstreamer": Gst.version_string(), "missing": missing}), flush=True)
+        return
     if args.command == "offers" and args.out:
         capture(args.out)
         print(Gst.version_string())
