@@ -11,6 +11,7 @@ ap.add_argument("--out", required=True)
 ap.add_argument("--chromium")
 ap.add_argument("--firefox")
 ap.add_argument("--aiortc")
+ap.add_argument("--gstreamer")
 args = ap.parse_args()
 today = datetime.date.today().isoformat()
 readme = pathlib.Path(args.out, "README.md")
@@ -21,6 +22,7 @@ NOTES = {
     "Browser": ("chromium", "(Debian, `--headless=new`, fake media devices)"),
     "Firefox": ("firefox", "(Debian's `firefox-esr`, headless, WebDriver BiDi, fake media from user.js)"),
     "aiortc": ("aiortc", "(host candidates patched to 127.0.0.1)"),
+    "GStreamer": ("gstreamer", "(Debian, webrtcbin from python3-gst-1.0; videotestsrc/audiotestsrc, vp8enc or x264enc, opusenc)"),
 }
 
 
@@ -36,6 +38,10 @@ def line(label: str) -> str:
     return f"- {label}: not captured yet"
 
 
+# Notes about a single file re-captured alone ("- NAME.sdp alone: ..."
+# and its indented continuation lines) are kept as they are.
+alone = "".join(m.group(0) for m in re.finditer(r"^- \S+\.sdp alone:.*\n(?:  .*\n)*", old, re.M))
+
 readme.write_text(f"""# SDP fixtures
 
 Captured from real programs by `Scripts/capture-fixtures` (last run on
@@ -43,8 +49,9 @@ Captured from real programs by `Scripts/capture-fixtures` (last run on
 re-capture: `Scripts/capture-fixtures firefox`).
 
 {line("Browser")}
-{line("Firefox")}
+{alone}{line("Firefox")}
 {line("aiortc")}
+{line("GStreamer")}
 
 | File | Producer | What |
 |------|----------|------|
@@ -56,4 +63,10 @@ re-capture: `Scripts/capture-fixtures firefox`).
 | firefox-publish-simulcast-max-bundle.sdp | Firefox | the same under `bundlePolicy: "max-bundle"`: video has port 0 and `a=bundle-only` (RFC 8843 section 6) |
 | firefox-recvonly-max-bundle.sdp | Firefox | recvonly audio + video transceivers (a WHEP player) under `max-bundle`: video port 0, `a=bundle-only` |
 | aiortc-offer.sdp | aiortc | sendrecv audio + video transceivers |
+| gstreamer-publish-vp8-max-bundle.sdp | GStreamer 1.22 webrtcbin | VP8 + Opus sending (sendrecv), `bundle-policy=max-bundle`: audio has port 0 and `a=bundle-only` |
+| gstreamer-publish-vp8-max-compat.sdp | GStreamer 1.22 webrtcbin | the same under `max-compat`: every section has a port, one BUNDLE group, one ufrag |
+| gstreamer-publish-vp8-none.sdp | GStreamer 1.22 webrtcbin | the same under `none` (webrtcbin's default): no BUNDLE group, a ufrag per section |
+| gstreamer-publish-h264-max-bundle.sdp | GStreamer 1.22 webrtcbin | x264enc constrained baseline (`42c01f`, packetization-mode 1) + Opus, `max-bundle` |
+| gstreamer-recvonly-vp8-max-bundle.sdp | GStreamer 1.22 webrtcbin | recvonly Opus + VP8 (a WHEP player), `max-bundle` |
+| gstreamer-recvonly-h264-max-bundle.sdp | GStreamer 1.22 webrtcbin | recvonly Opus + H.264 `42e01f` mode 1, `max-bundle` |
 """)

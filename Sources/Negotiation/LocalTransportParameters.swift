@@ -40,6 +40,16 @@ public struct LocalTransportParameters: Equatable, Sendable {
     /// used (RFC 8843 section 7); credentials, fingerprint and setup in
     /// every bundled m-section, as libwebrtc writes them, so that a peer
     /// that reads them per section finds them.
+    /// `a=fingerprint` of our certificate. Our answers write it at session
+    /// level too (RFC 8122 section 5 allows either level; a media-level
+    /// one overrides it, and ours are the same): a rejected m-section
+    /// carries no transport attributes (RFC 8829 section 5.3.1), and a
+    /// strict peer such as GStreamer's webrtcbin then finds no
+    /// fingerprint for it and refuses the whole answer.
+    var fingerprintAttribute: Attribute {
+        .fingerprint(Fingerprint(algorithm: fingerprint.algorithm.rawValue, bytes: fingerprint.digest))
+    }
+
     func attributes(setup: SetupRole, withCandidates: Bool) -> [Attribute] {
         var out: [Attribute] = []
         if withCandidates {
@@ -48,7 +58,7 @@ public struct LocalTransportParameters: Equatable, Sendable {
         }
         out.append(.iceUfrag(credentials.ufrag))
         out.append(.icePwd(credentials.password))
-        out.append(.fingerprint(Fingerprint(algorithm: fingerprint.algorithm.rawValue, bytes: fingerprint.digest)))
+        out.append(fingerprintAttribute)
         out.append(.setup(setup))
         return out
     }

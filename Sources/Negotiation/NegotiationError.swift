@@ -65,7 +65,10 @@ public enum NegotiationError: Error, Equatable, Sendable {
     public var reason: String {
         func m(_ mid: MID?) -> String { mid.map { "m-section \($0)" } ?? "session" }
         switch self {
-        case .missingBundle: return "no a=group:BUNDLE: one bundled transport is required"
+        case .missingBundle:
+            // docs/WHIP_WHEP.md, "BUNDLE is required": a section per
+            // transport (webrtcbin's default bundle-policy=none) is refused.
+            return "no a=group:BUNDLE: one bundled transport is required (offer with bundle-policy max-bundle or max-compat)"
         case .bundleNamesUnknownMID(let mid): return "the BUNDLE group names mid \(mid), which no m-section has"
         case .missingICECredentials(let mid): return "\(m(mid)): no a=ice-ufrag/a=ice-pwd"
         case .missingFingerprint(let mid): return "\(m(mid)): no usable a=fingerprint (sha-1, sha-224...sha-512)"

@@ -76,7 +76,8 @@ public struct PlaybackAnswerer: Sendable {
     ///   kept and still bundled (RFC 3264 section 6.1);
     /// - rejected sections get port 0 and leave the BUNDLE group, as in
     ///   `PublishAnswerer`;
-    /// - session level: BUNDLE, `a=ice-lite`, `a=msid-semantic`; transport
+    /// - session level: BUNDLE, `a=ice-lite`, `a=fingerprint` (as in
+    ///   `PublishAnswerer`), `a=msid-semantic`; transport
     ///   attributes with `a=setup:passive` (the client offers `actpass`:
     ///   we are the DTLS server, RFC 8842 section 5.3), candidates in the
     ///   first bundled section only.
@@ -121,6 +122,7 @@ public struct PlaybackAnswerer: Sendable {
         }
         var session: [Attribute] = [.group(Group(semantics: Group.bundle, mids: bundled))]
         if local.isICELite { session.append(.iceLite) }
+        session.append(local.fingerprintAttribute)
         session.append(.msidSemantic(MSIDSemantic(streamIDs: ["*"])))
         let description = SessionDescription(
             origin: Origin(sessionID: sessionID, sessionVersion: sessionVersion), attributes: session, media: media)

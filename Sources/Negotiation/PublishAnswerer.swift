@@ -24,7 +24,9 @@ public struct PublishAnswerer: Sendable {
     ///   (RFC 8829 section 5.3.1), and left out of the BUNDLE group (RFC
     ///   8843 section 7.3.3);
     /// - session level: `a=group:BUNDLE` of the accepted mids, `a=ice-lite`
-    ///   (at session level, the only place aiortc reads it),
+    ///   (at session level, the only place aiortc reads it), our
+    ///   `a=fingerprint` (so that a rejected section, which has none, never
+    ///   makes a strict peer refuse the answer: RFC 8122 section 5),
     ///   `a=extmap-allow-mixed` when offered (RFC 8285 section 6),
     ///   `a=msid-semantic: WMS`;
     /// - per accepted m-section: credentials, fingerprint, `a=setup:passive`
@@ -50,6 +52,7 @@ public struct PublishAnswerer: Sendable {
         }
         var session: [Attribute] = [.group(Group(semantics: Group.bundle, mids: bundled))]
         if local.isICELite { session.append(.iceLite) }
+        session.append(local.fingerprintAttribute)
         if offer.description.attributes.contains(.extmapAllowMixed) { session.append(.extmapAllowMixed) }
         session.append(.msidSemantic(MSIDSemantic()))
         return SessionDescription(

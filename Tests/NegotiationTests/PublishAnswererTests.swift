@@ -20,7 +20,9 @@ import Wire
         #expect(answer.timing == [Timing(start: 0, stop: 0)])
         #expect(
             answer.attributes == [
-                .group(Group(semantics: "BUNDLE", mids: ["0", "1"])), .iceLite, .extmapAllowMixed, .msidSemantic(MSIDSemantic()),
+                .group(Group(semantics: "BUNDLE", mids: ["0", "1"])), .iceLite,
+                .fingerprint(Fingerprint(algorithm: "sha-256", bytes: Fixture.serverFingerprint.digest)),
+                .extmapAllowMixed, .msidSemantic(MSIDSemantic()),
             ])
         #expect(answer.media.map(\.mid) == ["0", "1"])
         #expect(answer.media.map(\.direction) == [.recvonly, .recvonly])
