@@ -1,4 +1,5 @@
 import Foundation
+import NamespaceTesting
 import Testing
 
 extension ChromiumSuite {
