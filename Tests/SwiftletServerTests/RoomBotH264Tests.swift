@@ -90,8 +90,11 @@ extension RoomBotMediaTests {
         #expect((subscribers["videoFramesComplete"] as? Int ?? 0) > 100, "roombot output:\n\(text)")
         #expect(subscribers["videoHeights"] as? [String: Int] == ["360": 1])
         #expect(subscribers["framesIncomplete"] as? Int == 0)
-        // The viewer starts at an SPS: nothing undecodable.
-        #expect((0...2).contains(subscribers["framesUndecodable"] as? Int ?? -1), "roombot output:\n\(text)")
+        // At most one keyframe wait at the start: a viewer that joins a
+        // single-layer publisher mid-stream is forwarded its delta frames
+        // until the IDR its PLI brings (about 20 frames; 0 when it joins
+        // before the publisher's first IDR).
+        #expect((0..<45).contains(subscribers["framesUndecodable"] as? Int ?? -1), "roombot output:\n\(text)")
     }
 }
 
