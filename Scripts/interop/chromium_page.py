@@ -2,6 +2,7 @@
 several tabs on swiftlet's own pages, each driven over the DevTools
 protocol through the page's test hook `window.swiftlet` (docs/WEB_CLIENT.md).
 Talks only to 127.0.0.1."""
+import argparse
 import asyncio
 import base64
 import json
@@ -152,3 +153,26 @@ async def open_tabs(port: int, urls: list[str], who: str, stack) -> list[Tab]:
 
 def artifacts_dir() -> str:
     return os.environ.get("SWIFTLET_ARTIFACTS", os.path.join(ROOT, ".build", "artifacts"))
+
+
+def one_remote_tile_decoding(tiles) -> bool:
+    """One remote tile decoding video."""
+    return len(tiles or []) == 1 and all(t.get("framesDecoded", 0) > 0 and t.get("frameWidth", 0) > 0 for t in tiles)
+
+
+def spki_pages_main(run) -> None:
+    """The command line of the drivers whose pages trust the server's test
+    certificate by its SPKI hash: --url --spki --tokens (JSON) [--seconds];
+    prints run(url, tokens, spki, seconds)'s result as one JSON line, or the
+    error (bounded at 50 s: never hang)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--spki", required=True)
+    parser.add_argument("--tokens", required=True)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    try:
+        result = asyncio.run(asyncio.wait_for(run(args.url, json.loads(args.tokens), args.spki, args.seconds), 50))
+    except BaseException as error:  # report, never hang
+        result = {"errors": [repr(error)]}
+    print(json.dumps(result), flush=True)

@@ -7,22 +7,18 @@ other's video. Prints one JSON line.
 
   .venv/bin/python Scripts/interop/chromium_page_https.py --url wss://localhost:PORT/rtc --spki HASH --tokens '["t1","t2"]'
 """
-import argparse
 import asyncio
 import contextlib
-import json
 import tempfile
 
-from chromium_page import base_url, open_tabs, page_url
+from chromium_page import base_url, one_remote_tile_decoding, spki_pages_main, open_tabs, page_url
 from cdp import free_tcp_port, start_chromium, stop_chromium
 
 WHO = "chromium_page_https"
 NAMES = ["alice", "bob"]
 
 
-def decoding(tiles) -> bool:
-    """One remote tile decoding video."""
-    return len(tiles or []) == 1 and all(t.get("framesDecoded", 0) > 0 and t.get("frameWidth", 0) > 0 for t in tiles)
+decoding = one_remote_tile_decoding
 
 
 async def run(url, tokens, spki, seconds):
@@ -50,19 +46,5 @@ async def run(url, tokens, spki, seconds):
             stop_chromium(chromium)
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--url", required=True)
-    parser.add_argument("--spki", required=True)
-    parser.add_argument("--tokens", required=True)
-    parser.add_argument("--seconds", type=float, default=20.0)
-    args = parser.parse_args()
-    try:
-        result = asyncio.run(asyncio.wait_for(run(args.url, json.loads(args.tokens), args.spki, args.seconds), 50))
-    except BaseException as error:  # report, never hang
-        result = {"errors": [repr(error)]}
-    print(json.dumps(result), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    spki_pages_main(run)
