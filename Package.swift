@@ -52,7 +52,7 @@ let package = Package(
 
         // Secure transport: sans-IO state over the C libraries.
         protocolTarget("ICE", ["Wire", "STUN", "CryptoPrimitives"]),
-        protocolTarget("SRTP", ["Wire", "CSRTP"]),
+        protocolTarget("SRTP", ["Wire", "CSRTP", "CShim"]),
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
         // TLS over a byte stream (HTTPS, WSS) on memory BIOs.
         protocolTarget("TLS", ["CryptoPrimitives", "COpenSSL", "CShim"]),
@@ -73,8 +73,20 @@ let package = Package(
         protocolTarget("Signaling", ["Wire", "CryptoPrimitives"]),
         protocolTarget("Negotiation", ["Wire", "SDP", "ICE", "DTLS", "RTP", "Codecs"]),
 
+        // The JSON room protocol (docs/PROTOCOL.md): its messages and their
+        // bounded codec, spoken by the server and by roombot.
+        protocolTarget("RoomProtocol", []),
         // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
-        protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS"]),
+        protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol"]),
+
+        // What crosses between media workers when a room spans them.
+        protocolTarget("WorkerRelay", ["Wire"]),
+        // The sans-IO media core: a worker's rooms, tracks from sources to
+        // sinks (docs/ARCHITECTURE.md).
+        protocolTarget(
+            "MediaRouter",
+            ["Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "LossRecovery", "BandwidthEstimation", "PeerSession",
+             "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay"]),
 
         // Composition: one remote peer's secure transport (and, later, streams).
         protocolTarget("PeerSession", ["Wire", "STUN", "ICE", "DTLS", "SRTP"]),
@@ -87,7 +99,7 @@ let package = Package(
         protocolTarget(
             "FuzzEntryPoints",
             ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation",
-             "BotMedia", "TURN"]),
+             "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
@@ -102,16 +114,16 @@ let package = Package(
             name: "MediaWorker",
             dependencies: [
                 "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "Rooms",
-                "Negotiation", "ICE", "DTLS", "LossRecovery", "BandwidthEstimation",
+                "RoomProtocol", "Negotiation", "ICE", "DTLS", "LossRecovery", "BandwidthEstimation", "MediaRouter", "WorkerRelay",
             ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
         // Web/ (the browser client, docs/WEB_CLIENT.md) is compiled into the binary.
-        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "SDP", "CryptoPrimitives", "Wire", "TLS"],
+        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS"],
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "PeerSession", "DTLS", "Signaling", "SignalingServer", "Rooms", "TLS", "TURN", "TURNService"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService"],
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
@@ -120,7 +132,8 @@ let package = Package(
             name: "RoomBot",
             dependencies: [
                 "Wire", "CShim", "COpus", "CVPX", "BotMedia", "Codecs", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
-                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "TLS",
+                "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "Forwarding", "TLS", "RoomProtocol",
+                "BandwidthEstimation",
             ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),
 
@@ -147,15 +160,15 @@ let package = Package(
         testTarget(
             "SwiftletServerTests",
             [
-                "SwiftletServer", "Signaling", "MediaWorker", "RoomBot", "Wire", "RTCP", "NetIO", "Negotiation", "SDP",
+                "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO", "Negotiation", "SDP",
                 "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting",
             ]),
-        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting"]),
+        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting"]),
         testTarget(
             "MediaWorkerTests",
             [
-                "MediaWorker", "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams",
-                "Rooms", "Negotiation", "ICE", "DTLS", "SDP", "SFUTesting", "NamespaceTesting",
+                "MediaWorker", "MediaRouter", "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding",
+                "RTPStreams", "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SDP", "SFUTesting", "NamespaceTesting", "WorkerRelay",
             ]),
         testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
@@ -164,13 +177,21 @@ let package = Package(
         testTarget("BotMediaTests", ["BotMedia", "RTP", "RTCP", "Codecs", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
-        testTarget("RoomsTests", ["Rooms", "Wire", "SFUTesting"]),
+        testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting"]),
+        testTarget("RoomProtocolTests", ["RoomProtocol"]),
+        testTarget("WorkerRelayTests", ["WorkerRelay", "Wire"]),
+        testTarget(
+            "MediaRouterTests",
+            [
+                "MediaRouter", "WorkerRelay", "Rooms", "RoomProtocol", "Negotiation", "Wire", "RTP", "RTCP", "Codecs", "PeerSession", "SFUTesting",
+                "DTLS", "ICE", "SDP", "SRTP", "RTPStreams",
+            ]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
-        testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting"]),
+        testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting", "CShim"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
-        testTarget("InteropTests", ["Rooms", "Signaling", "SignalingServer", "MediaWorker", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService", "NamespaceTesting"]),
+        testTarget("InteropTests", ["SwiftletServer", "Rooms", "RoomProtocol", "Signaling", "SignalingServer", "MediaWorker", "MediaRouter", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService", "NamespaceTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,8 @@ let entries = [
     "STUN": "stun", "RTP": "rtp", "RTCP": "rtcp", "SDP": "sdp", "Codecs": "codecs", "HTTP": "http", "WebSocket": "websocket",
     "RTX": "rtx", "VP8KeyframeHeader": "vp8KeyframeHeader", "WebSocketClient": "websocketClient", "TLSServer": "tlsServer",
     "TransportFeedback": "transportFeedback", "Negotiation": "negotiation",
-    "StreamFraming": "streamFraming", "H264Depacketizer": "h264Depacketizer", "TURN": "turn",
+    "StreamFraming": "streamFraming", "H264Depacketizer": "h264Depacketizer", "TURN": "turn", "RoomProtocol": "roomProtocol",
+    "RelayMessage": "relayMessage", "SRTP": "srtp",
 ]
 
 let package = Package(

@@ -1,8 +1,11 @@
 // Counts heap allocations of the process it is preloaded into
 // (LD_PRELOAD), for Scripts/bench: allocations per forwarded packet. Every
 // malloc, calloc, realloc and aligned allocation adds one to a counter; a
-// thread writes the total to $MALLOC_COUNT_FILE every 100 ms. glibc's
-// __libc_* entry points do the work, so no dlsym bootstrapping is needed.
+// thread writes the total to $MALLOC_COUNT_FILE every 100 ms, and a
+// destructor writes it once more when the process exits normally (exit or
+// return from main), so the allocations of its last 100 ms are not lost.
+// glibc's __libc_* entry points do the work, so no dlsym bootstrapping is
+// needed.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,28 +35,55 @@ int posix_memalign(void **out, size_t a, size_t n) {
     return 0;
 }
 
-static void *reporter(void *path) {
-    /* Written beside the file and renamed over it: a reader never sees
-       the file truncated and not yet written (the bench read an empty
-       count once and failed). */
+static const char *count_path;
+/* The process the reporter runs in: a child forked without exec has no
+   reporter thread and must not write its own count over its parent's. */
+static pid_t owner;
+/* Serializes the reporter's writes with the exit write: both write the
+   same temporary file, and a reporter write renamed after the exit write
+   would replace the final count with an older one. */
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+static int finished;
+
+/* Written beside the file and renamed over it: a reader never sees the
+   file truncated and not yet written (the bench read an empty count once
+   and failed). */
+static void write_count(void) {
     static char temporary[4096];
-    snprintf(temporary, sizeof temporary, "%s.tmp", (const char *)path);
+    snprintf(temporary, sizeof temporary, "%s.tmp", count_path);
+    FILE *f = fopen(temporary, "w");
+    if (!f) return;
+    fprintf(f, "%lu\n", atomic_load(&allocations));
+    fclose(f);
+    rename(temporary, count_path);
+}
+
+static void *reporter(void *unused) {
+    (void)unused;
     for (;;) {
-        FILE *f = fopen(temporary, "w");
-        if (f) {
-            fprintf(f, "%lu\n", atomic_load(&allocations));
-            fclose(f);
-            rename(temporary, (const char *)path);
-        }
+        pthread_mutex_lock(&write_lock);
+        if (!finished) write_count();
+        pthread_mutex_unlock(&write_lock);
         usleep(100000);
     }
     return NULL;
 }
 
 __attribute__((constructor)) static void start(void) {
-    const char *path = getenv("MALLOC_COUNT_FILE");
-    if (!path) return;
+    count_path = getenv("MALLOC_COUNT_FILE");
+    if (!count_path) return;
+    owner = getpid();
     pthread_t t;
-    pthread_create(&t, NULL, reporter, (void *)path);
+    pthread_create(&t, NULL, reporter, NULL);
     pthread_detach(t);
+}
+
+/* Runs at exit() after the program's own atexit handlers; the reporter
+   thread may still be running, so the lock keeps it from writing after. */
+__attribute__((destructor)) static void stop(void) {
+    if (!count_path || getpid() != owner) return;
+    pthread_mutex_lock(&write_lock);
+    write_count();
+    finished = 1;
+    pthread_mutex_unlock(&write_lock);
 }

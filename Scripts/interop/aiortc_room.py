@@ -6,8 +6,10 @@ Each client joins, publishes one audio track (a tone of its own pitch) on
 its publisher PeerConnection, and receives everyone else's on its
 subscriber PeerConnection (the server offers, the client answers). It then
 counts decoded frames per remote track for a few seconds and prints one
-JSON line: per client, frames received per remote track. Bounded in time;
-loopback only.
+JSON line: per client, frames received per remote track, and the server's
+/metrics read at the end of the count while everyone is still connected.
+With --publishers N only the first N clients publish; the others only
+subscribe. Bounded in time; loopback only.
 """
 import argparse
 import asyncio
@@ -23,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The tone source and the loopback-only ICE patch (FACTS.md) are shared with
 # the transport interop peer.
 from aiortc_peer import ToneTrack  # noqa: E402
+from server_metrics import metrics  # noqa: E402
 
 
 def tone(hz):
@@ -39,8 +42,8 @@ async def recv_type(ws, wanted, timeout=10):
 
 
 class Client:
-    def __init__(self, url, token, index, video=False):
-        self.url, self.token, self.index, self.video = url, token, index, video
+    def __init__(self, url, token, index, video=False, publish=True):
+        self.url, self.token, self.index, self.video, self.publishes = url, token, index, video, publish
         self.frames = {}
         self.kinds = {}
         self.subscriber = RTCPeerConnection(RTCConfiguration(iceServers=[]))
@@ -70,13 +73,15 @@ class Client:
         joined = await recv_type(self.ws, "joined")
         self.id = joined["participantId"]
         await started.wait()
+        self.listener = asyncio.ensure_future(self.listen())
+        if not self.publishes:
+            return
         self.publisher.addTrack(tone(300.0 + 150.0 * self.index))
         if self.video:
             # aiortc's test pattern, VP8-encoded by aiortc (libvpx).
             self.publisher.addTrack(VideoStreamTrack())
         await self.publisher.setLocalDescription(await self.publisher.createOffer())
         await self.ws.send(json.dumps({"type": "publish", "sdp": self.publisher.localDescription.sdp}))
-        self.listener = asyncio.ensure_future(self.listen())
 
     async def listen(self):
         try:
@@ -108,9 +113,11 @@ async def main():
     parser.add_argument("--tokens", required=True)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--video", action="store_true", help="each client also publishes a VP8 video track")
+    parser.add_argument("--publishers", type=int, default=None, help="only the first N clients publish")
     args = parser.parse_args()
     tokens = json.loads(args.tokens)
-    clients = [Client(args.url, t, i, video=args.video) for i, t in enumerate(tokens)]
+    publishers = len(tokens) if args.publishers is None else args.publishers
+    clients = [Client(args.url, t, i, video=args.video, publish=i < publishers) for i, t in enumerate(tokens)]
     started = asyncio.Event()
     result = {"clients": [], "errors": []}
     try:
@@ -118,10 +125,10 @@ async def main():
         await asyncio.sleep(0.5)
         started.set()
         await asyncio.wait_for(asyncio.gather(*runs), 15)
-        # Wait until every client has a track from each other client.
+        # Wait until every client has a track from each other publisher.
+        per_publisher = 2 if args.video else 1
         for _ in range(100):
-            expected = (len(clients) - 1) * (2 if args.video else 1)
-            if all(len(c.frames) >= expected for c in clients):
+            if all(len(c.frames) >= (publishers - (1 if c.publishes else 0)) * per_publisher for c in clients):
                 break
             await asyncio.sleep(0.1)
         await asyncio.sleep(1.0)
@@ -130,10 +137,14 @@ async def main():
         await asyncio.sleep(args.seconds)
         for c in clients:
             c.counting = False
+        result["metrics"] = await asyncio.get_running_loop().run_in_executor(None, metrics, args.url)
     except Exception as error:
         result["errors"].append(repr(error))
+    # A copy of each list: an offer that reaches a client closing below
+    # (someone else left first) is not part of the result.
     for c in clients:
-        result["clients"].append({"id": getattr(c, "id", None), "frames": c.frames, "kinds": c.kinds, "errors": c.errors,
+        result["clients"].append({"id": getattr(c, "id", None), "frames": c.frames, "kinds": c.kinds,
+                                  "errors": list(c.errors),
                                   "publisher": c.publisher.connectionState, "subscriber": c.subscriber.connectionState})
     for c in clients:
         try:

@@ -31,7 +31,7 @@ import urllib.parse
 import urllib.request
 
 from chromium_page import artifacts_dir, base_url, open_tab
-from cdp import free_tcp_port, start_chromium, stop_chromium
+from cdp import CDPError, free_tcp_port, start_chromium, stop_chromium
 
 WHO = "chromium_page_lifecycle"
 ROOM = "lifecycle"
@@ -57,8 +57,15 @@ async def back_as(a, b, name, old_id, seconds):
     participant id) and A decodes B's tile, named `name`."""
     form_name = ""
     for _ in range(50):  # the form is filled once the page knows the server's mode
-        form_name = await b.evaluate("window.swiftlet && window.swiftlet.state() === 'idle' ? "
-                                     "document.getElementById('name').value : ''")
+        try:
+            form_name = await b.evaluate("window.swiftlet && window.swiftlet.state() === 'idle' ? "
+                                         "document.getElementById('name').value : ''")
+        except CDPError as error:
+            # A's view of the leave can come before B's new document
+            # commits: an evaluation sent to the old one is cut off by the
+            # navigation. Ask the new one.
+            if "navigated or closed" not in str(error):
+                raise
         if form_name:
             break
         await asyncio.sleep(0.1)

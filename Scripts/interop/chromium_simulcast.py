@@ -30,10 +30,10 @@ import contextlib
 import json
 import tempfile
 import time
-import urllib.request
 
 from chromium_page import CDPError, base_url, open_tabs, page_url
 from cdp import chromium_version, free_tcp_port, start_chromium, stop_chromium
+from server_metrics import metrics
 
 WHO = "chromium_simulcast"
 NAMES = ["publisher", "sub-low", "sub-medium", "sub-high"]
@@ -68,24 +68,6 @@ def percentile(values, p):
     ordered = sorted(values)
     rank = max(1, -(-len(ordered) * p // 100))
     return ordered[int(rank) - 1]
-
-
-def metrics(base: str) -> dict:
-    """The server's swiftlet_* samples (name with labels -> value)."""
-    try:
-        with urllib.request.urlopen(f"{base}/metrics", timeout=3) as r:
-            text = r.read().decode()
-    except OSError as error:
-        return {"error": repr(error)}
-    out = {}
-    for line in text.splitlines():
-        if line.startswith("swiftlet_"):
-            name, _, value = line.rpartition(" ")
-            try:
-                out[name] = float(value)
-            except ValueError:
-                pass
-    return out
 
 
 async def inbound(tab, publisher):

@@ -1,46 +1,33 @@
 import Wire
 
-/// A forwarding layer: simulcast stream (spatial) and temporal layer.
-/// Audio is always (0, 0).
-public struct AllocatedLayer: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var spatial: Int
-    public var temporal: Int
-    public init(spatial: Int, temporal: Int) {
-        self.spatial = spatial
-        self.temporal = temporal
-    }
-    public static func < (a: AllocatedLayer, b: AllocatedLayer) -> Bool {
-        (a.spatial, a.temporal) < (b.spatial, b.temporal)
-    }
-    public var description: String { "S\(spatial)T\(temporal)" }
-}
-
-public enum TrackKind: Sendable, Equatable {
+package enum TrackKind: Sendable, Equatable {
     case audio
     case video
 }
 
 /// One forwarded track of a subscriber, as the allocator sees it.
-public struct AllocatableTrack: Sendable, Equatable {
+package struct AllocatableTrack: Sendable, Equatable {
     /// Opaque to the allocator; returned with the decision.
-    public var id: Int
-    public var kind: TrackKind
+    package var id: Int
+    package var kind: TrackKind
     /// Higher goes first within its kind (speaker, pinned, on-screen size).
-    public var priority: Int
+    package var priority: Int
     /// The subscriber's cap from its render size or preference; nil = any.
-    public var maxSpatialLayer: Int?
+    package var maxSpatialLayer: Int?
     /// Measured bitrate per spatial layer per temporal layer, cumulative
     /// over temporal layers (what forwarding (s, t) costs), as the
     /// publisher sends now. A missing or non-positive entry is a layer not
-    /// being sent. Audio: `[[rate]]`.
-    public var layers: [[Bitrate]]
+    /// being sent. Audio: one rate (`LayerRates(single:)`). A fixed-size
+    /// value: the allocator runs per subscriber every 200 ms and must not
+    /// allocate (issue #14).
+    package var layers: LayerRates
     /// What is forwarded now, nil when nothing (new or paused); going above
     /// it needs headroom, staying at or below it does not.
-    public var current: AllocatedLayer?
+    package var current: MediaLayer?
 
-    public init(
-        id: Int, kind: TrackKind, priority: Int = 0, maxSpatialLayer: Int? = nil, layers: [[Bitrate]],
-        current: AllocatedLayer? = nil
+    package init(
+        id: Int, kind: TrackKind, priority: Int = 0, maxSpatialLayer: Int? = nil, layers: LayerRates,
+        current: MediaLayer? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -49,12 +36,22 @@ public struct AllocatableTrack: Sendable, Equatable {
         self.layers = layers
         self.current = current
     }
+
+    /// The same from nested arrays, `[[rate]]` for audio (tests).
+    package init(
+        id: Int, kind: TrackKind, priority: Int = 0, maxSpatialLayer: Int? = nil, layers: [[Bitrate]],
+        current: MediaLayer? = nil
+    ) {
+        self.init(
+            id: id, kind: kind, priority: priority, maxSpatialLayer: maxSpatialLayer, layers: LayerRates(layers),
+            current: current)
+    }
 }
 
 /// What one track gets.
-public enum TrackAllocation: Equatable, Sendable {
+package enum TrackAllocation: Equatable, Sendable {
     /// Forward this layer; `allocated` is what it costs.
-    case forward(AllocatedLayer, allocated: Bitrate)
+    case forward(MediaLayer, allocated: Bitrate)
     /// The estimate does not reach even the lowest layer: send nothing and
     /// tell the subscriber; it resumes when the estimate allows.
     case paused
@@ -62,27 +59,27 @@ public enum TrackAllocation: Equatable, Sendable {
     case unavailable
 }
 
-public struct TrackDecision: Equatable, Sendable {
-    public var id: Int
-    public var allocation: TrackAllocation
-    public init(id: Int, allocation: TrackAllocation) {
+package struct TrackDecision: Equatable, Sendable {
+    package var id: Int
+    package var allocation: TrackAllocation
+    package init(id: Int, allocation: TrackAllocation) {
         self.id = id
         self.allocation = allocation
     }
 }
 
 /// The allocator's answer, in the order tracks were given.
-public struct BandwidthAllocation: Equatable, Sendable {
-    public var decisions: [TrackDecision]
+package struct BandwidthAllocation: Equatable, Sendable {
+    package var decisions: [TrackDecision]
     /// Bitrate beyond the estimate that the next wanted step needs
     /// (headroom included), when some track is held below what it could
     /// get by the estimate alone; nil when nothing is capped. The worker
     /// probes for `estimate + probe` before anything goes up.
-    public var probe: Bitrate?
+    package var probe: Bitrate?
     /// Sum of what was allocated.
-    public var allocated: Bitrate
+    package var allocated: Bitrate
 
-    public subscript(id: Int) -> TrackAllocation? {
+    package subscript(id: Int) -> TrackAllocation? {
         decisions.first { $0.id == id }?.allocation
     }
 }
@@ -109,52 +106,92 @@ public struct BandwidthAllocation: Equatable, Sendable {
 /// forwarded now needs only its cost; a layer above it (or any layer for a
 /// paused video) needs its cost plus `upgradeHeadroom` of it. An estimate
 /// jittering less than that around a boundary leaves the choice alone.
-public struct BandwidthAllocator: Sendable {
+package struct BandwidthAllocator: Sendable {
     /// 0.1: going up needs 10 % more than the layer's rate.
-    public var upgradeHeadroom: Double
+    package var upgradeHeadroom: Double
 
-    public init(upgradeHeadroom: Double = 0.1) {
+    package init(upgradeHeadroom: Double = 0.1) {
         self.upgradeHeadroom = upgradeHeadroom
     }
 
     /// 2^53 bit/s: any real rate, and exactly representable as Double.
     static let largestRate: Int64 = 1 << 53
 
-    private struct Step {
-        var layer: AllocatedLayer
+    fileprivate struct Step {
+        var layer: MediaLayer
         var cost: Int64
     }
 
-    private struct VideoState {
+    /// A video's available layers in ladder order, inline (at most
+    /// `LayerRates`' 3 x 4).
+    fileprivate struct Ladder {
+        private var steps = InlineArray<12, Step>(repeating: Step(layer: MediaLayer(spatial: 0, temporal: 0), cost: 0))
+        private(set) var count = 0
+        subscript(i: Int) -> Step { steps[i] }
+        mutating func append(_ step: Step) {
+            guard count < 12 else { return }
+            steps[count] = step
+            count += 1
+        }
+    }
+
+    fileprivate struct VideoState {
         var index: Int
-        var ladder: [Step]
+        var ladder: Ladder
         /// Position on the ladder; -1 = nothing (paused).
         var position: Int
         var done: Bool
     }
 
-    public func allocate(estimate: Bitrate, tracks: [AllocatableTrack]) -> BandwidthAllocation {
+    /// What one allocation writes, kept between calls so that the server's
+    /// rounds (every subscriber, every 200 ms) allocate nothing once its
+    /// arrays have grown to the largest subscriber's track count.
+    package struct Workspace {
+        /// In the order tracks were given.
+        package fileprivate(set) var decisions: [TrackDecision] = []
+        /// As `BandwidthAllocation.probe`.
+        package fileprivate(set) var probe: Bitrate?
+        package fileprivate(set) var allocated = Bitrate(bitsPerSecond: 0)
+        fileprivate var order: [Int] = []
+        fileprivate var videos: [VideoState] = []
+        package init() {}
+    }
+
+    /// The allocation as a value (tests, callers that keep it).
+    package func allocate(estimate: Bitrate, tracks: [AllocatableTrack]) -> BandwidthAllocation {
+        var workspace = Workspace()
+        allocate(estimate: estimate, tracks: tracks, into: &workspace)
+        return BandwidthAllocation(
+            decisions: workspace.decisions, probe: workspace.probe, allocated: workspace.allocated)
+    }
+
+    /// The allocation into `w`, reusing its storage.
+    package func allocate(estimate: Bitrate, tracks: [AllocatableTrack], into w: inout Workspace) {
         // Rates are bounded far below Int64's range, so sums cannot overflow.
         var remaining = min(max(estimate.bitsPerSecond, 0), Self.largestRate)
-        var decisions = tracks.map { TrackDecision(id: $0.id, allocation: .unavailable) }
+        w.decisions.removeAll(keepingCapacity: true)
+        for t in tracks { w.decisions.append(TrackDecision(id: t.id, allocation: .unavailable)) }
 
         // 1. Audio.
-        for i in Self.serviceOrder(tracks, kind: .audio) {
-            let cost = tracks[i].layers.first?.first.map { min(max($0.bitsPerSecond, 0), Self.largestRate) } ?? 0
+        Self.serviceOrder(tracks, kind: .audio, into: &w.order)
+        for i in w.order {
+            let cost = tracks[i].layers[0, 0].map { min(max($0.bitsPerSecond, 0), Self.largestRate) } ?? 0
             if cost <= remaining {
                 remaining -= cost
-                decisions[i].allocation = .forward(
-                    AllocatedLayer(spatial: 0, temporal: 0), allocated: Bitrate(bitsPerSecond: cost))
+                w.decisions[i].allocation = .forward(
+                    MediaLayer(spatial: 0, temporal: 0), allocated: Bitrate(bitsPerSecond: cost))
             } else {
-                decisions[i].allocation = .paused
+                w.decisions[i].allocation = .paused
             }
         }
 
         // 2. Lowest layer of every video.
-        var videos: [VideoState] = []
-        for i in Self.serviceOrder(tracks, kind: .video) {
+        w.videos.removeAll(keepingCapacity: true)
+        Self.serviceOrder(tracks, kind: .video, into: &w.order)
+        for i in w.order {
             let ladder = Self.ladder(tracks[i])
-            guard let lowest = ladder.first else { continue }
+            guard ladder.count > 0 else { continue }
+            let lowest = ladder[0]
             var state = VideoState(index: i, ladder: ladder, position: -1, done: false)
             if required(lowest, from: nil, track: tracks[i]) <= remaining {
                 remaining -= lowest.cost
@@ -162,18 +199,18 @@ public struct BandwidthAllocator: Sendable {
             } else {
                 state.done = true
             }
-            videos.append(state)
+            w.videos.append(state)
         }
 
         // 3. One step at a time, round after round.
         var progressed = true
         while progressed {
             progressed = false
-            for v in videos.indices where !videos[v].done {
-                let state = videos[v]
+            for v in w.videos.indices where !w.videos[v].done {
+                let state = w.videos[v]
                 let next = state.position + 1
                 guard next < state.ladder.count else {
-                    videos[v].done = true
+                    w.videos[v].done = true
                     continue
                 }
                 let from = state.ladder[state.position]
@@ -181,38 +218,42 @@ public struct BandwidthAllocator: Sendable {
                 let need = required(step, from: from, track: tracks[state.index])
                 if need <= remaining {
                     remaining -= step.cost - from.cost
-                    videos[v].position = next
+                    w.videos[v].position = next
                     progressed = true
                 } else {
-                    videos[v].done = true
+                    w.videos[v].done = true
                 }
             }
         }
 
         // Probe for the next step of the first capped video in service
         // order, paused ones first: lowest layers before higher ones.
-        var probe: Bitrate?
-        let capped = videos.filter { $0.position < 0 } + videos.filter { $0.position >= 0 }
-        for state in capped where state.position + 1 < state.ladder.count {
-            let from = state.position >= 0 ? state.ladder[state.position] : nil
-            let need = required(state.ladder[state.position + 1], from: from, track: tracks[state.index])
-            probe = Bitrate(bitsPerSecond: max(need - remaining, 1))
-            break
+        w.probe = nil
+        search: for pass in 0..<2 {
+            for v in w.videos.indices where (w.videos[v].position < 0) == (pass == 0) {
+                let state = w.videos[v]
+                guard state.position + 1 < state.ladder.count else { continue }
+                let from = state.position >= 0 ? state.ladder[state.position] : nil
+                let need = required(state.ladder[state.position + 1], from: from, track: tracks[state.index])
+                w.probe = Bitrate(bitsPerSecond: max(need - remaining, 1))
+                break search
+            }
         }
 
         var allocated: Int64 = 0
-        for state in videos {
+        for v in w.videos.indices {
+            let state = w.videos[v]
             if state.position >= 0 {
                 let step = state.ladder[state.position]
-                decisions[state.index].allocation = .forward(step.layer, allocated: Bitrate(bitsPerSecond: step.cost))
+                w.decisions[state.index].allocation = .forward(step.layer, allocated: Bitrate(bitsPerSecond: step.cost))
             } else {
-                decisions[state.index].allocation = .paused
+                w.decisions[state.index].allocation = .paused
             }
         }
-        for decision in decisions {
+        for decision in w.decisions {
             if case .forward(_, let rate) = decision.allocation { allocated &+= rate.bitsPerSecond }
         }
-        return BandwidthAllocation(decisions: decisions, probe: probe, allocated: Bitrate(bitsPerSecond: allocated))
+        w.allocated = Bitrate(bitsPerSecond: allocated)
     }
 
     /// What moving from `from` (nil: nothing) to `step` takes out of the
@@ -225,20 +266,24 @@ public struct BandwidthAllocator: Sendable {
     }
 
     /// Available layers of a video in ladder order, up to its cap.
-    private static func ladder(_ track: AllocatableTrack) -> [Step] {
-        var steps: [Step] = []
-        for (s, temporal) in track.layers.enumerated() {
+    private static func ladder(_ track: AllocatableTrack) -> Ladder {
+        var steps = Ladder()
+        for s in 0..<track.layers.spatialCount {
             if let cap = track.maxSpatialLayer, s > cap { break }
-            for (t, rate) in temporal.enumerated() where rate.bitsPerSecond > 0 {
-                steps.append(Step(layer: AllocatedLayer(spatial: s, temporal: t), cost: min(rate.bitsPerSecond, largestRate)))
+            for t in 0..<track.layers.temporalCount(spatial: s) {
+                guard let rate = track.layers[s, t], rate.bitsPerSecond > 0 else { continue }
+                steps.append(Step(layer: MediaLayer(spatial: s, temporal: t), cost: min(rate.bitsPerSecond, largestRate)))
             }
         }
         return steps
     }
 
-    /// Indices of `kind` tracks by priority, then larger cap, then input order.
-    private static func serviceOrder(_ tracks: [AllocatableTrack], kind: TrackKind) -> [Int] {
-        tracks.indices.filter { tracks[$0].kind == kind }.sorted { a, b in
+    /// Indices of `kind` tracks by priority, then larger cap, then input
+    /// order, into `order` (an insertion sort in place: a subscriber has
+    /// tens of tracks, and `sorted` would allocate).
+    private static func serviceOrder(_ tracks: [AllocatableTrack], kind: TrackKind, into order: inout [Int]) {
+        order.removeAll(keepingCapacity: true)
+        func before(_ a: Int, _ b: Int) -> Bool {
             let x = tracks[a]
             let y = tracks[b]
             if x.priority != y.priority { return x.priority > y.priority }
@@ -246,6 +291,14 @@ public struct BandwidthAllocator: Sendable {
             let yCap = y.maxSpatialLayer ?? .max
             if xCap != yCap { return xCap > yCap }
             return a < b
+        }
+        for i in tracks.indices where tracks[i].kind == kind {
+            order.append(i)
+            var j = order.count - 1
+            while j > 0, before(order[j], order[j - 1]) {
+                order.swapAt(j, j - 1)
+                j -= 1
+            }
         }
     }
 }

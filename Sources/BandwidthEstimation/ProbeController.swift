@@ -3,13 +3,13 @@ import Wire
 
 /// Padding the worker should send now, in packets it builds and records in
 /// `SentPacketHistory` with kind `.probe`.
-public struct ProbeSend: Equatable, Sendable {
-    public var bytes: Int
-    public init(bytes: Int) { self.bytes = bytes }
+package struct ProbeSend: Equatable, Sendable {
+    package var bytes: Int
+    package init(bytes: Int) { self.bytes = bytes }
 }
 
 /// What a probe cluster showed, once its feedback is in.
-public enum ProbeOutcome: Equatable, Sendable {
+package enum ProbeOutcome: Equatable, Sendable {
     /// The path carried at least the target: feed this to
     /// `SendSideBandwidthEstimator.probeSucceeded(_:now:)`.
     case succeeded(Bitrate)
@@ -18,22 +18,22 @@ public enum ProbeOutcome: Equatable, Sendable {
     case failed(measured: Bitrate?)
 }
 
-public struct ProbeControllerConfiguration: Sendable, Equatable {
+package struct ProbeControllerConfiguration: Sendable, Equatable {
     /// How long a cluster sends.
-    public var clusterDuration: Duration
+    package var clusterDuration: Duration
     /// Padding is released in slices this far apart.
-    public var sendInterval: Duration
+    package var sendInterval: Duration
     /// The cluster's total rate (media plus padding) over the target, so
     /// that measurement noise and media below the estimate still reach it.
-    public var overshoot: Double
+    package var overshoot: Double
     /// Wait after the first failure; doubles per failure up to the maximum.
-    public var initialBackoff: Duration
-    public var maximumBackoff: Duration
+    package var initialBackoff: Duration
+    package var maximumBackoff: Duration
     /// A cluster whose feedback has not come back this long after it ended
     /// fails.
-    public var resultTimeout: Duration
+    package var resultTimeout: Duration
 
-    public init(
+    package init(
         clusterDuration: Duration = .milliseconds(100), sendInterval: Duration = .milliseconds(10),
         overshoot: Double = 1.25, initialBackoff: Duration = .seconds(2), maximumBackoff: Duration = .seconds(60),
         resultTimeout: Duration = .seconds(1)
@@ -64,8 +64,8 @@ public struct ProbeControllerConfiguration: Sendable, Equatable {
 /// padding): sent rate over send span, received rate over arrival span,
 /// each leaving out one packet's bytes for the interval, and the result is
 /// the lower. One cluster at a time; none while over-using or backing off.
-public struct ProbeController: Sendable {
-    public enum State: Equatable, Sendable {
+package struct ProbeController: Sendable {
+    package enum State: Equatable, Sendable {
         case idle
         /// Sending padding for a cluster aimed at `target`.
         case probing(target: Bitrate)
@@ -73,10 +73,10 @@ public struct ProbeController: Sendable {
         case measuring(target: Bitrate)
     }
 
-    public let configuration: ProbeControllerConfiguration
-    public private(set) var state: State = .idle
+    package let configuration: ProbeControllerConfiguration
+    package private(set) var state: State = .idle
     /// No probe starts before this after a failure.
-    public private(set) var backoffUntil: Instant?
+    package private(set) var backoffUntil: Instant?
 
     private var backoff: Duration
     private var start = Instant.zero
@@ -98,7 +98,7 @@ public struct ProbeController: Sendable {
         var lastReceivedSize = 0
     }
 
-    public init(configuration: ProbeControllerConfiguration = ProbeControllerConfiguration()) {
+    package init(configuration: ProbeControllerConfiguration = ProbeControllerConfiguration()) {
         self.configuration = configuration
         backoff = configuration.initialBackoff
     }
@@ -106,7 +106,7 @@ public struct ProbeController: Sendable {
     /// Asks for a cluster that shows whether the path carries `target` in
     /// total. Ignored while a cluster runs, while backing off, while the
     /// detector sees over-use, or when the estimate already allows it.
-    public mutating func request(target: Bitrate, estimate: Bitrate, usage: BandwidthUsage, now: Instant) {
+    package mutating func request(target: Bitrate, estimate: Bitrate, usage: BandwidthUsage, now: Instant) {
         guard state == .idle, usage != .overusing, target > estimate else { return }
         if let backoffUntil, now < backoffUntil { return }
         let total = Double(target.bitsPerSecond) * configuration.overshoot
@@ -120,7 +120,7 @@ public struct ProbeController: Sendable {
 
     /// The padding due now, or nil when none is (then wait for
     /// `nextDeadline`). Also times out a cluster whose feedback never came.
-    public mutating func poll(now: Instant) -> ProbeSend? {
+    package mutating func poll(now: Instant) -> ProbeSend? {
         switch state {
         case .idle:
             return nil
@@ -140,7 +140,7 @@ public struct ProbeController: Sendable {
     }
 
     /// When `poll` next has something to do.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         switch state {
         case .idle: nil
         case .probing: min(lastSlice + configuration.sendInterval, end)
@@ -150,7 +150,7 @@ public struct ProbeController: Sendable {
 
     /// Measures the cluster from feedback; returns the outcome once the
     /// feedback covers a packet sent after the cluster ended.
-    public mutating func transportFeedback(
+    package mutating func transportFeedback(
         _ feedback: TransportCCFeedback, packet: RawSpan, history: SentPacketHistory, now: Instant
     )
         -> ProbeOutcome?
@@ -189,7 +189,7 @@ public struct ProbeController: Sendable {
 
     /// A built feedback value (simulations, tests), serialized and parsed
     /// first, then walked as feedback from the wire is.
-    public mutating func transportFeedback(
+    package mutating func transportFeedback(
         _ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant
     )
         -> ProbeOutcome?

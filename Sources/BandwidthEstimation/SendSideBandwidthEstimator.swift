@@ -2,20 +2,20 @@ import RTCP
 import Wire
 
 /// Limits and starting point of a subscriber's estimate.
-public struct BandwidthEstimatorConfiguration: Sendable, Equatable {
+package struct BandwidthEstimatorConfiguration: Sendable, Equatable {
     /// Where a new subscriber starts. 600 kbit/s is mediasoup's default
     /// initial available outgoing bitrate: enough for audio and one
     /// low-layer video, low enough not to flood a poor link at once.
-    public var initial: Bitrate
-    public var minimum: Bitrate
-    public var maximum: Bitrate
+    package var initial: Bitrate
+    package var minimum: Bitrate
+    package var maximum: Bitrate
     /// Transport-wide feedback older than this no longer drives the
     /// estimate; REMB and receiver-report loss take over.
-    public var feedbackTimeout: Duration
+    package var feedbackTimeout: Duration
     /// A REMB older than this no longer caps or drives the estimate.
-    public var rembTimeout: Duration
+    package var rembTimeout: Duration
 
-    public init(
+    package init(
         initial: Bitrate = .kbps(600), minimum: Bitrate = .kbps(30), maximum: Bitrate = .mbps(20),
         feedbackTimeout: Duration = .seconds(2), rembTimeout: Duration = .seconds(5)
     ) {
@@ -55,22 +55,22 @@ public struct BandwidthEstimatorConfiguration: Sendable, Equatable {
 /// are numbers the history does not hold; they are not even walked
 /// (`SentPacketHistory.positions`). Processing a feedback allocates
 /// nothing in steady state.
-public struct SendSideBandwidthEstimator: Sendable {
-    public let configuration: BandwidthEstimatorConfiguration
+package struct SendSideBandwidthEstimator: Sendable {
+    package let configuration: BandwidthEstimatorConfiguration
 
     /// The combined estimate, within the configured limits.
-    public private(set) var estimate: Bitrate
+    package private(set) var estimate: Bitrate
     /// The over-use detector's latest verdict.
-    public var usage: BandwidthUsage { trendline.usage }
+    package var usage: BandwidthUsage { trendline.usage }
     /// Bits per second the receiver acknowledged over the last 500 ms of
     /// feedback, nil before there is enough.
-    public var acknowledgedBitrate: Bitrate? {
+    package var acknowledgedBitrate: Bitrate? {
         acknowledged.rate.map { Bitrate(bitsPerSecond: Self.bits($0)) }
     }
     /// Send time of the newest packet a feedback acknowledged, to the
     /// feedback's arrival: a round-trip time plus the receiver's feedback
     /// delay, smoothed.
-    public private(set) var roundTripTime: Duration = .milliseconds(200)
+    package private(set) var roundTripTime: Duration = .milliseconds(200)
 
     private var interArrival = InterArrivalDelta()
     private var trendline = TrendlineEstimator()
@@ -85,11 +85,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var expectedSinceLossUpdate = 0
     /// Feedback statuses walked so far, over every feedback: bounded by the
     /// packets sent, whatever the feedback claimed.
-    public private(set) var statusesVisited = 0
+    package private(set) var statusesVisited = 0
 
     static let lossWindowPackets = 20
 
-    public init(configuration: BandwidthEstimatorConfiguration = BandwidthEstimatorConfiguration()) {
+    package init(configuration: BandwidthEstimatorConfiguration = BandwidthEstimatorConfiguration()) {
         self.configuration = configuration
         let minimum = Double(max(configuration.minimum.bitsPerSecond, 1))
         let maximum = max(Double(configuration.maximum.bitsPerSecond), minimum)
@@ -104,7 +104,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// `packet` holds the bytes `feedback` was parsed from. Only statuses
     /// the history can hold and not yet processed are walked
     /// (`SentPacketHistory.positions`), in place; nothing is allocated.
-    public mutating func transportFeedback(
+    package mutating func transportFeedback(
         _ feedback: TransportCCFeedback, packet: RawSpan, history: SentPacketHistory, now: Instant
     ) {
         let positions = history.positions(
@@ -156,14 +156,14 @@ public struct SendSideBandwidthEstimator: Sendable {
 
     /// Feeds a built feedback value (simulations, tests): it is serialized
     /// and parsed, then walked as feedback from the wire is.
-    public mutating func transportFeedback(_ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant) {
+    package mutating func transportFeedback(_ feedback: TransportLayerCC, history: SentPacketHistory, now: Instant) {
         let bytes = feedback.serialized()
         guard let parsed = TransportCCFeedback.parsedPacket(bytes.span.bytes) else { return }
         transportFeedback(parsed, packet: bytes.span.bytes, history: history, now: now)
     }
 
     /// Feeds a REMB value received at `now`.
-    public mutating func receiverEstimatedMaximumBitrate(_ bitrate: Bitrate, now: Instant) {
+    package mutating func receiverEstimatedMaximumBitrate(_ bitrate: Bitrate, now: Instant) {
         remb = (Double(max(bitrate.bitsPerSecond, 0)), now)
         combine(now: now)
     }
@@ -171,7 +171,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// Feeds a receiver report's fraction lost (RFC 3550 section 6.4.1,
     /// fixed point over 256). Ignored while transport-cc feedback is fresh,
     /// which measures loss itself.
-    public mutating func receiverReportLoss(fractionLost: UInt8, now: Instant) {
+    package mutating func receiverReportLoss(fractionLost: UInt8, now: Instant) {
         guard !feedbackIsFresh(now) else { return }
         loss.update(fraction: Double(fractionLost) / 256, estimate: Double(estimate.bitsPerSecond), now: now)
         combine(now: now)
@@ -180,7 +180,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// A probe cluster showed the path carries `bitrate`: raise the
     /// delay-based and loss-based rates to it when higher, unless the
     /// detector sees queues building right now.
-    public mutating func probeSucceeded(_ bitrate: Bitrate, now: Instant) {
+    package mutating func probeSucceeded(_ bitrate: Bitrate, now: Instant) {
         guard trendline.usage != .overusing else { return }
         let value = Double(max(bitrate.bitsPerSecond, 0))
         rateControl.raise(to: value)

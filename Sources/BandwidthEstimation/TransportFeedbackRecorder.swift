@@ -13,26 +13,34 @@ import Wire
 /// indexed by the transport-wide sequence number. `makeFeedback` runs
 /// every `interval` (control plane) and reports every number from the
 /// last one reported up to the highest received, lost ones included.
-public struct TransportFeedbackRecorder: ~Copyable {
+package struct TransportFeedbackRecorder: ~Copyable {
     /// libwebrtc's receiver sends feedback every 50 to 250 ms; 50 ms keeps
     /// the sender's view fresh at a few dozen bytes per feedback.
-    public static let defaultInterval: Duration = .milliseconds(50)
+    package static let defaultInterval: Duration = .milliseconds(50)
     /// Numbers remembered: at 2000 packets/s (about 20 Mbit/s) two seconds.
-    public static let capacity = 4096
+    package static let capacity = 4096
     /// The longest run of losses reported before the next arrival.
-    public static let maximumReportedGap: Int64 = 1000
+    package static let maximumReportedGap: Int64 = 1000
 
-    public let senderSSRC: SSRC
-    public let interval: Duration
+    package let senderSSRC: SSRC
+    package let interval: Duration
     private let slots: UnsafeMutableBufferPointer<Int64>  // extended sequence number of the slot's arrival
     private let arrivals: UnsafeMutableBufferPointer<Int64>  // nanoseconds
     private var unwrapper = SequenceNumberUnwrapper()
     private var highest: Int64?
     private var nextToReport: Int64?
     private var feedbackCount: UInt8 = 0
-    public private(set) var nextFeedback: Instant?
+    package private(set) var nextFeedback: Instant?
+    /// Kept between rounds so that a round allocates nothing once they
+    /// have grown (issue #14): the numbers to report, the packet being
+    /// built, and its bytes.
+    private var entries: [TransportCCArrival] = []
+    private var packet = TransportLayerCC(
+        senderSSRC: SSRC(0), mediaSSRC: SSRC(0), baseSequenceNumber: 0, referenceTime: 0, feedbackPacketCount: 0,
+        statuses: [])
+    private var writer = ByteWriter(capacity: 256)
 
-    public init(senderSSRC: SSRC, interval: Duration = TransportFeedbackRecorder.defaultInterval) {
+    package init(senderSSRC: SSRC, interval: Duration = TransportFeedbackRecorder.defaultInterval) {
         self.senderSSRC = senderSSRC
         self.interval = interval
         slots = .allocate(capacity: Self.capacity)
@@ -47,7 +55,7 @@ public struct TransportFeedbackRecorder: ~Copyable {
     }
 
     /// One packet carrying transport-wide sequence number `number` arrived.
-    public mutating func record(transportSequenceNumber number: UInt16, arrival: Instant) {
+    package mutating func record(transportSequenceNumber number: UInt16, arrival: Instant) {
         let n = Int64(truncatingIfNeeded: unwrapper.unwrap(number))
         let i = Int(n & Int64(Self.capacity - 1))
         slots[i] = n
@@ -61,10 +69,37 @@ public struct TransportFeedbackRecorder: ~Copyable {
     /// nothing new arrived), addressed to `mediaSSRC` (one of the
     /// publisher's SSRCs; the field is unused by transport-wide feedback
     /// but must be some SSRC of the sender).
-    public mutating func makeFeedback(mediaSSRC: SSRC, now: Instant) -> [TransportLayerCC] {
-        guard let due = nextFeedback, now >= due, let highest, var next = nextToReport else { return [] }
+    package mutating func makeFeedback(mediaSSRC: SSRC, now: Instant) -> [TransportLayerCC] {
+        var out: [TransportLayerCC] = []
+        produce(mediaSSRC: mediaSSRC, now: now) { packet, _ in out.append(packet) }
+        return out
+    }
+
+    /// The same, each packet serialized (a compound of its own) and handed
+    /// to `emit`; nothing is allocated once the kept storage has grown.
+    /// Returns the number of packets.
+    @discardableResult
+    package mutating func writeFeedback(
+        mediaSSRC: SSRC, now: Instant, emit: (UnsafeRawBufferPointer) -> Void
+    ) -> Int {
+        var count = 0
+        produce(mediaSSRC: mediaSSRC, now: now) { packet, writer in
+            writer.removeAll()
+            packet.serialize(into: &writer)
+            writer.bytes.withUnsafeBytes(emit)
+            count += 1
+        }
+        return count
+    }
+
+    /// Builds the due packets one after another in `packet`, handing each
+    /// to `use` with the kept writer.
+    private mutating func produce(
+        mediaSSRC: SSRC, now: Instant, _ use: (borrowing TransportLayerCC, inout ByteWriter) -> Void
+    ) {
+        guard let due = nextFeedback, now >= due, let highest, var next = nextToReport else { return }
         nextFeedback = now + interval
-        guard next <= highest else { return [] }
+        guard next <= highest else { return }
         // Numbers older than the ring are gone: start within it.
         next = max(next, highest - Int64(Self.capacity) + 1)
         // A jump of more than `maximumReportedGap` (a sender restarting its
@@ -75,8 +110,7 @@ public struct TransportFeedbackRecorder: ~Copyable {
             firstReceived += 1
         }
         if firstReceived - next > Self.maximumReportedGap { next = firstReceived }
-        var entries: [TransportCCArrival] = []
-        entries.reserveCapacity(Int(highest - next + 1))
+        entries.removeAll(keepingCapacity: true)
         var n = next
         while n <= highest {
             let i = Int(n & Int64(Self.capacity - 1))
@@ -85,17 +119,16 @@ public struct TransportFeedbackRecorder: ~Copyable {
             n += 1
         }
         nextToReport = highest + 1
-        var out: [TransportLayerCC] = []
+        packet.senderSSRC = senderSSRC
+        packet.mediaSSRC = mediaSSRC
         var start = 0
         while start < entries.count {
-            let (feedback, consumed) = TransportLayerCC.build(
-                senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, feedbackPacketCount: feedbackCount,
-                arrivals: Array(entries[start...]))
+            packet.feedbackPacketCount = feedbackCount
+            let consumed = TransportLayerCC.build(into: &packet, arrivals: entries[start...])
             guard consumed > 0 else { break }
             feedbackCount &+= 1
-            out.append(feedback)
+            use(packet, &writer)
             start += consumed
         }
-        return out
     }
 }

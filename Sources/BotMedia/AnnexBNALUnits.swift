@@ -15,14 +15,14 @@ import Wire
 /// a zero byte (its RBSP ends in the stop bit, section 7.3.2.11), so zero
 /// bytes before a start code are trailing_zero_8bits and are dropped.
 /// Bytes before the first start code are not a unit and are skipped.
-public struct AnnexBNALUnits: Equatable, Sendable {
+package struct AnnexBNALUnits: Equatable, Sendable {
     /// Where the search for the next start code begins.
     var offset = 0
 
-    public init() {}
+    package init() {}
 
     /// The next unit's range, or nil when no more units follow.
-    public mutating func next(in stream: RawSpan) -> Range<Int>? {
+    package mutating func next(in stream: RawSpan) -> Range<Int>? {
         while true {
             guard let start = Self.startCodeEnd(in: stream, from: offset) else {
                 offset = stream.byteCount

@@ -3,20 +3,20 @@ import CShim
 
 /// A loop of 20 ms Opus frames (48 kHz mono) encoded once at start from
 /// `SyntheticSpeech`, each with its RFC 6464 level and whether to send it.
-public struct AudioClip: Equatable, Sendable {
-    public static let sampleRate = 48_000
+package struct AudioClip: Equatable, Sendable {
+    package static let sampleRate = 48_000
     /// 20 ms at 48 kHz.
-    public static let samplesPerFrame = 960
-    public var channels: Int
-    public var frames: [EncodedFrame]
+    package static let samplesPerFrame = 960
+    package var channels: Int
+    package var frames: [EncodedFrame]
 
-    public init(channels: Int, frames: [EncodedFrame]) {
+    package init(channels: Int, frames: [EncodedFrame]) {
         self.channels = channels
         self.frames = frames
     }
 
     /// RTP timestamp step per frame: RFC 7587 section 4.1 uses 48 kHz.
-    public var rtpTimestampStep: UInt32 { UInt32(Self.samplesPerFrame) }
+    package var rtpTimestampStep: UInt32 { UInt32(Self.samplesPerFrame) }
 }
 
 /// Encodes `SyntheticSpeech` with libopus: OPUS_APPLICATION_VOIP, 20 ms
@@ -31,12 +31,12 @@ public struct AudioClip: Equatable, Sendable {
 /// periodic comfort-noise update, is sent. A receiver sees no sequence
 /// number gap, only a timestamp jump, and the packetizer marks the first
 /// packet after the gap (RFC 3551 section 4.1).
-public enum AudioClipEncoder {
-    public static let bitrate: Int32 = 32_000
+package enum AudioClipEncoder {
+    package static let bitrate: Int32 = 32_000
 
     /// `seconds` 1...600; the signal starts with a pause, so a clip opens in
     /// silence like a participant who joins muted-ish.
-    public static func encode(seconds: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) throws(BotMediaError) -> AudioClip {
+    package static func encode(seconds: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) throws(BotMediaError) -> AudioClip {
         guard (1...600).contains(seconds) else { throw .invalidParameter }
         var error: Int32 = 0
         guard let encoder = opus_encoder_create(Int32(AudioClip.sampleRate), 1, OPUS_APPLICATION_VOIP, &error),

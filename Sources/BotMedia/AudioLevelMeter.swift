@@ -7,7 +7,7 @@
 /// Without libm, the logarithm is a lookup: level L is the smallest L with
 /// power >= 10^(-(L + 0.5) / 10), a table of 128 thresholds built by
 /// repeated multiplication.
-public enum AudioLevelMeter {
+package enum AudioLevelMeter {
     static let thresholds: [Double] = {
         // 10^(-0.1) and 10^(-0.05): one dB step and the half-step for rounding.
         let step = 0.794_328_234_724_281_5
@@ -21,7 +21,7 @@ public enum AudioLevelMeter {
     }()
 
     /// -dBov of `samples`, 0...127.
-    public static func level(_ samples: UnsafeBufferPointer<Int16>) -> UInt8 {
+    package static func level(_ samples: UnsafeBufferPointer<Int16>) -> UInt8 {
         guard !samples.isEmpty else { return 127 }
         var sum = 0.0
         for s in samples {
@@ -35,7 +35,7 @@ public enum AudioLevelMeter {
         return 127
     }
 
-    public static func level(_ samples: [Int16]) -> UInt8 {
+    package static func level(_ samples: [Int16]) -> UInt8 {
         samples.withUnsafeBufferPointer { level($0) }
     }
 }

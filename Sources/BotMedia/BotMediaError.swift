@@ -1,6 +1,6 @@
 /// What can go wrong in BotMedia: bad parameters, a codec library refusing
 /// to work, or a cached clip file that does not parse.
-public enum BotMediaError: Error, Equatable, Sendable {
+package enum BotMediaError: Error, Equatable, Sendable {
     /// A parameter is out of the range the function documents.
     case invalidParameter
     /// libvpx or libopus returned this error code.

@@ -14,22 +14,22 @@ import Wire
 /// A freeze that is still going on has no closing frame: `measured(until:)`
 /// counts it as ending at a given instant (the end of the run, or now), so
 /// a track that stops for good is a freeze too, not a silent one.
-public struct FreezeDetector: Sendable {
-    public let threshold: Duration
-    public private(set) var freezeCount = 0
-    public private(set) var totalFreezeDuration: Duration = .zero
-    public private(set) var longestGap: Duration = .zero
-    public private(set) var frames = 0
+package struct FreezeDetector: Sendable {
+    package let threshold: Duration
+    package private(set) var freezeCount = 0
+    package private(set) var totalFreezeDuration: Duration = .zero
+    package private(set) var longestGap: Duration = .zero
+    package private(set) var frames = 0
     /// When the last frame came; nil before the first.
-    public private(set) var last: Instant?
+    package private(set) var last: Instant?
 
-    public init(threshold: Duration = .milliseconds(500)) {
+    package init(threshold: Duration = .milliseconds(500)) {
         self.threshold = threshold
     }
 
     /// A frame became available (complete and decodable) at `time`. Times
     /// that go backwards are ignored.
-    public mutating func frame(at time: Instant) {
+    package mutating func frame(at time: Instant) {
         defer { frames += 1 }
         guard let previous = last else {
             last = time
@@ -44,7 +44,7 @@ public struct FreezeDetector: Sendable {
     /// if a frame came then (not counted as a frame): the freeze in
     /// progress, if any, is counted with the time it has lasted so far.
     /// Unchanged before the first frame or for an `end` before the last.
-    public func measured(until end: Instant) -> FreezeDetector {
+    package func measured(until end: Instant) -> FreezeDetector {
         guard let previous = last, end > previous else { return self }
         var copy = self
         copy.account(end - previous)
@@ -52,7 +52,7 @@ public struct FreezeDetector: Sendable {
     }
 
     /// The gap since the last frame at `now`; nil before the first frame.
-    public func currentGap(at now: Instant) -> Duration? {
+    package func currentGap(at now: Instant) -> Duration? {
         guard let previous = last else { return nil }
         return now > previous ? now - previous : .zero
     }

@@ -6,10 +6,10 @@ import Wire
 /// and reports the size of the picture each one produced. Error
 /// concealment is off, so a picture whose references are missing is an
 /// error here, not a smeared frame: that is what a subscriber bot counts.
-public struct H264Decoder: ~Copyable {
+package struct H264Decoder: ~Copyable {
     private let decoder: UnsafeMutablePointer<ISVCDecoder?>
 
-    public init() throws(BotMediaError) {
+    package init() throws(BotMediaError) {
         var handle: UnsafeMutablePointer<ISVCDecoder?>?
         guard WelsCreateDecoder(&handle) == 0, let handle else { throw .codec(-1) }
         var quiet = Int32(WELS_LOG_QUIET)
@@ -34,7 +34,7 @@ public struct H264Decoder: ~Copyable {
     /// picture it produced, or nil when it produced none (parameter sets
     /// only). A corrupt unit, or a P picture whose references the decoder
     /// lacks, throws `.codec` with openh264's DECODING_STATE bits.
-    public mutating func decode(_ accessUnit: RawSpan) throws(BotMediaError) -> (width: Int, height: Int)? {
+    package mutating func decode(_ accessUnit: RawSpan) throws(BotMediaError) -> (width: Int, height: Int)? {
         var info = SBufferInfo()
         let state = accessUnit.withUnsafeBytes { bytes -> DECODING_STATE in
             guard let base = bytes.baseAddress, bytes.count > 0, bytes.count <= Int(Int32.max) else {

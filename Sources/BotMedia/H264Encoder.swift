@@ -13,15 +13,15 @@ import Wire
 /// baseline at level 3.1 (what `profile-level-id=42e01f` announces, RFC
 /// 6184 section 8.1), SPS and PPS with every IDR (so every IDR is a switch
 /// point, `H264KeyframeTracker`), no automatic IDRs: the caller forces them.
-public struct H264Encoder: ~Copyable {
+package struct H264Encoder: ~Copyable {
     private let encoder: UnsafeMutablePointer<ISVCEncoder?>
-    public let width: Int
-    public let height: Int
+    package let width: Int
+    package let height: Int
 
     /// - Parameters: `width` and `height` even, 16...1920 x 16...1088 (level
     ///   3.1 holds 1280x720 at 30 fps); `framesPerSecond` 1...60;
     ///   `targetBitrate` 10 kbit/s...20 Mbit/s; else `.invalidParameter`.
-    public init(width: Int, height: Int, framesPerSecond: Int, targetBitrate: Bitrate) throws(BotMediaError) {
+    package init(width: Int, height: Int, framesPerSecond: Int, targetBitrate: Bitrate) throws(BotMediaError) {
         guard (16...1920).contains(width), (16...1088).contains(height), width % 2 == 0, height % 2 == 0,
             (1...60).contains(framesPerSecond),
             (10_000...20_000_000).contains(targetBitrate.bitsPerSecond)
@@ -77,16 +77,16 @@ public struct H264Encoder: ~Copyable {
     }
 
     /// One encoded picture: the Annex B bytes and whether it is an IDR.
-    public struct AccessUnit: Equatable, Sendable {
-        public var bytes: [UInt8]
-        public var isIDR: Bool
+    package struct AccessUnit: Equatable, Sendable {
+        package var bytes: [UInt8]
+        package var isIDR: Bool
     }
 
     /// Encodes one I420 picture (`width` x `height`, planes Y, U, V without
     /// padding, at least `width * height * 3 / 2` bytes); `forceIDR` makes
     /// it an IDR. With frame skipping off every picture yields one access
     /// unit; an empty one is `.codec(-1)`.
-    public mutating func encode(
+    package mutating func encode(
         i420 pixels: inout [UInt8], timestampMilliseconds: Int64, forceIDR: Bool
     ) throws(BotMediaError) -> AccessUnit {
         let lumaCount = width * height

@@ -29,47 +29,47 @@ import Wire
 /// `reassemblyCapacity` bytes is allocated at init and a larger frame is
 /// dropped as incomplete (`framesTooLarge`). Every copy is bounded by that
 /// capacity and by the bytes present.
-public struct H264FrameAssembler: Sendable {
-    public struct Statistics: Equatable, Sendable {
-        public var packets = 0
+package struct H264FrameAssembler: Sendable {
+    package struct Statistics: Equatable, Sendable {
+        package var packets = 0
         /// Packets that were not a valid H.264 RTP payload.
-        public var malformedPackets = 0
+        package var malformedPackets = 0
         /// STAP-B, MTAP16, MTAP24, FU-B: interleaved mode only.
-        public var unsupportedPackets = 0
+        package var unsupportedPackets = 0
         /// Sequence numbers skipped on arrival.
-        public var packetsLost = 0
+        package var packetsLost = 0
         /// Duplicates and late packets, ignored.
-        public var packetsOutOfOrder = 0
-        public var framesComplete = 0
+        package var packetsOutOfOrder = 0
+        package var framesComplete = 0
         /// Frames given up without all their packets (including too large).
-        public var framesIncomplete = 0
+        package var framesIncomplete = 0
         /// Frames over `reassemblyCapacity`, given up.
-        public var framesTooLarge = 0
+        package var framesTooLarge = 0
         /// Complete decoder refreshes (IDR with SPS and PPS).
-        public var keyframes = 0
+        package var keyframes = 0
         /// Complete frames that came while waiting for a refresh.
-        public var framesUndecodable = 0
-        public var switches = 0
-        public var switchesNotOnKeyframe = 0
-        public init() {}
+        package var framesUndecodable = 0
+        package var switches = 0
+        package var switchesNotOnKeyframe = 0
+        package init() {}
     }
 
     /// One complete access unit.
-    public struct Frame: Equatable, Sendable {
-        public var ssrc: SSRC
-        public var rtpTimestamp: UInt32
+    package struct Frame: Equatable, Sendable {
+        package var ssrc: SSRC
+        package var rtpTimestamp: UInt32
         /// An IDR with its SPS and PPS: decodable on its own.
-        public var isKeyframe: Bool
+        package var isKeyframe: Bool
         /// Every earlier frame it may reference arrived: the decoder can
         /// take it. Only then are its bytes in `frameBuffer`.
-        public var isDecodable: Bool
+        package var isDecodable: Bool
         /// NTP UQ32.32 from abs-capture-time, when a packet carried it.
-        public var captureTime: UInt64?
+        package var captureTime: UInt64?
         /// Arrival of the packet with the marker.
-        public var completedAt: Instant
+        package var completedAt: Instant
         /// Annex B bytes in `frameBuffer[0..<byteCount]`.
-        public var byteCount: Int
-        public var packetCount: Int
+        package var byteCount: Int
+        package var packetCount: Int
     }
 
     struct Building {
@@ -83,11 +83,11 @@ public struct H264FrameAssembler: Sendable {
         var captureTime: UInt64?
     }
 
-    public let absCaptureTimeID: UInt8?
-    public internal(set) var statistics = Statistics()
+    package let absCaptureTimeID: UInt8?
+    package internal(set) var statistics = Statistics()
     /// The bytes of the last decodable frame, `[0..<Frame.byteCount]`,
     /// until the next packet.
-    public private(set) var frameBuffer: [UInt8]
+    package private(set) var frameBuffer: [UInt8]
     var length = 0
     var ssrc: SSRC?
     /// Extended sequence numbers start at 2^32 (as `VP8FrameAssembler`).
@@ -95,25 +95,25 @@ public struct H264FrameAssembler: Sendable {
     var building: Building?
     /// Nothing is decodable until a refresh: from the start, after a loss
     /// or a switch.
-    public private(set) var waitingForRefresh = true
+    package private(set) var waitingForRefresh = true
     var pendingSwitch = false
 
     static let startCode: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 1)
 
     /// `reassemblyCapacity`: the largest access unit taken, 4 KiB...64 MiB
     /// (default 1 MiB: a 1280x720 IDR of the roombot clip is about 30 KB).
-    public init(absCaptureTimeID: UInt8? = nil, reassemblyCapacity: Int = 1 << 20) {
+    package init(absCaptureTimeID: UInt8? = nil, reassemblyCapacity: Int = 1 << 20) {
         self.absCaptureTimeID = absCaptureTimeID
         frameBuffer = [UInt8](repeating: 0, count: min(max(reassemblyCapacity, 4096), 64 << 20))
     }
 
     /// The decoder rejected the last frame: wait for the next refresh, as
     /// after a loss.
-    public mutating func decoderFailed() { waitingForRefresh = true }
+    package mutating func decoderFailed() { waitingForRefresh = true }
 
     /// Feeds one RTP packet (`header` parsed from `packet`); returns the
     /// access unit this packet completed, if any.
-    public mutating func handle(_ header: RTPHeader, packet: RawSpan, arrival: Instant) -> Frame? {
+    package mutating func handle(_ header: RTPHeader, packet: RawSpan, arrival: Instant) -> Frame? {
         statistics.packets += 1
         if let current = ssrc, current != header.ssrc {
             if building != nil { giveUp() }

@@ -20,16 +20,16 @@ import Wire
 /// Emulation-prevention bytes stay in the units. Every packet of an access
 /// unit carries its 90 kHz timestamp (section 5.1); the marker is set on
 /// the last packet of the access unit.
-public struct H264Packetizer: Sendable {
+package struct H264Packetizer: Sendable {
     let header: RTPHeaderWriter
-    public let maxPayloadSize: Int
+    package let maxPayloadSize: Int
     /// The next RTP sequence number.
-    public var sequenceNumber: UInt16
+    package var sequenceNumber: UInt16
 
     /// - Parameters: `maxPayloadSize` 3...65,000 (an FU-A carries two
     ///   header bytes and at least one byte of its unit); extension IDs
     ///   1...14 and distinct; otherwise `.invalidParameter`.
-    public init(
+    package init(
         ssrc: SSRC, payloadType: PayloadType, extensionIDs: HeaderExtensionIDs = HeaderExtensionIDs(), mid: MID? = nil,
         rid: RID? = nil, maxPayloadSize: Int = 1100, initialSequenceNumber: UInt16 = 0
     ) throws(BotMediaError) {
@@ -111,7 +111,7 @@ public struct H264Packetizer: Sendable {
     }
 
     /// How many packets `accessUnit` (Annex B) takes.
-    public func packetCount(accessUnit: RawSpan) -> Int { forEachPayload(accessUnit) { _, _ in } }
+    package func packetCount(accessUnit: RawSpan) -> Int { forEachPayload(accessUnit) { _, _ in } }
 
     /// Writes the packets of `frame` (an Annex B access unit) one after
     /// another at the start of `buffer`, calling `emit` with each packet's
@@ -119,7 +119,7 @@ public struct H264Packetizer: Sendable {
     /// `VP8Packetizer.packetize`. Throws `.bufferTooSmall` before emitting
     /// anything when the largest packet would not fit, and
     /// `.invalidParameter` when the frame holds no NAL unit.
-    public mutating func packetize(
+    package mutating func packetize(
         _ frame: EncodedFrame, rtpTimestamp: UInt32, captureTime: UInt64?, absSendTime: UInt32? = nil,
         transportSequenceNumber: inout UInt16, into buffer: UnsafeMutableRawBufferPointer, emit: (Int) -> Void
     ) throws(BotMediaError) {

@@ -4,24 +4,24 @@ import Wire
 /// The RFC 8285 extension IDs a sender negotiated (SDP `a=extmap`), each
 /// nil when not negotiated. The packetizers write the one-byte form, so
 /// every ID is 1...14 (RFC 8285 section 4.2).
-public struct HeaderExtensionIDs: Equatable, Sendable {
+package struct HeaderExtensionIDs: Equatable, Sendable {
     /// urn:ietf:params:rtp-hdrext:sdes:mid (RFC 9143 section 15).
-    public var mid: UInt8?
+    package var mid: UInt8?
     /// urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id (RFC 8852 section 3.1).
-    public var rid: UInt8?
+    package var rid: UInt8?
     /// http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time: 24-bit
     /// 6.18 fixed-point seconds.
-    public var absSendTime: UInt8?
+    package var absSendTime: UInt8?
     /// http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01:
     /// 16-bit transport-wide sequence number.
-    public var transportSequenceNumber: UInt8?
+    package var transportSequenceNumber: UInt8?
     /// urn:ietf:params:rtp-hdrext:ssrc-audio-level (RFC 6464): audio only.
-    public var audioLevel: UInt8?
+    package var audioLevel: UInt8?
     /// http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time: the
     /// 8-byte form, an NTP UQ32.32 capture timestamp.
-    public var absCaptureTime: UInt8?
+    package var absCaptureTime: UInt8?
 
-    public init(
+    package init(
         mid: UInt8? = nil, rid: UInt8? = nil, absSendTime: UInt8? = nil, transportSequenceNumber: UInt8? = nil,
         audioLevel: UInt8? = nil, absCaptureTime: UInt8? = nil
     ) {

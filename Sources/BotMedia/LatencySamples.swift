@@ -6,24 +6,24 @@
 /// all of them, so memory stays fixed however long a bot runs. Recording
 /// allocates nothing (the storage is reserved at init); percentiles sort a
 /// copy and are meant for reports, not the packet path.
-public struct LatencySamples: Sendable {
-    public let capacity: Int
+package struct LatencySamples: Sendable {
+    package let capacity: Int
     /// Samples seen, kept or not.
-    public private(set) var count = 0
-    public private(set) var minimum: Duration?
-    public private(set) var maximum: Duration?
+    package private(set) var count = 0
+    package private(set) var minimum: Duration?
+    package private(set) var maximum: Duration?
     private var total: Duration = .zero
     private var samples: [Duration]
     private var random: UInt64
 
-    public init(capacity: Int = 4096, seed: UInt64 = 0x2545_F491_4F6C_DD1D) {
+    package init(capacity: Int = 4096, seed: UInt64 = 0x2545_F491_4F6C_DD1D) {
         self.capacity = max(1, capacity)
         samples = []
         samples.reserveCapacity(self.capacity)
         random = seed == 0 ? 1 : seed
     }
 
-    public mutating func record(_ sample: Duration) {
+    package mutating func record(_ sample: Duration) {
         count += 1
         total += sample
         if minimum.map({ sample < $0 }) ?? true { minimum = sample }
@@ -40,11 +40,11 @@ public struct LatencySamples: Sendable {
     }
 
     /// The mean of every sample seen.
-    public var mean: Duration? { count == 0 ? nil : total / count }
+    package var mean: Duration? { count == 0 ? nil : total / count }
 
     /// The `p`-th percentile (0...100) of the kept samples by the
     /// nearest-rank method; nil without samples.
-    public func percentile(_ p: Double) -> Duration? {
+    package func percentile(_ p: Double) -> Duration? {
         guard !samples.isEmpty, p >= 0, p <= 100 else { return nil }
         let sorted = samples.sorted()
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
@@ -52,10 +52,10 @@ public struct LatencySamples: Sendable {
     }
 
     /// The samples kept (all of them up to `capacity`), unordered.
-    public var kept: [Duration] { samples }
+    package var kept: [Duration] { samples }
 
     /// p50, p95, p99 in one sort.
-    public var summary: (p50: Duration, p95: Duration, p99: Duration)? {
+    package var summary: (p50: Duration, p95: Duration, p99: Duration)? {
         guard !samples.isEmpty else { return nil }
         let sorted = samples.sorted()
         func at(_ p: Double) -> Duration {

@@ -3,33 +3,33 @@ import Wire
 
 /// What one publishing bot negotiated: its SSRCs, payload types, mids,
 /// rids and the extension IDs to write.
-public struct PublisherMediaConfiguration: Equatable, Sendable {
-    public struct VideoLayer: Equatable, Sendable {
-        public var rid: RID?
-        public var ssrc: SSRC
-        public var rtxSSRC: SSRC?
-        public init(rid: RID?, ssrc: SSRC, rtxSSRC: SSRC?) {
+package struct PublisherMediaConfiguration: Equatable, Sendable {
+    package struct VideoLayer: Equatable, Sendable {
+        package var rid: RID?
+        package var ssrc: SSRC
+        package var rtxSSRC: SSRC?
+        package init(rid: RID?, ssrc: SSRC, rtxSSRC: SSRC?) {
             self.rid = rid
             self.ssrc = ssrc
             self.rtxSSRC = rtxSSRC
         }
     }
 
-    public var audioSSRC: SSRC?
-    public var audioMID: MID?
-    public var audioPayloadType: PayloadType
-    public var audioExtensions: HeaderExtensionIDs
+    package var audioSSRC: SSRC?
+    package var audioMID: MID?
+    package var audioPayloadType: PayloadType
+    package var audioExtensions: HeaderExtensionIDs
     /// Lowest resolution first; layer i loops clip i.
-    public var videoLayers: [VideoLayer]
-    public var videoMID: MID?
-    public var videoPayloadType: PayloadType
-    public var videoRTXPayloadType: PayloadType
-    public var videoExtensions: HeaderExtensionIDs
+    package var videoLayers: [VideoLayer]
+    package var videoMID: MID?
+    package var videoPayloadType: PayloadType
+    package var videoRTXPayloadType: PayloadType
+    package var videoExtensions: HeaderExtensionIDs
     /// urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id (RFC 8852
     /// section 3.2), written on RTX packets in place of the rid.
-    public var repairedRIDExtensionID: UInt8?
+    package var repairedRIDExtensionID: UInt8?
 
-    public init(
+    package init(
         audioSSRC: SSRC?, audioMID: MID?, audioPayloadType: PayloadType, audioExtensions: HeaderExtensionIDs,
         videoLayers: [VideoLayer], videoMID: MID?, videoPayloadType: PayloadType, videoRTXPayloadType: PayloadType,
         videoExtensions: HeaderExtensionIDs, repairedRIDExtensionID: UInt8?
@@ -61,7 +61,7 @@ public struct PublisherMediaConfiguration: Equatable, Sendable {
 /// A source that falls more than `maxLag` behind (the bot loop stalled)
 /// skips the missed frames instead of bursting them, as a live encoder
 /// would drop them.
-public final class MediaPublisher {
+package final class MediaPublisher {
     struct VideoStream {
         var layer: PublisherMediaConfiguration.VideoLayer
         var clip: VideoClip
@@ -83,23 +83,23 @@ public final class MediaPublisher {
         var nextDue: Instant
     }
 
-    public struct Statistics: Equatable, Sendable {
-        public var packetsSent = 0
-        public var framesSent = 0
-        public var keyframeRequests = 0
-        public var keyframesSent = 0
-        public var nackedPackets = 0
-        public var retransmissions = 0
+    package struct Statistics: Equatable, Sendable {
+        package var packetsSent = 0
+        package var framesSent = 0
+        package var keyframeRequests = 0
+        package var keyframesSent = 0
+        package var nackedPackets = 0
+        package var retransmissions = 0
         /// NACKed packets no longer in the history.
-        public var retransmissionsMissed = 0
-        public var framesSkipped = 0
-        public init() {}
+        package var retransmissionsMissed = 0
+        package var framesSkipped = 0
+        package init() {}
     }
 
-    public static let maxLag = Duration.milliseconds(200)
-    public let clock: NTPClock
-    public private(set) var statistics = Statistics()
-    public private(set) var transportSequenceNumber: UInt16
+    package static let maxLag = Duration.milliseconds(200)
+    package let clock: NTPClock
+    package private(set) var statistics = Statistics()
+    package private(set) var transportSequenceNumber: UInt16
     var video: [VideoStream] = []
     var audio: AudioStream?
     let history: PacketHistory
@@ -111,7 +111,7 @@ public final class MediaPublisher {
     /// `videoClips[i]` is looped on `configuration.videoLayers[i]` (a
     /// missing clip leaves that layer silent). `seed` varies the initial
     /// sequence numbers, timestamps and picture IDs (RFC 3550 section 5.1).
-    public init(
+    package init(
         configuration c: PublisherMediaConfiguration, audioClip: AudioClip?, videoClips: [VideoClip], clock: NTPClock,
         start: Instant, seed: UInt64
     ) throws(BotMediaError) {
@@ -163,7 +163,7 @@ public final class MediaPublisher {
     /// The next packet due at `now`, written at the start of `buffer`;
     /// nil when nothing is due. Queued packets of a frame come first, then
     /// retransmissions, then the next due frame.
-    public func nextPacket(into buffer: UnsafeMutableRawBufferPointer, now: Instant) -> Int? {
+    package func nextPacket(into buffer: UnsafeMutableRawBufferPointer, now: Instant) -> Int? {
         while true {
             if let n = history.nextUnsent(into: buffer) {
                 statistics.packetsSent += 1
@@ -182,19 +182,19 @@ public final class MediaPublisher {
     }
 
     /// When the next frame is due; now when packets are waiting.
-    public func nextDeadline() -> Instant? {
+    package func nextDeadline() -> Instant? {
         var due = [audio?.nextDue].compactMap { $0 }.min()
         for v in video { due = min(due ?? v.nextDue, v.nextDue) }
         return due
     }
 
     /// Whether packets are queued (a frame's tail or retransmissions).
-    public var hasQueuedPackets: Bool { history.pending > 0 || !retransmitQueue.isEmpty }
+    package var hasQueuedPackets: Bool { history.pending > 0 || !retransmitQueue.isEmpty }
 
     /// A PLI or FIR for `ssrc`: the layer's next frame is its clip's next
     /// keyframe (the loop point is one). Returns false for an unknown SSRC.
     @discardableResult
-    public func requestKeyframe(ssrc: SSRC) -> Bool {
+    package func requestKeyframe(ssrc: SSRC) -> Bool {
         guard let i = video.firstIndex(where: { $0.layer.ssrc == ssrc }) else { return false }
         statistics.keyframeRequests += 1
         jumpToKeyframe(i)
@@ -203,7 +203,7 @@ public final class MediaPublisher {
 
     /// A NACK for `ssrc`: each sequence number still in the history is
     /// retransmitted as RTX (video layers with an RTX SSRC only).
-    public func retransmit(ssrc: SSRC, sequenceNumbers: [UInt16]) {
+    package func retransmit(ssrc: SSRC, sequenceNumbers: [UInt16]) {
         guard video.contains(where: { $0.layer.ssrc == ssrc && $0.rtx != nil }) else { return }
         for s in sequenceNumbers {
             statistics.nackedPackets += 1
@@ -218,14 +218,14 @@ public final class MediaPublisher {
 
     /// Dynacast (docs/PROTOCOL.md `publisher-layers`): stops or resumes
     /// the layer with `rid`; a resumed layer starts on a keyframe.
-    public func setActive(rid: RID, _ active: Bool) {
+    package func setActive(rid: RID, _ active: Bool) {
         for i in video.indices where video[i].layer.rid == rid && video[i].active != active {
             video[i].active = active
             if active { jumpToKeyframe(i) }
         }
     }
 
-    public func isActive(rid: RID) -> Bool? { video.first { $0.layer.rid == rid }?.active }
+    package func isActive(rid: RID) -> Bool? { video.first { $0.layer.rid == rid }?.active }
 
     private func jumpToKeyframe(_ i: Int) {
         let frames = video[i].clip.frames

@@ -14,15 +14,15 @@ import Wire
 /// With the audio-level extension negotiated, each packet carries the
 /// frame's RFC 6464 level, with the V bit set unless libopus marked the
 /// frame as DTX silence.
-public struct OpusPacketizer: Sendable {
+package struct OpusPacketizer: Sendable {
     let header: RTPHeaderWriter
     /// The next RTP sequence number.
-    public var sequenceNumber: UInt16
+    package var sequenceNumber: UInt16
     /// Whether the previous frame was sent; false at start, so the first
     /// packet carries the marker.
     var previousWasSent = false
 
-    public init(
+    package init(
         ssrc: SSRC, payloadType: PayloadType, extensionIDs: HeaderExtensionIDs = HeaderExtensionIDs(), mid: MID? = nil,
         initialSequenceNumber: UInt16 = 0
     ) throws(BotMediaError) {
@@ -35,7 +35,7 @@ public struct OpusPacketizer: Sendable {
     /// `emit` with its length, or does nothing for a frame not to send.
     /// Returns the number of packets written (0 or 1).
     @discardableResult
-    public mutating func packetize(
+    package mutating func packetize(
         _ frame: EncodedFrame, rtpTimestamp: UInt32, captureTime: UInt64? = nil, absSendTime: UInt32? = nil,
         transportSequenceNumber: inout UInt16, into buffer: UnsafeMutableRawBufferPointer, emit: (Int) -> Void
     ) throws(BotMediaError) -> Int {

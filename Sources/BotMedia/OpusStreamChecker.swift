@@ -11,25 +11,25 @@ import Wire
 /// Owns the libopus decoder and a PCM buffer for 120 ms (the longest Opus
 /// packet, RFC 6716 section 3.2.5), both allocated once: the per-packet
 /// path allocates nothing.
-public struct OpusStreamChecker: ~Copyable {
-    public struct Statistics: Equatable, Sendable {
-        public var packets = 0
-        public var packetsDecoded = 0
-        public var decodeErrors = 0
-        public var packetsLost = 0
+package struct OpusStreamChecker: ~Copyable {
+    package struct Statistics: Equatable, Sendable {
+        package var packets = 0
+        package var packetsDecoded = 0
+        package var decodeErrors = 0
+        package var packetsLost = 0
         /// Duplicate or late packets, ignored.
-        public var packetsOutOfOrder = 0
-        public var concealedFrames = 0
-        public var samplesDecoded = 0
-        public var ssrcChanges = 0
-        public init() {}
+        package var packetsOutOfOrder = 0
+        package var concealedFrames = 0
+        package var samplesDecoded = 0
+        package var ssrcChanges = 0
+        package init() {}
     }
 
     /// At most this many frames are concealed per gap: a long outage is
     /// counted, not synthesized.
-    public static let maxConcealedPerGap = 5
+    package static let maxConcealedPerGap = 5
 
-    public private(set) var statistics = Statistics()
+    package private(set) var statistics = Statistics()
     private let decoder: OpaquePointer
     private let pcm: UnsafeMutablePointer<Int16>
     /// Samples per channel the PCM buffer holds: 120 ms at 48 kHz.
@@ -39,7 +39,7 @@ public struct OpusStreamChecker: ~Copyable {
     private var lastSequenceNumber: UInt16?
 
     /// `channels` 1 or 2.
-    public init(channels: Int = 1) throws(BotMediaError) {
+    package init(channels: Int = 1) throws(BotMediaError) {
         guard channels == 1 || channels == 2 else { throw .invalidParameter }
         var error: Int32 = 0
         guard let decoder = opus_decoder_create(48_000, Int32(channels), &error), error == OPUS_OK else {
@@ -56,7 +56,7 @@ public struct OpusStreamChecker: ~Copyable {
     }
 
     /// Feeds one RTP packet: `header` parsed from `packet`.
-    public mutating func handle(_ header: RTPHeader, packet: RawSpan) {
+    package mutating func handle(_ header: RTPHeader, packet: RawSpan) {
         statistics.packets += 1
         if let current = ssrc, current != header.ssrc {
             statistics.ssrcChanges += 1

@@ -18,23 +18,23 @@
 /// So TL0 frames depend only on TL0 frames, TL1 only on TL0, and only TL1
 /// writes GOLDEN, which only TL2 reads: decoding TL0 alone, or TL0+TL1,
 /// never needs a dropped frame. The alt-ref buffer is never used.
-public struct TemporalLayerPattern: Equatable, Sendable {
-    public struct Position: Equatable, Sendable {
-        public var layer: UInt8
-        public var layerSync: Bool
-        public var readsLast: Bool
-        public var readsGolden: Bool
-        public var refreshesLast: Bool
-        public var refreshesGolden: Bool
+package struct TemporalLayerPattern: Equatable, Sendable {
+    package struct Position: Equatable, Sendable {
+        package var layer: UInt8
+        package var layerSync: Bool
+        package var readsLast: Bool
+        package var readsGolden: Bool
+        package var refreshesLast: Bool
+        package var refreshesGolden: Bool
     }
 
     /// 1, 2 or 3.
-    public let layerCount: UInt8
-    public let positions: [Position]
-    public var periodicity: Int { positions.count }
+    package let layerCount: UInt8
+    package let positions: [Position]
+    package var periodicity: Int { positions.count }
 
     /// nil unless `layerCount` is 1, 2 or 3.
-    public init?(layerCount: UInt8) {
+    package init?(layerCount: UInt8) {
         self.layerCount = layerCount
         let base = Position(
             layer: 0, layerSync: false, readsLast: true, readsGolden: false, refreshesLast: true, refreshesGolden: false)
@@ -67,13 +67,13 @@ public struct TemporalLayerPattern: Equatable, Sendable {
     }
 
     /// The position of frame `index` counted from the last keyframe.
-    public func position(framesSinceKeyframe index: Int) -> Position {
+    package func position(framesSinceKeyframe index: Int) -> Position {
         positions[((index % positions.count) + positions.count) % positions.count]
     }
 
     /// libvpx `ts_rate_decimator` per layer: layer k runs at
     /// 1/decimator of the full frame rate (1, 2, or 4 in this pattern).
-    public var rateDecimators: [UInt32] {
+    package var rateDecimators: [UInt32] {
         switch layerCount {
         case 2: return [2, 1]
         case 3: return [4, 2, 1]
@@ -84,7 +84,7 @@ public struct TemporalLayerPattern: Equatable, Sendable {
     /// libvpx `ts_target_bitrate` shares: the cumulative fraction of the
     /// total bitrate up to and including each layer, in percent (libwebrtc
     /// uses 60/100 for two layers and 40/60/100 for three).
-    public var cumulativeBitratePercent: [UInt32] {
+    package var cumulativeBitratePercent: [UInt32] {
         switch layerCount {
         case 2: return [60, 100]
         case 3: return [40, 60, 100]

@@ -2,10 +2,15 @@
 /// resolution), different in every frame: a scrolling luma ramp, a box that
 /// bounces across the picture, colour bars that drift, and the frame number
 /// as 16 black/white blocks along the top edge, so a decoded frame can be
-/// told apart from its neighbours.
+/// told apart from its neighbours. With `grain`, luma also carries noise
+/// that changes every frame, so the encoder needs bits to reach a high
+/// target rate (`--video-kbps`, issue #14).
 struct TestPattern {
     let width: Int
     let height: Int
+    /// Noise amplitude in luma steps (0: none): each pixel of each frame
+    /// moves by up to +-grain, from a hash of its position and the frame.
+    var grain = 0
     /// Y plane size; U and V follow, each a quarter of it.
     var lumaCount: Int { width * height }
     var byteCount: Int { lumaCount + 2 * (width / 2) * (height / 2) }
@@ -35,6 +40,7 @@ struct TestPattern {
                         let bit = x / counterBlock
                         luma = (index >> bit) & 1 == 1 ? 235 : 16
                     }
+                    if grain > 0 { luma = Self.grained(luma, grain: grain, x: x, y: y, index: index) }
                     pixels[row + x] = luma
                 }
             }
@@ -50,6 +56,18 @@ struct TestPattern {
                 }
             }
         }
+    }
+
+    /// `luma` moved by a pseudo-random -grain...grain (a 32-bit integer
+    /// hash of position and frame), clamped to video range 16...235.
+    static func grained(_ luma: UInt8, grain: Int, x: Int, y: Int, index: Int) -> UInt8 {
+        var v = UInt32(truncatingIfNeeded: x) &* 0x9E37_79B1 ^ UInt32(truncatingIfNeeded: y) &* 0x85EB_CA77
+        v ^= UInt32(truncatingIfNeeded: index) &* 0xC2B2_AE3D
+        v ^= v >> 15
+        v &*= 0x2C1B_3C6D
+        v ^= v >> 12
+        let offset = Int(v % UInt32(2 * grain + 1)) - grain
+        return UInt8(min(235, max(16, Int(luma) + offset)))
     }
 
     /// A position that moves forward to `travel` and back again.

@@ -41,53 +41,53 @@ import Wire
 /// sized at init. Frame bytes are copied only when a reassembly capacity
 /// was given, into a buffer allocated once, and only for a frame whose
 /// packets all arrived in order (`Frame.hasBytes`).
-public struct VP8FrameAssembler: Sendable {
-    public struct Statistics: Equatable, Sendable {
-        public var packets = 0
+package struct VP8FrameAssembler: Sendable {
+    package struct Statistics: Equatable, Sendable {
+        package var packets = 0
         /// Packets that were not a valid VP8 RTP payload.
-        public var malformedPackets = 0
+        package var malformedPackets = 0
         /// Sequence numbers skipped on arrival (RFC 3550 appendix A.3
         /// style count); late packets that fill a gap do not subtract.
-        public var packetsLost = 0
+        package var packetsLost = 0
         /// Late packets that filled a gap (reordered or retransmitted).
-        public var packetsRecovered = 0
+        package var packetsRecovered = 0
         /// Duplicate packets, and late ones too old to use, ignored.
-        public var packetsOutOfOrder = 0
-        public var framesComplete = 0
+        package var packetsOutOfOrder = 0
+        package var framesComplete = 0
         /// Complete frames that a late (reordered or retransmitted) packet
         /// completed.
-        public var framesCompletedLate = 0
+        package var framesCompletedLate = 0
         /// Frames given up without all their packets.
-        public var framesIncomplete = 0
-        public var keyframes = 0
+        package var framesIncomplete = 0
+        package var keyframes = 0
         /// Complete delta frames whose reference chain was broken.
-        public var framesUndecodable = 0
-        public var switches = 0
-        public var switchesNotOnKeyframe = 0
-        public init() {}
+        package var framesUndecodable = 0
+        package var switches = 0
+        package var switchesNotOnKeyframe = 0
+        package init() {}
     }
 
     /// One complete frame.
-    public struct Frame: Equatable, Sendable {
-        public var ssrc: SSRC
-        public var rtpTimestamp: UInt32
-        public var pictureID: UInt16?
-        public var temporalLayer: UInt8?
-        public var isKeyframe: Bool
+    package struct Frame: Equatable, Sendable {
+        package var ssrc: SSRC
+        package var rtpTimestamp: UInt32
+        package var pictureID: UInt16?
+        package var temporalLayer: UInt8?
+        package var isKeyframe: Bool
         /// From the keyframe header; nil for delta frames.
-        public var width: UInt16?
-        public var height: UInt16?
-        public var isDecodable: Bool
+        package var width: UInt16?
+        package var height: UInt16?
+        package var isDecodable: Bool
         /// NTP UQ32.32 from abs-capture-time, when the sender put it on a
         /// packet of the frame.
-        public var captureTime: UInt64?
+        package var captureTime: UInt64?
         /// Arrival of the packet that released the frame.
-        public var completedAt: Instant
+        package var completedAt: Instant
         /// VP8 bytes (descriptors removed).
-        public var byteCount: Int
-        public var packetCount: Int
+        package var byteCount: Int
+        package var packetCount: Int
         /// `frameBuffer[0..<byteCount]` holds this frame's bytes.
-        public var hasBytes: Bool
+        package var hasBytes: Bool
     }
 
     /// A frame seen in part; sequence numbers are extended (64-bit).
@@ -117,22 +117,22 @@ public struct VP8FrameAssembler: Sendable {
         }
     }
 
-    public let absCaptureTimeID: UInt8?
+    package let absCaptureTimeID: UInt8?
     /// A pending frame is given up once this many newer frames have begun
     /// (default 8, about 270 ms at 30 fps) ...
-    public let reorderFrames: Int
+    package let reorderFrames: Int
     /// ... or this long after its first packet arrived (default 250 ms:
     /// a NACK, its retries every RTT and the RTX fit on a LAN or a
     /// continent, and frames held back stay under `FreezeDetector`'s
     /// 500 ms, so a repair that never comes is not also a freeze).
-    public let reorderWindow: Duration
-    public internal(set) var statistics = Statistics()
+    package let reorderWindow: Duration
+    package internal(set) var statistics = Statistics()
     /// The last known keyframe size.
-    public internal(set) var resolution: (width: UInt16, height: UInt16)?
+    package internal(set) var resolution: (width: UInt16, height: UInt16)?
     /// The bytes of the last frame with `hasBytes` are
     /// `frameBuffer[0..<Frame.byteCount]` until the next packet; empty
     /// when no reassembly capacity was given.
-    public private(set) var frameBuffer: [UInt8]
+    package private(set) var frameBuffer: [UInt8]
     var reassembled = 0
     var reassemblyTimestamp: UInt32?
     var ssrc: SSRC?
@@ -154,7 +154,7 @@ public struct VP8FrameAssembler: Sendable {
     var brokenLayers: UInt8 = 0x0F
     var pendingSwitch = false
 
-    public init(
+    package init(
         absCaptureTimeID: UInt8? = nil, reassemblyCapacity: Int = 0, reorderFrames: Int = 8,
         reorderWindow: Duration = .milliseconds(250)
     ) {
@@ -173,7 +173,7 @@ public struct VP8FrameAssembler: Sendable {
     /// packet). Returns the first frame this packet released, if any;
     /// `nextFrame()` hands out the others it released (a late packet can
     /// release several) until the next `handle`, which drops any left.
-    public mutating func handle(_ header: RTPHeader, packet: RawSpan, arrival: Instant) -> Frame? {
+    package mutating func handle(_ header: RTPHeader, packet: RawSpan, arrival: Instant) -> Frame? {
         ready.removeAll(keepingCapacity: true)
         statistics.packets += 1
         guard header.payloadRange.upperBound <= packet.byteCount, header.payloadLength > 0 else {
@@ -247,21 +247,21 @@ public struct VP8FrameAssembler: Sendable {
     }
 
     /// The next frame released by the last `handle` or `flush`, in order.
-    public mutating func nextFrame() -> Frame? {
+    package mutating func nextFrame() -> Frame? {
         ready.isEmpty ? nil : ready.removeFirst()
     }
 
     /// Gives up every pending frame (the stream ended or paused); complete
     /// frames waiting behind them are released. Returns the first;
     /// `nextFrame()` the rest.
-    public mutating func flush(now: Instant) -> Frame? {
+    package mutating func flush(now: Instant) -> Frame? {
         ready.removeAll(keepingCapacity: true)
         release(arrival: now, force: true)
         return nextFrame()
     }
 
     /// Frames seen in part and not yet released or given up.
-    public var pendingFrames: Int { pending.count }
+    package var pendingFrames: Int { pending.count }
 
     /// Extends `sequenceNumber`, updates the received bits and loss
     /// counts; nil for a duplicate or a packet too late to use.

@@ -16,21 +16,21 @@ import Wire
 /// upper-layer frames repeat the value of the base frame they follow
 /// (section 4.2). The frame is split into packets of nearly equal size, at
 /// most `maxPayloadSize` bytes of RTP payload each.
-public struct VP8Packetizer: Sendable {
-    public static let descriptorLength = 6
+package struct VP8Packetizer: Sendable {
+    package static let descriptorLength = 6
 
     let header: RTPHeaderWriter
-    public let maxPayloadSize: Int
+    package let maxPayloadSize: Int
     /// The next RTP sequence number.
-    public var sequenceNumber: UInt16
+    package var sequenceNumber: UInt16
     /// The next frame's picture ID, 15 bits.
-    public var pictureID: UInt16
+    package var pictureID: UInt16
     /// The last TL0PICIDX written.
-    public var tl0PictureIndex: UInt8
+    package var tl0PictureIndex: UInt8
 
     /// - Parameters: `maxPayloadSize` at least 7 (descriptor plus one byte);
     ///   extension IDs 1...14 and distinct; otherwise `.invalidParameter`.
-    public init(
+    package init(
         ssrc: SSRC, payloadType: PayloadType, extensionIDs: HeaderExtensionIDs = HeaderExtensionIDs(), mid: MID? = nil,
         rid: RID? = nil, maxPayloadSize: Int = 1100, initialSequenceNumber: UInt16 = 0, initialPictureID: UInt16 = 0,
         initialTL0PictureIndex: UInt8 = 0
@@ -46,7 +46,7 @@ public struct VP8Packetizer: Sendable {
     }
 
     /// How many packets `frameLength` bytes of VP8 take.
-    public func packetCount(frameLength: Int) -> Int {
+    package func packetCount(frameLength: Int) -> Int {
         let capacity = maxPayloadSize - Self.descriptorLength
         return max(1, (frameLength + capacity - 1) / capacity)
     }
@@ -60,7 +60,7 @@ public struct VP8Packetizer: Sendable {
     ///
     /// Throws `.bufferTooSmall` before emitting anything when the largest
     /// packet would not fit, and `.invalidParameter` for an empty frame.
-    public mutating func packetize(
+    package mutating func packetize(
         _ frame: EncodedFrame, rtpTimestamp: UInt32, captureTime: UInt64?, absSendTime: UInt32? = nil,
         transportSequenceNumber: inout UInt16, into buffer: UnsafeMutableRawBufferPointer, emit: (Int) -> Void
     ) throws(BotMediaError) {

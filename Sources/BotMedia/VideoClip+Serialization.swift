@@ -22,9 +22,9 @@ extension VideoClip {
     /// Per-frame overhead in the format.
     static let frameHeaderLength = 6
     /// A VP8 frame larger than this is not one our encoder made.
-    public static let maxSerializedFrameLength = 4 << 20
+    package static let maxSerializedFrameLength = 4 << 20
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(32 + frames.reduce(0) { $0 + Self.frameHeaderLength + $1.bytes.count })
         out.append(contentsOf: Self.magic)
@@ -46,7 +46,7 @@ extension VideoClip {
         return out
     }
 
-    public init(deserializing bytes: RawSpan) throws(BotMediaError) {
+    package init(deserializing bytes: RawSpan) throws(BotMediaError) {
         var reader = ByteReader(bytes)
         for expected in Self.magic {
             guard try reader.uint8(or: BotMediaError.truncated) == expected else { throw .badMagic }

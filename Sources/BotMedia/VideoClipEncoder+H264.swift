@@ -8,7 +8,7 @@ extension VideoClipPreset {
     /// at 720p) where libvpx's falls about a quarter short (1,097), so this
     /// puts both codecs' layers at about the same wire rate and the SFU's
     /// allocator picks the same layers for them.
-    public var forH264: VideoClipPreset {
+    package var forH264: VideoClipPreset {
         VideoClipPreset(
             width: width, height: height, framesPerSecond: framesPerSecond,
             targetBitrate: Bitrate(bitsPerSecond: targetBitrate.bitsPerSecond * 3 / 4), temporalLayers: 1,
@@ -21,7 +21,7 @@ extension VideoClipEncoder {
     /// as `encodeH264` with the preset's size, rate, bitrate and keyframe
     /// interval (pass `preset.forH264` for a VP8-like wire rate), so a
     /// subscriber tells the simulcast layers apart by decoded size alike.
-    public static func encode(
+    package static func encode(
         _ preset: VideoClipPreset, seconds: Int, codec: VideoCodec
     ) throws(BotMediaError)
         -> VideoClip
@@ -45,7 +45,7 @@ extension VideoClipEncoder {
     ///
     /// - Parameters: as `H264Encoder`; `seconds` 1...600; `keyframeInterval`
     ///   positive. Anything else is `.invalidParameter`.
-    public static func encodeH264(
+    package static func encodeH264(
         width: Int, height: Int, framesPerSecond: Int, seconds: Int, targetBitrate: Bitrate, keyframeInterval: Int
     ) throws(BotMediaError) -> VideoClip {
         guard (1...600).contains(seconds), keyframeInterval > 0 else { throw .invalidParameter }

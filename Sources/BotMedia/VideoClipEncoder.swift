@@ -11,27 +11,28 @@ import Wire
 /// and every `keyframeInterval` frames), libvpx temporal-layer rate control
 /// (`ts_*`), and per-frame reference flags from `TemporalLayerPattern`
 /// that make every upper-layer frame droppable.
-public enum VideoClipEncoder {
-    public static func encode(_ preset: VideoClipPreset, seconds: Int) throws(BotMediaError) -> VideoClip {
+package enum VideoClipEncoder {
+    package static func encode(_ preset: VideoClipPreset, seconds: Int) throws(BotMediaError) -> VideoClip {
         try encode(
             width: preset.width, height: preset.height, framesPerSecond: preset.framesPerSecond, seconds: seconds,
             targetBitrate: preset.targetBitrate, temporalLayers: preset.temporalLayers,
-            keyframeInterval: preset.keyframeInterval)
+            keyframeInterval: preset.keyframeInterval, grain: preset.grain)
     }
 
     /// - Parameters: `width` and `height` even, 16...4096; `framesPerSecond`
     ///   1...120; `seconds` 1...600; `temporalLayers` 1...3;
     ///   `keyframeInterval` a positive multiple of the temporal period (1,
-    ///   2 or 4 frames). Anything else is `.invalidParameter`.
-    public static func encode(
+    ///   2 or 4 frames); `grain` 0...64 (`TestPattern.grain`). Anything
+    ///   else is `.invalidParameter`.
+    package static func encode(
         width: Int, height: Int, framesPerSecond: Int, seconds: Int, targetBitrate: Bitrate, temporalLayers: UInt8,
-        keyframeInterval: Int
+        keyframeInterval: Int, grain: Int = 0
     ) throws(BotMediaError) -> VideoClip {
         guard (16...4096).contains(width), (16...4096).contains(height), width % 2 == 0, height % 2 == 0,
             (1...120).contains(framesPerSecond), (1...600).contains(seconds),
             targetBitrate.bitsPerSecond >= 1000, targetBitrate.bitsPerSecond <= 100_000_000,
             let pattern = TemporalLayerPattern(layerCount: temporalLayers),
-            keyframeInterval > 0, keyframeInterval % pattern.periodicity == 0
+            keyframeInterval > 0, keyframeInterval % pattern.periodicity == 0, (0...64).contains(grain)
         else { throw .invalidParameter }
 
         var cfg = vpx_codec_enc_cfg_t()
@@ -77,7 +78,7 @@ public enum VideoClipEncoder {
         guard status == VPX_CODEC_OK else { throw .codec(Int32(status.rawValue)) }
         defer { vpx_codec_destroy(&codec) }
 
-        let picture = TestPattern(width: width, height: height)
+        let picture = TestPattern(width: width, height: height, grain: grain)
         var pixels = [UInt8](repeating: 0, count: picture.byteCount)
         let frameCount = seconds * framesPerSecond
         let duration = Duration.seconds(1) / framesPerSecond

@@ -1,11 +1,13 @@
 #define _GNU_SOURCE
 #include "CShim.h"
+#include "CShimMessage.h"
 
 #include <openssl/ssl.h>
 #include <openssl/evp.h>
 #include <opus/opus.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <pthread.h>
 #include <string.h>
 
 int swiftlet_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_min_proto_version(ctx, version); }
@@ -35,12 +37,7 @@ int swiftlet_opus_set_complexity(OpusEncoder *enc, int32_t complexity) { return 
 size_t swiftlet_mmsghdr_size(void) { return sizeof(struct mmsghdr); }
 void swiftlet_mmsghdr_set(void *messages, unsigned index, struct iovec *iov,
                           void *address, socklen_t address_length) {
-    struct mmsghdr *m = (struct mmsghdr *)messages + index;
-    memset(m, 0, sizeof *m);
-    m->msg_hdr.msg_iov = iov;
-    m->msg_hdr.msg_iovlen = 1;
-    m->msg_hdr.msg_name = address;
-    m->msg_hdr.msg_namelen = address_length;
+    swiftlet_message_point(messages, index, iov, 1, address, address_length);
 }
 unsigned swiftlet_mmsghdr_length(const void *messages, unsigned index) {
     return ((const struct mmsghdr *)messages)[index].msg_len;
@@ -87,35 +84,10 @@ int swiftlet_mmsghdr_destination(const void *messages, unsigned index, struct so
     }
     return 0;
 }
-size_t swiftlet_mmsghdr_set_source(void *messages, unsigned index, void *control, const struct sockaddr_storage *source) {
-    struct msghdr *h = &((struct mmsghdr *)messages)[index].msg_hdr;
-    size_t space = swiftlet_pktinfo_space();
-    memset(control, 0, space);
-    h->msg_control = control;
-    h->msg_controllen = space;
-    struct cmsghdr *c = CMSG_FIRSTHDR(h);
-    if (source->ss_family == AF_INET) {
-        struct in_pktinfo info;
-        memset(&info, 0, sizeof info);
-        info.ipi_spec_dst = ((const struct sockaddr_in *)source)->sin_addr;
-        c->cmsg_level = IPPROTO_IP;
-        c->cmsg_type = IP_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof info);
-        memcpy(CMSG_DATA(c), &info, sizeof info);
-        h->msg_controllen = CMSG_SPACE(sizeof info);
-    } else if (source->ss_family == AF_INET6) {
-        struct in6_pktinfo info;
-        memset(&info, 0, sizeof info);
-        info.ipi6_addr = ((const struct sockaddr_in6 *)source)->sin6_addr;
-        c->cmsg_level = IPPROTO_IPV6;
-        c->cmsg_type = IPV6_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof info);
-        memcpy(CMSG_DATA(c), &info, sizeof info);
-        h->msg_controllen = CMSG_SPACE(sizeof info);
-    } else {
-        h->msg_control = NULL;
-        h->msg_controllen = 0;
-        return 0;
-    }
-    return h->msg_controllen;
+
+void swiftlet_set_thread_name(const char *name) {
+    char cut[16];
+    strncpy(cut, name, sizeof cut - 1);
+    cut[sizeof cut - 1] = 0;
+    pthread_setname_np(pthread_self(), cut);
 }

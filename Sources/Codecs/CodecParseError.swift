@@ -1,6 +1,6 @@
 /// Why an RTP payload's descriptor was rejected. A bad payload costs one
 /// packet: every length and count is checked against the bytes present.
-public enum CodecParseError: Error, Equatable, Sendable {
+package enum CodecParseError: Error, Equatable, Sendable {
     /// The RTP payload has no bytes at all.
     case empty
     /// A field or unit that the descriptor announces is not all there.

@@ -15,11 +15,11 @@
 /// them once at the start) is not a switch point: the SFU then asks for
 /// another keyframe. `H264PayloadDescriptor.isKeyframe` is true on any
 /// IDR start; `isDecoderRefreshPoint` on one packet that holds all three.
-public struct H264KeyframeTracker: Equatable, Sendable {
+package struct H264KeyframeTracker: Equatable, Sendable {
     private var timestamp: UInt32?
     private var sawSPS = false
 
-    public init() {}
+    package init() {}
 
     /// Notes one packet (in arrival order) and says whether a subscriber
     /// may begin with it: it carries an SPS and no earlier packet of its
@@ -29,7 +29,7 @@ public struct H264KeyframeTracker: Equatable, Sendable {
     /// late) is never a switch point, since newer packets went before it,
     /// and leaves the newest picture's state alone. Older is in RTP
     /// timestamp order with wraparound (RFC 3550 section 5.1).
-    public mutating func isDecoderRefresh(_ descriptor: H264PayloadDescriptor, timestamp: UInt32) -> Bool {
+    package mutating func isDecoderRefresh(_ descriptor: H264PayloadDescriptor, timestamp: UInt32) -> Bool {
         if let newest = self.timestamp {
             let delta = Int32(bitPattern: timestamp &- newest)
             if delta < 0 { return false }
@@ -50,5 +50,5 @@ extension H264PayloadDescriptor {
     /// This packet alone starts a decodable picture: it holds SPS, PPS and
     /// the start of an IDR slice (a STAP-A as libwebrtc sends a small
     /// keyframe).
-    public var isDecoderRefreshPoint: Bool { isKeyframe && containsSPS && containsPPS }
+    package var isDecoderRefreshPoint: Bool { isKeyframe && containsSPS && containsPPS }
 }

@@ -10,8 +10,8 @@ import Wire
 /// interleaved mode, which WebRTC does not use: they are reported as
 /// `.unsupported` rather than rejected. Types 0, 30 and 31 are undefined
 /// and rejected.
-public struct H264PayloadDescriptor: Equatable, Sendable {
-    public enum Packetization: Equatable, Sendable {
+package struct H264PayloadDescriptor: Equatable, Sendable {
+    package enum Packetization: Equatable, Sendable {
         /// One NAL unit of the given type (1...23).
         case singleNALUnit(type: UInt8)
         /// Aggregated units, at least one, all sizes checked.
@@ -22,31 +22,31 @@ public struct H264PayloadDescriptor: Equatable, Sendable {
         case unsupported(type: UInt8)
     }
 
-    public static let idrType: UInt8 = 5
-    public static let spsType: UInt8 = 7
-    public static let ppsType: UInt8 = 8
-    public static let stapAType: UInt8 = 24
-    public static let fuAType: UInt8 = 28
+    package static let idrType: UInt8 = 5
+    package static let spsType: UInt8 = 7
+    package static let ppsType: UInt8 = 8
+    package static let stapAType: UInt8 = 24
+    package static let fuAType: UInt8 = 28
 
-    public var packetization: Packetization
+    package var packetization: Packetization
     /// NRI of the payload's first header: 0 means no unit here is used for
     /// reference.
-    public var nalReferenceIndicator: UInt8
+    package var nalReferenceIndicator: UInt8
     /// A unit (or the fragmented unit) is an IDR slice.
-    public var containsIDR: Bool
-    public var containsSPS: Bool
-    public var containsPPS: Bool
+    package var containsIDR: Bool
+    package var containsSPS: Bool
+    package var containsPPS: Bool
 
     /// The packet starts an IDR picture: a single IDR unit, a STAP-A that
     /// holds one, or the first fragment of one. Parameter sets are
     /// reported separately (`containsSPS`, `containsPPS`); a decoder needs
     /// them too, which a caller checks when it matters.
-    public var isKeyframe: Bool {
+    package var isKeyframe: Bool {
         if case .fuA(let isStart, _, _) = packetization { return isStart && containsIDR }
         return containsIDR
     }
 
-    public init(parsing payload: RawSpan) throws(CodecParseError) {
+    package init(parsing payload: RawSpan) throws(CodecParseError) {
         guard payload.byteCount > 0 else { throw .empty }
         let header = payload.byte(at: 0)
         let type = header & 0x1F
@@ -105,15 +105,15 @@ public struct H264PayloadDescriptor: Equatable, Sendable {
     /// 5.7.1): after the STAP-A header byte, each unit is a 16-bit size and
     /// that many bytes. Yields byte ranges of the payload, allocating
     /// nothing; stops at the first unit that does not fit.
-    public struct STAPAUnits: Equatable, Sendable {
+    package struct STAPAUnits: Equatable, Sendable {
         var offset = 1
-        public init() {}
+        package init() {}
 
         enum Step { case unit(Range<Int>), end, failed(CodecParseError) }
 
         /// The next unit's range (NAL header included), or nil at the end or
         /// at a malformed unit (which the descriptor parse rejects).
-        public mutating func next(in payload: RawSpan) -> Range<Int>? {
+        package mutating func next(in payload: RawSpan) -> Range<Int>? {
             if case .unit(let range) = step(in: payload) { return range }
             return nil
         }

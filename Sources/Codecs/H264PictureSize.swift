@@ -11,15 +11,15 @@ import Wire
 /// (`00 00 03`, section 7.4.1) are skipped as they come, nothing is copied
 /// or allocated, and every Exp-Golomb value is bounded by what the
 /// standard allows before it is used.
-public struct H264PictureSize: Equatable, Sendable {
-    public var width: Int
-    public var height: Int
+package struct H264PictureSize: Equatable, Sendable {
+    package var width: Int
+    package var height: Int
 
     /// At most 1024 macroblocks (16384 pixels) across or down: more than
     /// any level of Table A-1 allows.
-    public static let maxMacroblocks = 1024
+    package static let maxMacroblocks = 1024
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
@@ -27,7 +27,7 @@ public struct H264PictureSize: Equatable, Sendable {
     /// Parses the SPS NAL unit at `unit` within `payload` (its header
     /// byte first, type 7: a single NAL unit payload, or a STAP-A unit's
     /// range from `H264PayloadDescriptor.STAPAUnits`).
-    public init(parsing payload: RawSpan, unit: Range<Int>) throws(CodecParseError) {
+    package init(parsing payload: RawSpan, unit: Range<Int>) throws(CodecParseError) {
         guard unit.lowerBound >= 0, unit.upperBound <= payload.byteCount, !unit.isEmpty else { throw .truncated }
         guard payload.byte(at: unit.lowerBound) & 0x1F == H264PayloadDescriptor.spsType else {
             throw .notSequenceParameterSet
@@ -100,7 +100,7 @@ extension H264PayloadDescriptor {
     /// The range of the first SPS unit in `payload`: the whole payload for
     /// a single NAL unit of type 7, a unit of a STAP-A; nil otherwise (an
     /// SPS in fragments is not looked for: libwebrtc never splits one).
-    public static func sequenceParameterSetRange(in payload: RawSpan) -> Range<Int>? {
+    package static func sequenceParameterSetRange(in payload: RawSpan) -> Range<Int>? {
         guard payload.byteCount > 0 else { return nil }
         let type = payload.byte(at: 0) & 0x1F
         if type == spsType { return 0..<payload.byteCount }

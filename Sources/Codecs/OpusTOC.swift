@@ -9,26 +9,26 @@ import Wire
 ///     +-+-+-+-+-+-+-+-+
 ///     | config  |s| c |
 ///     +-+-+-+-+-+-+-+-+
-public struct OpusTOC: Equatable, Sendable {
-    public enum Mode: Equatable, Sendable { case silk, hybrid, celt }
-    public enum Bandwidth: Equatable, Sendable {
+package struct OpusTOC: Equatable, Sendable {
+    package enum Mode: Equatable, Sendable { case silk, hybrid, celt }
+    package enum Bandwidth: Equatable, Sendable {
         case narrowband, mediumband, wideband, superWideband, fullband
     }
 
     /// config, 0...31 (RFC 6716 table 2).
-    public var configuration: UInt8
-    public var isStereo: Bool
+    package var configuration: UInt8
+    package var isStereo: Bool
     /// c, 0...3: one frame, two equal, two different, or an arbitrary count.
-    public var frameCountCode: UInt8
+    package var frameCountCode: UInt8
     /// Frames in the packet: 1, 2, or for code 3 the M field (1...48).
-    public var frameCount: Int
+    package var frameCount: Int
     /// Bytes of the whole packet, TOC included.
-    public var packetLength: Int
+    package var packetLength: Int
 
     /// Longest audio one packet may hold (RFC 6716 section 3.2.5).
-    public static let maximumDuration = Duration.milliseconds(120)
+    package static let maximumDuration = Duration.milliseconds(120)
 
-    public init(parsing packet: RawSpan) throws(CodecParseError) {
+    package init(parsing packet: RawSpan) throws(CodecParseError) {
         guard packet.byteCount > 0 else { throw .empty }
         var reader = ByteReader(packet)
         let toc = try reader.uint8(or: CodecParseError.truncated)
@@ -55,7 +55,7 @@ public struct OpusTOC: Equatable, Sendable {
         guard frameDurationMicroseconds * frameCount <= 120_000 else { throw .durationTooLong }
     }
 
-    public var mode: Mode {
+    package var mode: Mode {
         switch configuration {
         case 0...11: return .silk
         case 12...15: return .hybrid
@@ -63,7 +63,7 @@ public struct OpusTOC: Equatable, Sendable {
         }
     }
 
-    public var bandwidth: Bandwidth {
+    package var bandwidth: Bandwidth {
         switch configuration {
         case 0...3: return .narrowband
         case 4...7: return .mediumband
@@ -78,7 +78,7 @@ public struct OpusTOC: Equatable, Sendable {
     }
 
     /// Duration of one frame in microseconds (2500 to 60000).
-    public var frameDurationMicroseconds: Int {
+    package var frameDurationMicroseconds: Int {
         let index = configuration & 0x03
         switch mode {
         case .silk: return index == 0 ? 10_000 : index == 1 ? 20_000 : index == 2 ? 40_000 : 60_000
@@ -87,13 +87,13 @@ public struct OpusTOC: Equatable, Sendable {
         }
     }
 
-    public var frameDuration: Duration { .microseconds(frameDurationMicroseconds) }
+    package var frameDuration: Duration { .microseconds(frameDurationMicroseconds) }
     /// Audio in the packet: frame duration times frame count.
-    public var packetDuration: Duration { .microseconds(frameDurationMicroseconds * frameCount) }
+    package var packetDuration: Duration { .microseconds(frameDurationMicroseconds * frameCount) }
 
     /// A hint, not a rule: a packet of at most 2 bytes carries no coded
     /// audio worth forwarding as speech (a TOC-only code 0 packet is an
     /// empty frame; encoders in DTX send such tiny packets between
     /// comfort-noise updates).
-    public var isLikelyDTX: Bool { packetLength <= 2 }
+    package var isLikelyDTX: Bool { packetLength <= 2 }
 }

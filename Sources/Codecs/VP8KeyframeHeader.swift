@@ -12,18 +12,18 @@ import Wire
 ///     16 bits little-endian: 14-bit height, 2-bit vertical scale
 ///
 /// The worker learns each simulcast layer's resolution from its keyframes.
-public struct VP8KeyframeDimensions: Equatable, Sendable {
-    public static let headerLength = 10
+package struct VP8KeyframeDimensions: Equatable, Sendable {
+    package static let headerLength = 10
 
     /// Width and height in pixels (14 bits each, never 0).
-    public var width: UInt16
-    public var height: UInt16
+    package var width: UInt16
+    package var height: UInt16
     /// The upscaling the decoder is asked for (0: none, 1: 5/4, 2: 5/3,
     /// 3: 2).
-    public var horizontalScale: UInt8
-    public var verticalScale: UInt8
+    package var horizontalScale: UInt8
+    package var verticalScale: UInt8
 
-    public init(width: UInt16, height: UInt16, horizontalScale: UInt8 = 0, verticalScale: UInt8 = 0) {
+    package init(width: UInt16, height: UInt16, horizontalScale: UInt8 = 0, verticalScale: UInt8 = 0) {
         self.width = width
         self.height = height
         self.horizontalScale = horizontalScale
@@ -32,7 +32,7 @@ public struct VP8KeyframeDimensions: Equatable, Sendable {
 
     /// Parses the VP8 payload header: `payload` starts at the frame tag
     /// (the RTP payload after `VP8PayloadDescriptor.payloadHeaderOffset`).
-    public init(parsing payload: RawSpan) throws(CodecParseError) {
+    package init(parsing payload: RawSpan) throws(CodecParseError) {
         guard payload.byteCount > 0 else { throw .empty }
         var reader = ByteReader(payload)
         let tag = try reader.uint8(or: CodecParseError.truncated)
@@ -62,7 +62,7 @@ public struct VP8KeyframeDimensions: Equatable, Sendable {
     /// is the whole RTP payload and `descriptor` was parsed from it. Throws
     /// `.notVP8Keyframe` when the descriptor says the packet does not
     /// start a keyframe.
-    public init(rtpPayload: RawSpan, descriptor: VP8PayloadDescriptor) throws(CodecParseError) {
+    package init(rtpPayload: RawSpan, descriptor: VP8PayloadDescriptor) throws(CodecParseError) {
         guard descriptor.isKeyframe else { throw .notVP8Keyframe }
         let start = descriptor.payloadHeaderOffset
         guard start >= 0, start < rtpPayload.byteCount else { throw .truncated }

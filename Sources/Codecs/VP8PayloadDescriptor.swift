@@ -13,41 +13,41 @@ import Wire
 ///     |M| PictureID   | (OPTIONAL, when I; a second byte when M)
 ///     |   TL0PICIDX   | (OPTIONAL, when L)
 ///     |TID|Y| KEYIDX  | (OPTIONAL, when T or K)
-public struct VP8PayloadDescriptor: Equatable, Sendable {
+package struct VP8PayloadDescriptor: Equatable, Sendable {
     /// N: the frame can be discarded without affecting any other frame.
-    public var isNonReference: Bool
+    package var isNonReference: Bool
     /// S: the first byte of a VP8 partition.
-    public var isStartOfPartition: Bool
+    package var isStartOfPartition: Bool
     /// PID: the partition index, 0...7.
-    public var partitionIndex: UInt8
+    package var partitionIndex: UInt8
     /// The picture ID (7 or 15 bits), when I is set.
-    public var pictureID: UInt16?
+    package var pictureID: UInt16?
     /// Whether the picture ID takes 15 bits (M set) rather than 7.
-    public var hasLongPictureID: Bool
+    package var hasLongPictureID: Bool
     /// Offset of the picture ID's first byte, when present.
-    public var pictureIDOffset: Int?
+    package var pictureIDOffset: Int?
     /// TL0PICIDX, when L is set.
-    public var tl0PictureIndex: UInt8?
-    public var tl0PictureIndexOffset: Int?
+    package var tl0PictureIndex: UInt8?
+    package var tl0PictureIndexOffset: Int?
     /// TID, when T is set: the temporal layer, 0...3.
-    public var temporalLayerID: UInt8?
+    package var temporalLayerID: UInt8?
     /// Y: the frame depends only on the base temporal layer (meaningful
     /// when T is set).
-    public var isLayerSync: Bool
+    package var isLayerSync: Bool
     /// KEYIDX, when K is set.
-    public var keyIndex: UInt8?
+    package var keyIndex: UInt8?
     /// Length of the descriptor: where the VP8 payload starts.
-    public var payloadHeaderOffset: Int
+    package var payloadHeaderOffset: Int
     /// The packet starts a keyframe: S set, PID 0 and the payload header's
     /// P bit clear (RFC 7741 section 4.3).
-    public var isKeyframe: Bool
+    package var isKeyframe: Bool
     /// Frame width and height from the keyframe header (RFC 6386 section
     /// 9.1), when this packet starts a keyframe and carries the 10-byte
     /// header with start code 9d 01 2a. The 2-bit scale fields are dropped.
-    public var keyframeWidth: UInt16?
-    public var keyframeHeight: UInt16?
+    package var keyframeWidth: UInt16?
+    package var keyframeHeight: UInt16?
 
-    public init(parsing payload: RawSpan) throws(CodecParseError) {
+    package init(parsing payload: RawSpan) throws(CodecParseError) {
         guard payload.byteCount > 0 else { throw .empty }
         var reader = ByteReader(payload)
         let first = try reader.uint8(or: CodecParseError.truncated)
@@ -122,7 +122,7 @@ public struct VP8PayloadDescriptor: Equatable, Sendable {
     /// false, writing nothing, when the descriptor has no picture ID or the
     /// bytes at that place do not match its M bit.
     @discardableResult
-    public func rewritePictureID(_ newValue: UInt16, in packet: MutableBytes, payloadOffset: Int) -> Bool {
+    package func rewritePictureID(_ newValue: UInt16, in packet: MutableBytes, payloadOffset: Int) -> Bool {
         guard let relative = pictureIDOffset else { return false }
         let offset = payloadOffset &+ relative
         guard let current = packet.load(UInt8.self, at: offset), (current & 0x80 != 0) == hasLongPictureID else {
@@ -137,11 +137,11 @@ public struct VP8PayloadDescriptor: Equatable, Sendable {
     /// Rewrites TL0PICIDX in place; false when it is absent or out of
     /// bounds.
     @discardableResult
-    public func rewriteTL0PictureIndex(_ newValue: UInt8, in packet: MutableBytes, payloadOffset: Int) -> Bool {
+    package func rewriteTL0PictureIndex(_ newValue: UInt8, in packet: MutableBytes, payloadOffset: Int) -> Bool {
         guard let relative = tl0PictureIndexOffset else { return false }
         return packet.store(newValue, at: payloadOffset &+ relative)
     }
 
     /// The modulus of the picture ID field: 128 or 32768.
-    public var pictureIDModulus: UInt16 { hasLongPictureID ? 0x8000 : 0x80 }
+    package var pictureIDModulus: UInt16 { hasLongPictureID ? 0x8000 : 0x80 }
 }

@@ -5,18 +5,18 @@ import Wire
 /// are named here so that callers switch over them already, but their
 /// descriptors are not parsed yet: `PayloadDescriptor` returns
 /// `.unsupported` for them.
-public enum VideoCodec: Equatable, Hashable, Sendable {
+package enum VideoCodec: Equatable, Hashable, Sendable {
     case vp8, vp9, h264, av1
 }
 
 /// The parsed payload descriptor of one video RTP payload.
-public enum PayloadDescriptor: Equatable, Sendable {
+package enum PayloadDescriptor: Equatable, Sendable {
     case vp8(VP8PayloadDescriptor)
     case h264(H264PayloadDescriptor)
     /// A codec whose descriptor is not parsed yet (VP9, AV1).
     case unsupported(VideoCodec)
 
-    public init(codec: VideoCodec, payload: RawSpan) throws(CodecParseError) {
+    package init(codec: VideoCodec, payload: RawSpan) throws(CodecParseError) {
         switch codec {
         case .vp8: self = .vp8(try VP8PayloadDescriptor(parsing: payload))
         case .h264: self = .h264(try H264PayloadDescriptor(parsing: payload))
@@ -26,7 +26,7 @@ public enum PayloadDescriptor: Equatable, Sendable {
 
     /// Whether the packet starts a keyframe; nil when the codec is not
     /// parsed, so the caller cannot mistake "unknown" for "no".
-    public var isKeyframe: Bool? {
+    package var isKeyframe: Bool? {
         switch self {
         case .vp8(let d): return d.isKeyframe
         case .h264(let d): return d.isKeyframe

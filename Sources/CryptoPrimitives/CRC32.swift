@@ -1,6 +1,6 @@
 /// CRC-32 as in ISO 3309 / ITU-T V.42 (polynomial 0x04C11DB7, reflected),
 /// the checksum of the STUN FINGERPRINT attribute (RFC 8489 section 14.7).
-public enum CRC32 {
+package enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { i -> UInt32 in
         var c = UInt32(i)
         for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
@@ -8,7 +8,7 @@ public enum CRC32 {
     }
 
     /// Continues a running checksum; start with `0`.
-    public static func update(_ crc: UInt32, _ data: UnsafeRawBufferPointer) -> UInt32 {
+    package static func update(_ crc: UInt32, _ data: UnsafeRawBufferPointer) -> UInt32 {
         var c = ~crc
         table.withUnsafeBufferPointer { t in
             for b in data { c = t[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
@@ -16,6 +16,6 @@ public enum CRC32 {
         return ~c
     }
 
-    public static func checksum(_ data: UnsafeRawBufferPointer) -> UInt32 { update(0, data) }
-    public static func checksum(_ data: [UInt8]) -> UInt32 { data.withUnsafeBytes { checksum($0) } }
+    package static func checksum(_ data: UnsafeRawBufferPointer) -> UInt32 { update(0, data) }
+    package static func checksum(_ data: [UInt8]) -> UInt32 { data.withUnsafeBytes { checksum($0) } }
 }

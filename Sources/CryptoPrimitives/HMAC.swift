@@ -2,10 +2,10 @@ import COpenSSL
 
 /// Keyed hashes over OpenSSL, for STUN MESSAGE-INTEGRITY (RFC 8489 section
 /// 14.5 and 14.6) and JWT HS256 (RFC 7518 section 3.2).
-public enum HMAC {
-    public enum Algorithm: Sendable {
+package enum HMAC {
+    package enum Algorithm: Sendable {
         case sha1, sha256
-        public var digestLength: Int { self == .sha1 ? 20 : 32 }
+        package var digestLength: Int { self == .sha1 ? 20 : 32 }
         var digestName: String { self == .sha1 ? "SHA1" : "SHA256" }
     }
 
@@ -20,7 +20,7 @@ public enum HMAC {
     /// Returns nil when OpenSSL fails (no HMAC provider, out of memory):
     /// callers must treat that as "cannot authenticate", never as a zero MAC
     /// that an attacker could match.
-    public static func authenticationCode(
+    package static func authenticationCode(
         _ algorithm: Algorithm, key: UnsafeRawBufferPointer, parts: [UnsafeRawBufferPointer]
     ) -> [UInt8]? {
         guard let mac = implementation.pointer, let ctx = EVP_MAC_CTX_new(mac) else { return nil }
@@ -54,7 +54,7 @@ public enum HMAC {
         return out
     }
 
-    public static func authenticationCode(_ algorithm: Algorithm, key: [UInt8], message: [UInt8]) -> [UInt8]? {
+    package static func authenticationCode(_ algorithm: Algorithm, key: [UInt8], message: [UInt8]) -> [UInt8]? {
         key.withUnsafeBytes { k in message.withUnsafeBytes { m in authenticationCode(algorithm, key: k, parts: [m]) } }
     }
 }
@@ -68,17 +68,17 @@ private final class MACImplementation: @unchecked Sendable {
 }
 
 /// One-shot digests.
-public enum Digest {
-    public static func sha1(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha1(), 20, data) }
-    public static func sha256(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha256(), 32, data) }
-    public static func sha384(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha384(), 48, data) }
-    public static func sha512(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha512(), 64, data) }
+package enum Digest {
+    package static func sha1(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha1(), 20, data) }
+    package static func sha256(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha256(), 32, data) }
+    package static func sha384(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha384(), 48, data) }
+    package static func sha512(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(EVP_sha512(), 64, data) }
 
-    public static func sha1(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha1($0) } }
+    package static func sha1(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha1($0) } }
     /// MD5 only for STUN's long-term credential key (RFC 8489 section
     /// 9.2.2), which the protocol fixes; never as a security hash elsewhere.
-    public static func md5(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { digest(EVP_md5(), 16, $0) } }
-    public static func sha256(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha256($0) } }
+    package static func md5(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { digest(EVP_md5(), 16, $0) } }
+    package static func sha256(_ data: [UInt8]) -> [UInt8] { data.withUnsafeBytes { sha256($0) } }
 
     private static func digest(_ md: OpaquePointer?, _ length: Int, _ data: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: length)
@@ -94,19 +94,19 @@ public enum Digest {
 
 /// Cryptographically secure random bytes (ICE credentials, tie-breakers,
 /// SSRCs, STUN transaction ids).
-public enum SecureRandom {
-    public static func bytes(_ count: Int) -> [UInt8] {
+package enum SecureRandom {
+    package static func bytes(_ count: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         let ok = out.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
         precondition(ok == 1, "OpenSSL RAND_bytes failed: the process has no entropy source")
         return out
     }
 
-    public static func uint32() -> UInt32 {
+    package static func uint32() -> UInt32 {
         bytes(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    public static func uint64() -> UInt64 {
+    package static func uint64() -> UInt64 {
         bytes(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

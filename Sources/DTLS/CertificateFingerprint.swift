@@ -4,11 +4,11 @@
 /// RFC 8122 section 5 writes the digest as uppercase hex pairs joined by
 /// colons (`UHEX`); lowercase is accepted on input because deployed peers
 /// send it, and output is always uppercase.
-public struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertible {
+package struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertible {
     /// Hash functions from the IANA "Hash Function Textual Names" registry
     /// that RFC 8122 section 5 allows. MD5 and MD2 are not accepted (RFC 8122
     /// section 5: they MUST NOT be used).
-    public enum Algorithm: String, CaseIterable, Hashable, Sendable {
+    package enum Algorithm: String, CaseIterable, Hashable, Sendable {
         case sha1 = "sha-1"
         case sha224 = "sha-224"
         case sha256 = "sha-256"
@@ -16,7 +16,7 @@ public struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertibl
         case sha512 = "sha-512"
 
         /// Digest length in bytes.
-        public var digestLength: Int {
+        package var digestLength: Int {
             switch self {
             case .sha1: 20
             case .sha224: 28
@@ -27,11 +27,11 @@ public struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertibl
         }
     }
 
-    public let algorithm: Algorithm
-    public let digest: [UInt8]
+    package let algorithm: Algorithm
+    package let digest: [UInt8]
 
     /// Fails when the digest length does not fit the algorithm.
-    public init?(algorithm: Algorithm, digest: [UInt8]) {
+    package init?(algorithm: Algorithm, digest: [UInt8]) {
         guard digest.count == algorithm.digestLength else { return nil }
         self.algorithm = algorithm
         self.digest = digest
@@ -41,7 +41,7 @@ public struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertibl
     /// `sha-256 AB:CD:...`. The hash name is matched case-insensitively;
     /// every byte must be exactly two hex digits and their count must equal
     /// the algorithm's digest length. Returns nil on anything else.
-    public init?(sdpValue: String) {
+    package init?(sdpValue: String) {
         let utf8 = Array(sdpValue.utf8)
         // hash-func SP fingerprint (RFC 8122 section 5); tolerate extra
         // blanks around the two tokens, which some peers emit.
@@ -65,7 +65,7 @@ public struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertibl
 
     /// The attribute value in RFC 8122 section 5 form: the hash name, one
     /// space, uppercase hex pairs joined by colons.
-    public var sdpValue: String {
+    package var sdpValue: String {
         let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
         var out = Array(algorithm.rawValue.utf8)
         out.append(0x20)
@@ -77,7 +77,7 @@ public struct CertificateFingerprint: Hashable, Sendable, CustomStringConvertibl
         return String(decoding: out, as: UTF8.self)
     }
 
-    public var description: String { sdpValue }
+    package var description: String { sdpValue }
 
     private static func parseHexPairs(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         // 2HEX *(":" 2HEX): length is 3n - 1 for n bytes.

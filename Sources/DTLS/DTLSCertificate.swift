@@ -14,7 +14,7 @@ import CryptoPrimitives
 /// `@unchecked Sendable`: both handles are immutable after `init`, and
 /// OpenSSL allows concurrent read-only use of a shared X509 / EVP_PKEY; the
 /// reference counts it bumps are atomic.
-public final class DTLSCertificate: @unchecked Sendable {
+package final class DTLSCertificate: @unchecked Sendable {
     let x509: OpaquePointer
     let privateKey: OpaquePointer
 
@@ -39,7 +39,7 @@ public final class DTLSCertificate: @unchecked Sendable {
     /// as a development HTTPS certificate: TLS clients match the host name
     /// against this extension, not the common name (RFC 6125 section 6.4.4).
     /// Empty for DTLS, where the fingerprint in SDP authenticates.
-    public static func generate(
+    package static func generate(
         issuedAt unixSeconds: Int64, subjectAltNames: String = ""
     ) throws(DTLSError)
         -> DTLSCertificate
@@ -94,7 +94,7 @@ public final class DTLSCertificate: @unchecked Sendable {
     /// Loads a certificate and its private key from PEM text (as written by
     /// `certificatePEM` and `privateKeyPEM`). Fails if either does not parse
     /// or the key does not belong to the certificate.
-    public convenience init(certificatePEM: String, privateKeyPEM: String) throws(DTLSError) {
+    package convenience init(certificatePEM: String, privateKeyPEM: String) throws(DTLSError) {
         ERR_clear_error()
         guard let x509 = readPEM(certificatePEM, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
             throw .invalidPEM(reason: drainOpenSSLErrors(fallback: "no certificate in PEM"))
@@ -112,12 +112,12 @@ public final class DTLSCertificate: @unchecked Sendable {
     }
 
     /// The certificate in PEM ("-----BEGIN CERTIFICATE-----").
-    public var certificatePEM: String {
+    package var certificatePEM: String {
         Self.writePEM { PEM_write_bio_X509($0, x509) == 1 }
     }
 
     /// The private key in unencrypted PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----").
-    public var privateKeyPEM: String {
+    package var privateKeyPEM: String {
         Self.writePEM { PEM_write_bio_PrivateKey($0, privateKey, nil, nil, 0, nil, nil) == 1 }
     }
 
@@ -133,7 +133,7 @@ public final class DTLSCertificate: @unchecked Sendable {
 
     /// The validity window in seconds since the Unix epoch (RFC 5280
     /// section 4.1.2.5); nil if OpenSSL cannot read it.
-    public var validity: (notBefore: Int64, notAfter: Int64)? {
+    package var validity: (notBefore: Int64, notAfter: Int64)? {
         guard let epoch = ASN1_TIME_set(nil, 0) else { return nil }
         defer { ASN1_TIME_free(epoch) }
         func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
@@ -148,7 +148,7 @@ public final class DTLSCertificate: @unchecked Sendable {
     }
 
     /// The subject in OpenSSL's one-line form, e.g. "/CN=swiftlet".
-    public var subject: String {
+    package var subject: String {
         var buffer = [CChar](repeating: 0, count: 256)
         return buffer.withUnsafeMutableBufferPointer { p -> String in
             guard X509_NAME_oneline(X509_get_subject_name(x509), p.baseAddress, Int32(p.count)) != nil else { return "" }
@@ -157,7 +157,7 @@ public final class DTLSCertificate: @unchecked Sendable {
     }
 
     /// This certificate's fingerprint, for our SDP `a=fingerprint` line.
-    public func fingerprint(_ algorithm: CertificateFingerprint.Algorithm = .sha256) -> CertificateFingerprint {
+    package func fingerprint(_ algorithm: CertificateFingerprint.Algorithm = .sha256) -> CertificateFingerprint {
         // X509_digest fails only when allocation fails: a certificate we hold
         // always has a DER encoding.
         guard let fingerprint = certificateFingerprint(of: x509, algorithm) else {

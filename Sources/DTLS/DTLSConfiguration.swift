@@ -1,24 +1,24 @@
 import Wire
 
 /// Tunables of a `DTLSEndpoint`. The defaults are what WebRTC peers expect.
-public struct DTLSConfiguration: Sendable {
+package struct DTLSConfiguration: Sendable {
     /// SRTP profiles to offer (client) or accept (server), most preferred
     /// first. As a server, OpenSSL picks the first of ours that the client
     /// also offers (FACTS.md), so this order decides the profile.
-    public var srtpProfiles: [SRTPProfile] = SRTPProfile.defaultPreference
+    package var srtpProfiles: [SRTPProfile] = SRTPProfile.defaultPreference
     /// Largest datagram OpenSSL may write (UDP payload). 1200 keeps DTLS
     /// inside the path MTU of every network WebRTC meets, like ICE's
     /// conservative sizing.
-    public var maximumDatagramSize: Int = 1200
+    package var maximumDatagramSize: Int = 1200
     /// First retransmission timeout: 1 s (RFC 6347 section 4.2.4.1).
-    public var initialRetransmissionInterval: Duration = .seconds(1)
+    package var initialRetransmissionInterval: Duration = .seconds(1)
     /// Doubling stops here: 60 s (RFC 6347 section 4.2.4.1, RFC 6298).
-    public var maximumRetransmissionInterval: Duration = .seconds(60)
+    package var maximumRetransmissionInterval: Duration = .seconds(60)
     /// Retransmissions of one flight before the handshake fails with
     /// `.timeout`. With the defaults, 6 means giving up 123 s after the
     /// flight first left (1 + 2 + 4 + 8 + 16 + 32 + 60 s). OpenSSL itself
     /// aborts after 12, so keep this below that.
-    public var maximumRetransmissions: Int = 6
+    package var maximumRetransmissions: Int = 6
 
-    public init() {}
+    package init() {}
 }

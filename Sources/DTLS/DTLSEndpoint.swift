@@ -28,8 +28,8 @@ private let openSSLTimerMicroseconds: UInt32 = 3_600_000_000
 ///
 /// Owns one `SSL_CTX` and one `SSL` (which owns the BIO) and frees them in
 /// `deinit`. Single owner, not `Sendable`: drive it from one loop.
-public struct DTLSEndpoint: ~Copyable {
-    public enum Role: Sendable, Equatable {
+package struct DTLSEndpoint: ~Copyable {
+    package enum Role: Sendable, Equatable {
         /// Sends the ClientHello (`a=setup:active`, RFC 5763 section 5).
         case client
         /// Waits for the ClientHello (`a=setup:passive`).
@@ -40,7 +40,7 @@ public struct DTLSEndpoint: ~Copyable {
         case idle, handshaking, awaitingFingerprints, connected, closed, failed
     }
 
-    public let role: Role
+    package let role: Role
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     private let queues: DatagramQueues
@@ -49,13 +49,13 @@ public struct DTLSEndpoint: ~Copyable {
     private var expectedFingerprints: [CertificateFingerprint]
     private var events: [DTLSEvent] = []
     /// Datagrams screened out as malformed before reaching OpenSSL.
-    public private(set) var droppedDatagrams = 0
+    package private(set) var droppedDatagrams = 0
     private var eventHead = 0
 
     /// - Parameters:
     ///   - expectedPeerFingerprints: the peer's SDP `a=fingerprint` values,
     ///     if already known; any one matching is enough.
-    public init(
+    package init(
         role: Role,
         certificate: DTLSCertificate,
         expectedPeerFingerprints: [CertificateFingerprint] = [],
@@ -85,7 +85,7 @@ public struct DTLSEndpoint: ~Copyable {
 
     /// Client only: sends the first flight (ClientHello). Does nothing for a
     /// server, or once started.
-    public mutating func start(now: Instant) {
+    package mutating func start(now: Instant) {
         guard role == .client, phase == .idle else { return }
         phase = .handshaking
         advanceHandshake(now: now)
@@ -96,7 +96,7 @@ public struct DTLSEndpoint: ~Copyable {
     /// counted (`droppedDatagrams`, see `DatagramScreen`); the rest goes to
     /// OpenSSL, which drops what it cannot authenticate (RFC 6347 section
     /// 4.1.2.7) or fails the handshake.
-    public mutating func handle(datagram: [UInt8], now: Instant) {
+    package mutating func handle(datagram: [UInt8], now: Instant) {
         // An empty read would look like end-of-file to OpenSSL; malformed
         // records are dropped here (DatagramScreen).
         guard !datagram.isEmpty else { return }
@@ -124,13 +124,13 @@ public struct DTLSEndpoint: ~Copyable {
         }
     }
 
-    public mutating func handle(datagram: UnsafeRawBufferPointer, now: Instant) {
+    package mutating func handle(datagram: UnsafeRawBufferPointer, now: Instant) {
         handle(datagram: Array(datagram), now: now)
     }
 
     /// Retransmits the current flight if its deadline has passed, or fails
     /// with `.timeout` after the last retransmission went unanswered.
-    public mutating func handleTimeout(now: Instant) {
+    package mutating func handleTimeout(now: Instant) {
         guard phase == .handshaking else { return }
         switch timer.expire(now: now) {
         case .notYet:
@@ -155,14 +155,14 @@ public struct DTLSEndpoint: ~Copyable {
 
     /// The peer's SDP fingerprints (any one may match). Completes a
     /// handshake that finished before they were known.
-    public mutating func setExpectedPeerFingerprints(_ fingerprints: [CertificateFingerprint]) {
+    package mutating func setExpectedPeerFingerprints(_ fingerprints: [CertificateFingerprint]) {
         expectedFingerprints = fingerprints
         if phase == .awaitingFingerprints { authenticatePeer() }
     }
 
     /// Sends close_notify (RFC 5246 section 7.2.1) if the handshake has
     /// finished, and stops the endpoint. Reports no event.
-    public mutating func close() {
+    package mutating func close() {
         switch phase {
         case .closed, .failed:
             return
@@ -181,9 +181,9 @@ public struct DTLSEndpoint: ~Copyable {
     // MARK: Output
 
     /// The next datagram to send, boundaries preserved; nil when none.
-    public mutating func pollTransmit() -> [UInt8]? { queues.popOutgoing() }
+    package mutating func pollTransmit() -> [UInt8]? { queues.popOutgoing() }
 
-    public mutating func pollEvent() -> DTLSEvent? {
+    package mutating func pollEvent() -> DTLSEvent? {
         guard eventHead < events.count else { return nil }
         let event = events[eventHead]
         eventHead += 1
@@ -192,7 +192,7 @@ public struct DTLSEndpoint: ~Copyable {
     }
 
     /// When to call `handleTimeout(now:)`; nil when no flight awaits a reply.
-    public var nextDeadline: Instant? { phase == .handshaking ? timer.deadline : nil }
+    package var nextDeadline: Instant? { phase == .handshaking ? timer.deadline : nil }
 
     // MARK: Driving OpenSSL
 

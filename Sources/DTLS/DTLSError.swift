@@ -3,7 +3,7 @@ import COpenSSL
 /// Everything that can go wrong in this target. Bad network input never
 /// traps: OpenSSL either discards it silently (RFC 6347 section 4.1.2.7) or
 /// fails the handshake, which surfaces as `.handshakeFailed`.
-public enum DTLSError: Error, Equatable, Sendable {
+package enum DTLSError: Error, Equatable, Sendable {
     /// OpenSSL failed the handshake or the connection; the reason is its
     /// error queue rendered with `ERR_error_string_n`.
     case handshakeFailed(reason: String)

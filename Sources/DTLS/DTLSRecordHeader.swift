@@ -1,7 +1,7 @@
 import Wire
 
 /// Why a datagram was screened out before OpenSSL saw it.
-public enum DTLSRecordError: Error, Equatable, Sendable {
+package enum DTLSRecordError: Error, Equatable, Sendable {
     /// Fewer than 13 bytes where a record header should be.
     case truncated
     /// The header's length runs past the end of the datagram.
@@ -15,15 +15,15 @@ public enum DTLSRecordError: Error, Equatable, Sendable {
 
 /// The DTLS record header (RFC 6347 section 4.1): content type, version,
 /// epoch, 48-bit sequence number, fragment length.
-public struct DTLSRecordHeader: Equatable, Sendable {
-    public static let size = 13
-    public let contentType: UInt8
-    public let version: UInt16
-    public let epoch: UInt16
-    public let sequenceNumber: UInt64
-    public let length: Int
+package struct DTLSRecordHeader: Equatable, Sendable {
+    package static let size = 13
+    package let contentType: UInt8
+    package let version: UInt16
+    package let epoch: UInt16
+    package let sequenceNumber: UInt64
+    package let length: Int
 
-    public static func parse(_ reader: inout ByteReader) throws(DTLSRecordError) -> DTLSRecordHeader {
+    package static func parse(_ reader: inout ByteReader) throws(DTLSRecordError) -> DTLSRecordHeader {
         let contentType = try reader.uint8(or: DTLSRecordError.truncated)
         let version = try reader.uint16(or: DTLSRecordError.truncated)
         let epoch = try reader.uint16(or: DTLSRecordError.truncated)

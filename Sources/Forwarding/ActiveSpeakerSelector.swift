@@ -5,34 +5,34 @@ import Wire
 /// order) changes, and at most once per `minimumInterval` (about three
 /// times a second). Activity is smoothed over windows so a speaker does
 /// not flicker out between words.
-public struct ActiveSpeakerSelector<Key: Hashable & Sendable>: Sendable {
-    public struct Configuration: Sendable {
+package struct ActiveSpeakerSelector<Key: Hashable & Sendable>: Sendable {
+    package struct Configuration: Sendable {
         /// At most one announcement per interval.
-        public var minimumInterval: Duration = .milliseconds(333)
+        package var minimumInterval: Duration = .milliseconds(333)
         /// Smoothed share of speech packets to count as speaking.
-        public var speakingFraction = 0.3
+        package var speakingFraction = 0.3
         /// Weight of the newest window in the smoothing (0...1).
-        public var smoothing = 0.5
-        public init() {}
+        package var smoothing = 0.5
+        package init() {}
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private var smoothed: [Key: AudioActivity] = [:]
     private var announced: [Key] = []
     private var lastAnnouncement: Instant?
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// The speakers last announced, loudest first.
-    public var current: [Key] { announced }
+    package var current: [Key] { announced }
 
     /// Feeds one window of every audio track of the room (a key missing
     /// from `activities` has left: it stops speaking). Returns the new
     /// speaker list, loudest first, with smoothed levels, when it should be
     /// announced now; nil otherwise.
-    public mutating func update(
+    package mutating func update(
         _ activities: [(key: Key, activity: AudioActivity)], now: Instant
     ) -> [(
         key: Key, level: Double

@@ -1,22 +1,22 @@
 /// The audio levels (RFC 6464) one published audio track carried since the
 /// last look: how much of the time it held speech, and how loud that
 /// speech was. Per packet it only adds to three counters.
-public struct AudioLevelWindow: Sendable {
+package struct AudioLevelWindow: Sendable {
     /// Levels at or above this (in dBov, so numerically at or below) count
     /// as speech. -50 dBov is well above the comfort noise browsers send
     /// (-127 for digital silence, around -70 for a quiet room) and below
     /// normal speech (-20 to -40).
-    public static let speechThreshold: UInt8 = 50
+    package static let speechThreshold: UInt8 = 50
 
     private var packets: UInt32 = 0
     private var speechPackets: UInt32 = 0
     private var speechAmplitude: Double = 0
 
-    public init() {}
+    package init() {}
 
     /// One packet's level: -`dBov` dBov (0 loudest, 127 silence; RFC 6464
     /// section 3 carries the magnitude).
-    public mutating func record(dBov: UInt8) {
+    package mutating func record(dBov: UInt8) {
         packets &+= 1
         let level = min(dBov, 127)
         guard level <= Self.speechThreshold else { return }
@@ -26,7 +26,7 @@ public struct AudioLevelWindow: Sendable {
     }
 
     /// What the window held, and a fresh window.
-    public mutating func take() -> AudioActivity {
+    package mutating func take() -> AudioActivity {
         defer { self = AudioLevelWindow() }
         guard packets > 0 else { return AudioActivity(speechFraction: 0, level: 0) }
         let fraction = Double(speechPackets) / Double(packets)
@@ -50,12 +50,12 @@ public struct AudioLevelWindow: Sendable {
 }
 
 /// One track's speech activity over a window.
-public struct AudioActivity: Equatable, Sendable {
+package struct AudioActivity: Equatable, Sendable {
     /// Share of packets at speech level, 0...1.
-    public var speechFraction: Double
+    package var speechFraction: Double
     /// Mean linear amplitude of the speech packets, 0...1 (1 = full scale).
-    public var level: Double
-    public init(speechFraction: Double, level: Double) {
+    package var level: Double
+    package init(speechFraction: Double, level: Double) {
         self.speechFraction = speechFraction
         self.level = level
     }

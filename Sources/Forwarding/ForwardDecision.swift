@@ -3,7 +3,7 @@ import RTP
 import Wire
 
 /// Why a forwarder did not forward a packet.
-public enum DropReason: Equatable, Sendable {
+package enum DropReason: Equatable, Sendable {
     /// The caller (layer selector) chose not to forward it, e.g. a temporal
     /// layer above the target.
     case notForwarded
@@ -20,17 +20,17 @@ public enum DropReason: Equatable, Sendable {
 }
 
 /// The header values a forwarded packet gets for one subscriber.
-public struct RTPRewrite: Equatable, Sendable {
-    public var ssrc: SSRC
-    public var sequenceNumber: UInt16
-    public var timestamp: UInt32
+package struct RTPRewrite: Equatable, Sendable {
+    package var ssrc: SSRC
+    package var sequenceNumber: UInt16
+    package var timestamp: UInt32
     /// The outgoing VP8 picture ID (15-bit counter; a 7-bit field gets its
     /// low 7 bits), when the packet carries one.
-    public var pictureID: UInt16?
+    package var pictureID: UInt16?
     /// The outgoing VP8 TL0PICIDX, when the packet carries one.
-    public var tl0PictureIndex: UInt8?
+    package var tl0PictureIndex: UInt8?
 
-    public init(
+    package init(
         ssrc: SSRC, sequenceNumber: UInt16, timestamp: UInt32, pictureID: UInt16? = nil, tl0PictureIndex: UInt8? = nil
     ) {
         self.ssrc = ssrc
@@ -47,7 +47,7 @@ public struct RTPRewrite: Equatable, Sendable {
     /// Returns false if any write did not fit (the buffer may then be
     /// partly rewritten: drop the packet).
     @discardableResult
-    public func apply(to packet: MutableBytes, header: RTPHeader, vp8: VP8PayloadDescriptor? = nil) -> Bool {
+    package func apply(to packet: MutableBytes, header: RTPHeader, vp8: VP8PayloadDescriptor? = nil) -> Bool {
         var ok = RTPHeaderRewriter.setSSRC(ssrc, in: packet)
         ok = RTPHeaderRewriter.setSequenceNumber(sequenceNumber, in: packet) && ok
         ok = RTPHeaderRewriter.setTimestamp(timestamp, in: packet) && ok
@@ -65,7 +65,7 @@ public struct RTPRewrite: Equatable, Sendable {
 
 /// A forwarder's decision for one packet and one subscriber: a value the
 /// shell acts on (STYLE item 3).
-public enum ForwardDecision: Equatable, Sendable {
+package enum ForwardDecision: Equatable, Sendable {
     case drop(DropReason)
     case forward(RTPRewrite)
     /// Not forwarded, but its outgoing sequence number was kept free for

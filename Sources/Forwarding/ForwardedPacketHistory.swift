@@ -11,7 +11,7 @@ import Wire
 /// outgoing number it was written for, so an entry overwritten by a
 /// number `capacity` later, or never written, answers nil rather than
 /// another packet's mapping.
-public struct ForwardedPacketHistory: Sendable {
+package struct ForwardedPacketHistory: Sendable {
     struct Entry: Sendable {
         var sourceSSRC: SSRC
         var sourceSequenceNumber: UInt16
@@ -19,17 +19,17 @@ public struct ForwardedPacketHistory: Sendable {
         var used: Bool
     }
 
-    public static let defaultCapacity = 1024
+    package static let defaultCapacity = 1024
 
     /// Entries kept: a power of two.
-    public let capacity: Int
+    package let capacity: Int
     private let mask: Int
     private var entries: [Entry]
 
     /// `capacity` is rounded up to a power of two in 16...32768 (half the
     /// sequence number space, so no number can be mistaken for another
     /// that shares its slot).
-    public init(capacity: Int = Self.defaultCapacity) {
+    package init(capacity: Int = Self.defaultCapacity) {
         var size = 16
         while size < capacity, size < 32768 { size *= 2 }
         self.capacity = size
@@ -42,14 +42,14 @@ public struct ForwardedPacketHistory: Sendable {
 
     /// Records one forwarded packet: `rewrite` as applied, and the source
     /// packet it was applied to.
-    public mutating func record(_ rewrite: RTPRewrite, sourceSSRC: SSRC, sourceSequenceNumber: UInt16) {
+    package mutating func record(_ rewrite: RTPRewrite, sourceSSRC: SSRC, sourceSequenceNumber: UInt16) {
         entries[Int(rewrite.sequenceNumber) & mask] = Entry(
             sourceSSRC: sourceSSRC, sourceSequenceNumber: sourceSequenceNumber, rewrite: rewrite, used: true)
     }
 
     /// What `outgoingSequenceNumber` was, or nil when it was never sent or
     /// its slot has since been reused.
-    public func lookup(
+    package func lookup(
         outgoingSequenceNumber: UInt16
     ) -> (sourceSSRC: SSRC, sourceSequenceNumber: UInt16, rewrite: RTPRewrite)? {
         let entry = entries[Int(outgoingSequenceNumber) & mask]
@@ -58,7 +58,7 @@ public struct ForwardedPacketHistory: Sendable {
     }
 
     /// Forgets everything (e.g. when the subscription restarts).
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         for i in entries.indices { entries[i].used = false }
     }
 }

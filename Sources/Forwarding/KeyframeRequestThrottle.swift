@@ -2,13 +2,13 @@ import RTCP
 import Wire
 
 /// A keyframe request to send upstream to the publisher.
-public enum KeyframeRequest: Equatable, Sendable {
+package enum KeyframeRequest: Equatable, Sendable {
     case pli(PictureLossIndication)
     case fir(FullIntraRequest)
 }
 
 /// Which kind of request a subscriber sent (or the SFU wants).
-public enum KeyframeRequestKind: Equatable, Sendable {
+package enum KeyframeRequestKind: Equatable, Sendable {
     /// Picture Loss Indication (RFC 4585 section 6.3.1).
     case pli
     /// Full Intra Request (RFC 5104 section 4.3.1).
@@ -16,7 +16,7 @@ public enum KeyframeRequestKind: Equatable, Sendable {
 }
 
 /// What the throttle decided for one request.
-public enum KeyframeRequestDecision: Equatable, Sendable {
+package enum KeyframeRequestDecision: Equatable, Sendable {
     case send(KeyframeRequest)
     case suppress
 }
@@ -35,27 +35,27 @@ public enum KeyframeRequestDecision: Equatable, Sendable {
 /// FIR sequence numbers (RFC 5104 section 4.3.1.1) increase by one for
 /// each FIR sent, modulo 256, starting at 0; a suppressed FIR consumes none.
 /// PLI and FIR share one window.
-public struct KeyframeRequestThrottle: Sendable {
-    public static let defaultInterval: Duration = .milliseconds(500)
+package struct KeyframeRequestThrottle: Sendable {
+    package static let defaultInterval: Duration = .milliseconds(500)
 
     /// Our SSRC as the sender of the feedback.
-    public var senderSSRC: SSRC
+    package var senderSSRC: SSRC
     /// The publisher's media SSRC the requests are about (update it when
     /// the publisher restarts or a layer changes).
-    public var mediaSSRC: SSRC
-    public var interval: Duration
-    public private(set) var lastSent: Instant?
+    package var mediaSSRC: SSRC
+    package var interval: Duration
+    package private(set) var lastSent: Instant?
     /// The sequence number the next FIR will carry.
-    public private(set) var nextFIRSequenceNumber: UInt8 = 0
+    package private(set) var nextFIRSequenceNumber: UInt8 = 0
 
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC, interval: Duration = Self.defaultInterval) {
+    package init(senderSSRC: SSRC, mediaSSRC: SSRC, interval: Duration = Self.defaultInterval) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
         self.interval = interval
     }
 
     /// Decides whether to send a request of `kind` at `now`.
-    public mutating func request(_ kind: KeyframeRequestKind, now: Instant) -> KeyframeRequestDecision {
+    package mutating func request(_ kind: KeyframeRequestKind, now: Instant) -> KeyframeRequestDecision {
         if let last = lastSent, now < last + interval { return .suppress }
         lastSent = now
         switch kind {
@@ -74,5 +74,5 @@ public struct KeyframeRequestThrottle: Sendable {
     }
 
     /// When the next request would be sent rather than suppressed.
-    public var nextAllowed: Instant? { lastSent.map { $0 + interval } }
+    package var nextAllowed: Instant? { lastSent.map { $0 + interval } }
 }

@@ -5,23 +5,23 @@ import Wire
 /// The bandwidth allocator needs it (what a layer costs a subscriber) and
 /// so does layer selection (a layer with no bitrate is not being sent).
 /// Per packet it adds to one inline counter.
-public struct LayerBitrateMeter: Sendable {
-    public static let spatialLayers = 3
-    public static let temporalLayers = 4
+package struct LayerBitrateMeter: Sendable {
+    package static let spatialLayers = 3
+    package static let temporalLayers = 4
 
-    public let window: Duration
+    package let window: Duration
     private var bytes = InlineArray<12, UInt64>(repeating: 0)
     private var rates = InlineArray<12, Int64>(repeating: 0)
     private var windowStart: Instant?
 
-    public init(window: Duration = .seconds(1)) {
+    package init(window: Duration = .seconds(1)) {
         self.window = window
     }
 
     /// One packet of `payloadBytes` on spatial layer `spatial` (0 lowest),
     /// temporal layer `temporal` (VP8 TID; 0 without one). Out-of-range
     /// layers are folded into the highest.
-    public mutating func record(spatial: Int, temporal: Int, payloadBytes: Int, now: Instant) {
+    package mutating func record(spatial: Int, temporal: Int, payloadBytes: Int, now: Instant) {
         if windowStart == nil { windowStart = now }
         let s = min(max(spatial, 0), Self.spatialLayers - 1)
         let t = min(max(temporal, 0), Self.temporalLayers - 1)
@@ -31,7 +31,7 @@ public struct LayerBitrateMeter: Sendable {
     /// Closes the window when it is over; returns true when the rates
     /// changed (were recomputed).
     @discardableResult
-    public mutating func poll(now: Instant) -> Bool {
+    package mutating func poll(now: Instant) -> Bool {
         guard let start = windowStart else { return false }
         let elapsed = now - start
         guard elapsed >= window else { return false }
@@ -46,7 +46,7 @@ public struct LayerBitrateMeter: Sendable {
 
     /// The bitrate of spatial layer `spatial` up to and including temporal
     /// layer `temporal` (what a subscriber receiving that layer gets).
-    public func bitrate(spatial: Int, upToTemporal temporal: Int) -> Bitrate {
+    package func bitrate(spatial: Int, upToTemporal temporal: Int) -> Bitrate {
         guard spatial >= 0, spatial < Self.spatialLayers else { return Bitrate(bitsPerSecond: 0) }
         var sum: Int64 = 0
         for t in 0...min(max(temporal, 0), Self.temporalLayers - 1) {
@@ -56,25 +56,26 @@ public struct LayerBitrateMeter: Sendable {
     }
 
     /// Whether spatial layer `spatial` carried anything in the last window.
-    public func isSending(spatial: Int) -> Bool {
+    package func isSending(spatial: Int) -> Bool {
         bitrate(spatial: spatial, upToTemporal: Self.temporalLayers - 1).bitsPerSecond > 0
     }
 
     /// Per spatial layer, the cumulative bitrate over temporal layers
     /// 0...t for each t: the shape the bandwidth allocator takes. Trailing
-    /// temporal layers that carry nothing are left out.
-    public var cumulativeRates: [[Bitrate]] {
-        (0..<Self.spatialLayers).map { s in
-            var out: [Bitrate] = []
+    /// temporal layers that carry nothing are left out. No allocation: it
+    /// is read every allocation round of every subscriber.
+    package var cumulativeRates: LayerRates {
+        var out = LayerRates()
+        for s in 0..<Self.spatialLayers {
+            var count = 0
+            for t in 0..<Self.temporalLayers where rates[s * Self.temporalLayers + t] > 0 { count = t + 1 }
+            out.addSpatialLayer()
             var sum: Int64 = 0
-            var lastNonZero = -1
-            for t in 0..<Self.temporalLayers {
-                let r = rates[s * Self.temporalLayers + t]
-                sum &+= r
-                if r > 0 { lastNonZero = t }
-                out.append(Bitrate(bitsPerSecond: sum))
+            for t in 0..<count {
+                sum &+= rates[s * Self.temporalLayers + t]
+                out.addTemporalRate(Bitrate(bitsPerSecond: sum))
             }
-            return Array(out.prefix(lastNonZero + 1))
         }
+        return out
     }
 }

@@ -6,7 +6,7 @@ extension SimulcastForwarder {
     /// `rtpTimestamp` the RTP time of the same instant. The latest report
     /// per layer is kept; a switch uses the reports whose SSRCs match the
     /// old and new sources. Reports for layers out of range are ignored.
-    public mutating func senderReport(spatialLayer: Int, ssrc: SSRC, ntp: UInt64, rtpTimestamp: UInt32) {
+    package mutating func senderReport(spatialLayer: Int, ssrc: SSRC, ntp: UInt64, rtpTimestamp: UInt32) {
         guard spatialLayer >= 0, spatialLayer < Self.maximumSpatialLayers else { return }
         senderReports[spatialLayer] = SenderReportClock(ssrc: ssrc, ntp: ntp, rtpTimestamp: rtpTimestamp)
     }
@@ -18,7 +18,7 @@ extension SimulcastForwarder {
     /// to send a PLI for now, if any (throttled like `handle`'s). Call
     /// every 100 ms or so, or at `nextDeadline`.
     @discardableResult
-    public mutating func tick(now: Instant, lastArrival reported: (Int) -> Instant? = { _ in nil }) -> Int? {
+    package mutating func tick(now: Instant, lastArrival reported: (Int) -> Instant? = { _ in nil }) -> Int? {
         noteTime(now)
         for layer in 0..<Self.maximumSpatialLayers {
             if let heard = reported(layer), lastArrival[layer].map({ heard > $0 }) ?? true {
@@ -32,7 +32,7 @@ extension SimulcastForwarder {
     /// When `tick` next has something to do: the current layer would count
     /// as silent, or the next keyframe request for a pending switch is
     /// due. Nil while paused.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         guard target != nil else { return nil }
         var deadline: Instant?
         if let current, let heard = lastArrival[current] ?? startedAt {

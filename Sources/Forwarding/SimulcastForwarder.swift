@@ -42,24 +42,24 @@ import Wire
 /// PLI for.
 ///
 /// Nothing allocates per packet: per-layer state is inline.
-public struct SimulcastForwarder: Sendable {
+package struct SimulcastForwarder: Sendable {
     /// Spatial layers a track may have (simulcast encodings); layers are
     /// `0..<maximumSpatialLayers`.
-    public static let maximumSpatialLayers = 3
+    package static let maximumSpatialLayers = 3
 
-    public struct Configuration: Equatable, Sendable {
+    package struct Configuration: Equatable, Sendable {
         /// How long a layer may send nothing before it counts as gone.
-        public var silenceTimeout: Duration
+        package var silenceTimeout: Duration
         /// The least time between two keyframe requests for one layer.
-        public var keyframeRequestInterval: Duration
+        package var keyframeRequestInterval: Duration
         /// How long the current layer may be quiet before the forwarder
         /// prepares a fallback: it asks for a keyframe of the layer it
         /// would fall back to, and takes that keyframe as soon as it comes
         /// (without waiting for `silenceTimeout`). Half the silence timeout:
         /// four or five frames at 30 fps.
-        public var suspectTimeout: Duration
+        package var suspectTimeout: Duration
 
-        public init(
+        package init(
             silenceTimeout: Duration = .milliseconds(300), keyframeRequestInterval: Duration = .milliseconds(500),
             suspectTimeout: Duration? = nil
         ) {
@@ -69,29 +69,29 @@ public struct SimulcastForwarder: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The rewriter that keeps the outgoing stream continuous.
-    public private(set) var rewriter: StreamRewriter
+    package private(set) var rewriter: StreamRewriter
     /// What the allocator asked for (clamped into range); nil: paused.
-    public private(set) var target: LayerTarget?
+    package private(set) var target: MediaLayer?
     /// Spatial switches completed: each first forwarded packet of a
     /// different spatial layer than before, the first start and every
     /// resume after a pause included.
-    public private(set) var switchesCompleted = 0
+    package private(set) var switchesCompleted = 0
     /// From the moment the wanted layer last changed (`setTarget`, or a
     /// fallback decided) to the first forwarded packet of that layer.
-    public private(set) var lastSwitchLatency: Duration?
+    package private(set) var lastSwitchLatency: Duration?
     /// Keyframe requests returned to the caller.
-    public internal(set) var keyframeRequestsSent = 0
+    package internal(set) var keyframeRequestsSent = 0
     /// Times the wanted layer became another than the target's because
     /// layers were silent.
-    public internal(set) var fallbacks = 0
+    package internal(set) var fallbacks = 0
 
     /// The spatial layer forwarded now; nil before the first keyframe and
     /// while paused.
     var current: Int?
     /// The highest TID forwarded now.
-    var temporalCap = LayerTarget.allTemporalLayers
+    var temporalCap = MediaLayer.allTemporalLayers
     /// The spatial layer to be on: the target's, or a fallback.
     var wanted: Int?
     var wantedSince: Instant?
@@ -112,7 +112,7 @@ public struct SimulcastForwarder: Sendable {
     /// The newest picture of the current layer and whether it is forwarded.
     var picture: (timestamp: UInt32, forward: Bool)?
 
-    public init(
+    package init(
         outgoingSSRC: SSRC, clockRate: UInt32, initialSequenceNumber: UInt16? = nil, initialTimestamp: UInt32? = nil,
         configuration: Configuration = Configuration()
     ) {
@@ -124,12 +124,12 @@ public struct SimulcastForwarder: Sendable {
 
     /// What is forwarded now: the current source's spatial layer and the
     /// temporal filter. Nil while paused or before the first keyframe.
-    public var currentLayer: LayerTarget? {
-        current.map { LayerTarget(spatial: $0, temporal: temporalCap) }
+    package var currentLayer: MediaLayer? {
+        current.map { MediaLayer(spatial: $0, temporal: temporalCap) }
     }
 
     /// The spatial layer a switch is waiting for a keyframe of, if any.
-    public var pendingSpatialLayer: Int? {
+    package var pendingSpatialLayer: Int? {
         guard target != nil, let wanted, wanted != current else { return nil }
         return wanted
     }
@@ -139,7 +139,7 @@ public struct SimulcastForwarder: Sendable {
     /// temporal layer alone costs nothing: no keyframe, no request. When
     /// a new spatial layer is wanted, its keyframe request comes with the
     /// next `handle` or `tick`.
-    public mutating func setTarget(_ newTarget: LayerTarget?, now: Instant) {
+    package mutating func setTarget(_ newTarget: MediaLayer?, now: Instant) {
         noteTime(now)
         guard let newTarget else {
             target = nil
@@ -149,14 +149,14 @@ public struct SimulcastForwarder: Sendable {
             picture = nil
             return
         }
-        target = LayerTarget(
+        target = MediaLayer(
             spatial: min(max(newTarget.spatial, 0), Self.maximumSpatialLayers - 1),
-            temporal: min(max(newTarget.temporal, 0), LayerTarget.allTemporalLayers))
+            temporal: min(max(newTarget.temporal, 0), MediaLayer.allTemporalLayers))
         reselect(now: now)
     }
 
     /// Decides what to do with `packet`, which arrived at `arrival`.
-    public mutating func handle(_ packet: SimulcastPacket, arrival: Instant) -> SimulcastOutcome {
+    package mutating func handle(_ packet: SimulcastPacket, arrival: Instant) -> SimulcastOutcome {
         noteTime(arrival)
         let layer = packet.spatialLayer
         guard layer >= 0, layer < Self.maximumSpatialLayers else {
@@ -214,7 +214,7 @@ public struct SimulcastForwarder: Sendable {
     /// The first packet of a keyframe of the wanted layer: becomes the
     /// current source, placed on the old source's timeline.
     private mutating func switchLayer(
-        to packet: SimulcastPacket, layer: Int, target: LayerTarget, arrival: Instant
+        to packet: SimulcastPacket, layer: Int, target: MediaLayer, arrival: Instant
     ) -> SimulcastOutcome {
         let ssrc = packet.source.ssrc
         if let old = rewriter.currentSource, old != ssrc,
@@ -238,7 +238,7 @@ public struct SimulcastForwarder: Sendable {
     /// Whether a packet of the current layer passes the temporal filter.
     /// Decided once per picture (RTP timestamp), so pictures are forwarded
     /// or dropped whole.
-    private mutating func temporalFilter(_ packet: SimulcastPacket, target: LayerTarget) -> Bool {
+    private mutating func temporalFilter(_ packet: SimulcastPacket, target: MediaLayer) -> Bool {
         let timestamp = packet.source.timestamp
         let tid = packet.temporalLayer.map { Int($0) }
         if let picture {

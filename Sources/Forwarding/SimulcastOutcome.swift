@@ -1,7 +1,7 @@
 /// Why the simulcast selector did not want a packet. The rewriter's
 /// `DropReason` then says `.notForwarded` (or its own reason, such as
 /// `.paddingOnly`); this says which selector rule chose it.
-public enum SimulcastDropReason: Equatable, Sendable {
+package enum SimulcastDropReason: Equatable, Sendable {
     /// No target: the subscription is paused.
     case paused
     /// The packet's spatial layer is outside `0..<maximumSpatialLayers`.
@@ -18,18 +18,18 @@ public enum SimulcastDropReason: Equatable, Sendable {
 
 /// What the forwarder decided for one packet and what the caller should do
 /// besides: an `Equatable` value (STYLE item 3).
-public struct SimulcastOutcome: Equatable, Sendable {
+package struct SimulcastOutcome: Equatable, Sendable {
     /// The rewriter's decision: drop, or forward with these header values.
-    public var decision: ForwardDecision
+    package var decision: ForwardDecision
     /// The spatial layer for which the caller should send a PLI upstream
     /// now. Already throttled per layer (at most one per
     /// `Configuration.keyframeRequestInterval`), so the caller may just
     /// send it.
-    public var keyframeRequest: Int?
+    package var keyframeRequest: Int?
     /// When the selector chose to drop the packet, which rule did.
-    public var selectorDrop: SimulcastDropReason?
+    package var selectorDrop: SimulcastDropReason?
 
-    public init(decision: ForwardDecision, keyframeRequest: Int? = nil, selectorDrop: SimulcastDropReason? = nil) {
+    package init(decision: ForwardDecision, keyframeRequest: Int? = nil, selectorDrop: SimulcastDropReason? = nil) {
         self.decision = decision
         self.keyframeRequest = keyframeRequest
         self.selectorDrop = selectorDrop

@@ -5,20 +5,20 @@ import Wire
 /// What the rewriter needs to know of one incoming packet: a few header
 /// fields and, for VP8, the payload descriptor. A plain value; building it
 /// allocates nothing.
-public struct SourcePacket: Equatable, Sendable {
-    public var ssrc: SSRC
-    public var sequenceNumber: UInt16
-    public var timestamp: UInt32
+package struct SourcePacket: Equatable, Sendable {
+    package var ssrc: SSRC
+    package var sequenceNumber: UInt16
+    package var timestamp: UInt32
     /// Payload bytes without padding; 0 means a padding-only packet.
-    public var payloadLength: Int
+    package var payloadLength: Int
     /// Whether a subscriber's decoder can start at this packet: the first
     /// packet of a keyframe for video, any packet for audio. Only such a
     /// packet can make its SSRC the current source.
-    public var isSwitchPoint: Bool
+    package var isSwitchPoint: Bool
     /// The VP8 payload descriptor, for picture ID and TL0PICIDX continuity.
-    public var vp8: VP8PayloadDescriptor?
+    package var vp8: VP8PayloadDescriptor?
 
-    public init(
+    package init(
         ssrc: SSRC, sequenceNumber: UInt16, timestamp: UInt32, payloadLength: Int = 1, isSwitchPoint: Bool = false,
         vp8: VP8PayloadDescriptor? = nil
     ) {
@@ -32,7 +32,7 @@ public struct SourcePacket: Equatable, Sendable {
 
     /// From a parsed header. For VP8 pass the descriptor; `isSwitchPoint`
     /// then defaults to its keyframe flag.
-    public init(header: RTPHeader, vp8: VP8PayloadDescriptor? = nil, isSwitchPoint: Bool? = nil) {
+    package init(header: RTPHeader, vp8: VP8PayloadDescriptor? = nil, isSwitchPoint: Bool? = nil) {
         self.init(
             ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
             payloadLength: header.payloadLength, isSwitchPoint: isSwitchPoint ?? vp8?.isKeyframe ?? false, vp8: vp8)

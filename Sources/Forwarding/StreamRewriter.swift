@@ -38,12 +38,12 @@ import Wire
 ///   over, continuing the outgoing stream like a new SSRC would.
 ///
 /// Per packet nothing allocates: all state is inline (bit windows of 256).
-public struct StreamRewriter: Sendable {
-    public let outgoingSSRC: SSRC
+package struct StreamRewriter: Sendable {
+    package let outgoingSSRC: SSRC
     /// RTP clock rate of the track in Hz.
-    public let clockRate: UInt32
+    package let clockRate: UInt32
     /// How many times the source changed (the first source counts).
-    public private(set) var sourceSwitches = 0
+    package private(set) var sourceSwitches = 0
 
     private let initialSequenceNumber: UInt16?
     private let initialTimestamp: UInt32?
@@ -59,7 +59,7 @@ public struct StreamRewriter: Sendable {
     /// `initialSequenceNumber` / `initialTimestamp` are the first outgoing
     /// values (RFC 3550 section 5.1 wants them random; the caller draws
     /// them). Nil keeps the first source's own values.
-    public init(
+    package init(
         outgoingSSRC: SSRC, clockRate: UInt32, initialSequenceNumber: UInt16? = nil, initialTimestamp: UInt32? = nil
     ) {
         self.outgoingSSRC = outgoingSSRC
@@ -69,21 +69,21 @@ public struct StreamRewriter: Sendable {
     }
 
     /// The SSRC being forwarded now.
-    public var currentSource: SSRC? { source?.ssrc }
+    package var currentSource: SSRC? { source?.ssrc }
 
     /// Places the next switch to `ssrc` on the current source's timeline:
     /// `offset` is added to the new source's RTP timestamps to express them
     /// as the current source's (from the two sources' SR NTP/RTP pairs). It
     /// is used only if the result lies ahead of the last timestamp sent, and
     /// forgotten at the next switch, whichever SSRC it is to.
-    public mutating func alignNextSource(ssrc: SSRC, timestampOffset offset: UInt32) {
+    package mutating func alignNextSource(ssrc: SSRC, timestampOffset offset: UInt32) {
         alignment = (ssrc, offset)
     }
 
     /// Decides what to do with `packet`, which arrived at `arrival`.
     /// `forward: false` means the caller's selector does not want it (it is
     /// then accounted as dropped so that numbering stays contiguous).
-    public mutating func rewrite(_ packet: SourcePacket, arrival: Instant, forward: Bool = true) -> ForwardDecision {
+    package mutating func rewrite(_ packet: SourcePacket, arrival: Instant, forward: Bool = true) -> ForwardDecision {
         let wanted = forward && packet.payloadLength > 0
         let unwantedReason: DropReason = packet.payloadLength > 0 ? .notForwarded : .paddingOnly
         guard let current = source?.ssrc, current == packet.ssrc else {
@@ -115,7 +115,7 @@ public struct StreamRewriter: Sendable {
 
     /// Writes `rewrite` into `packet` (see `RTPRewrite.apply`).
     @discardableResult
-    public static func apply(
+    package static func apply(
         _ rewrite: RTPRewrite, to packet: MutableBytes, header: RTPHeader, vp8: VP8PayloadDescriptor? = nil
     ) -> Bool {
         rewrite.apply(to: packet, header: header, vp8: vp8)

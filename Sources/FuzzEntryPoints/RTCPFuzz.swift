@@ -7,7 +7,9 @@ extension FuzzEntryPoints {
     /// this target builds serializes and re-parses to an equal value.
     public static func rtcp(_ data: UnsafeRawBufferPointer) {
         let input = RawSpan(_unsafeBytes: data)
-        guard let compound = try? RTCPCompoundPacket.parse(input) else { return }
+        let parsed = try? RTCPCompoundPacket.parse(input)
+        checkRTCPView(data, against: parsed)
+        guard let compound = parsed else { return }
         precondition(compound.packets.count == compound.packetRanges.count)
         precondition(!compound.packets.isEmpty && compound.packets.count <= RTCPCompoundPacket.maximumPackets)
         var expectedStart = 0
@@ -17,6 +19,43 @@ extension FuzzEntryPoints {
             checkRTCPRoundTrip(packet, packetRange: range, data: data)
         }
         precondition(expectedStart == data.count, "packets must cover the whole compound")
+    }
+
+    /// The in-place view accepts exactly what the parser accepts and reads
+    /// the same values for the types the media path acts on.
+    private static func checkRTCPView(_ data: UnsafeRawBufferPointer, against parsed: RTCPCompoundPacket?) {
+        var index = 0
+        let accepted: Bool
+        do throws(RTCPParseError) {
+            try RTCPCompoundView.forEachPacket(data) { view in
+                guard let compound = parsed, index < compound.packets.count else {
+                    preconditionFailure("the view handed out a packet the parser rejected")
+                }
+                switch (view, compound.packets[index]) {
+                case (.senderReport(let ssrc, let info, let reports), .senderReport(let sr)):
+                    precondition(ssrc == sr.ssrc && info == sr.senderInfo && Array(reports) == sr.reports)
+                case (.receiverReport(let ssrc, let reports), .receiverReport(let rr)):
+                    precondition(ssrc == rr.ssrc && Array(reports) == rr.reports)
+                case (.transportLayerNACK(let sender, let media, let pairs), .transportLayerNACK(let nack)):
+                    precondition(sender == nack.senderSSRC && media == nack.mediaSSRC && Array(pairs) == nack.pairs)
+                case (.fullIntraRequest(let sender, let media, let entries), .fullIntraRequest(let fir)):
+                    precondition(sender == fir.senderSSRC && media == fir.mediaSSRC && Array(entries) == fir.entries)
+                case (.receiverEstimatedMaximumBitrate(let remb), .receiverEstimatedMaximumBitrate(let parsed)):
+                    precondition(remb.bitrate == parsed.bitrate && remb.senderSSRC == parsed.senderSSRC)
+                case (.pictureLossIndication(let a), .pictureLossIndication(let b)): precondition(a == b)
+                case (.transportCCFeedback(let a, let range), .transportCCFeedback(let b)):
+                    precondition(a == b && range == compound.packetRanges[index])
+                case (.other, .sourceDescription), (.other, .goodbye), (.other, .applicationDefined), (.other, .unknown): break
+                default: preconditionFailure("the view and the parser disagree on packet \(index)")
+                }
+                index += 1
+            }
+            accepted = true
+        } catch {
+            accepted = false
+        }
+        precondition(accepted == (parsed != nil), "the view and the parser disagree on acceptance")
+        precondition(!accepted || index == parsed?.packets.count)
     }
 
     private static func checkRTCPRoundTrip(_ packet: RTCPPacket, packetRange: Range<Int>, data: UnsafeRawBufferPointer) {

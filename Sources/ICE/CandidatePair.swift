@@ -2,14 +2,14 @@ import Wire
 
 /// The addresses of a candidate pair: where the full agent sends from
 /// (the local candidate's base; host candidates are their own base) and to.
-public struct ICEAddressPair: Hashable, Sendable, CustomStringConvertible {
-    public var local: TransportAddress
-    public var remote: TransportAddress
-    public init(local: TransportAddress, remote: TransportAddress) {
+package struct ICEAddressPair: Hashable, Sendable, CustomStringConvertible {
+    package var local: TransportAddress
+    package var remote: TransportAddress
+    package init(local: TransportAddress, remote: TransportAddress) {
         self.local = local
         self.remote = remote
     }
-    public var description: String { "\(local) -> \(remote)" }
+    package var description: String { "\(local) -> \(remote)" }
 }
 
 /// One entry of the checklist (RFC 8445 section 6.1.2).

@@ -3,20 +3,20 @@ import Wire
 
 /// Counts of what an agent did with the datagrams it was handed; bad input
 /// is counted and dropped, never thrown at the caller.
-public struct ICECounters: Hashable, Sendable {
+package struct ICECounters: Hashable, Sendable {
     /// Not a STUN message, or a malformed one (`STUNMessage.parse` failed).
-    public var malformed = 0
+    package var malformed = 0
     /// Dropped without an answer: FINGERPRINT missing or wrong, a method
     /// other than Binding, a response no transaction expects, a response
     /// that fails authentication, input after failure.
-    public var discarded = 0
+    package var discarded = 0
     /// Requests answered with an error response (400, 401, 420, 487).
-    public var rejected = 0
+    package var rejected = 0
     /// Requests that passed every check and got a success response.
-    public var validChecks = 0
+    package var validChecks = 0
     /// Binding indications (keepalives), accepted silently.
-    public var indications = 0
-    public init() {}
+    package var indications = 0
+    package init() {}
 }
 
 /// A Binding request that passed the checks of RFC 8445 section 7.3 and

@@ -6,7 +6,7 @@ import Wire
 extension ICEAgent {
     /// One STUN datagram from `source`, received on the local address
     /// `local`.
-    public mutating func handleSTUN(
+    package mutating func handleSTUN(
         _ bytes: RawSpan, from source: TransportAddress, to local: TransportAddress,
         now: Instant
     ) {
@@ -22,7 +22,7 @@ extension ICEAgent {
         handleTimeout(now: now)
     }
 
-    public mutating func handleSTUN(
+    package mutating func handleSTUN(
         _ bytes: [UInt8], from source: TransportAddress, to local: TransportAddress,
         now: Instant
     ) {
@@ -32,7 +32,7 @@ extension ICEAgent {
     /// The earliest of: the next paced check (when one is waiting), every
     /// retransmission or transaction timeout, the nomination wait, the next
     /// consent check, consent expiry and the connect timeout.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         guard state != .failed else { return nil }
         var deadlines: [Instant?] = transactions.map(\.deadline)
         if hasCheckToSend { deadlines.append(nextCheckAt) }
@@ -48,7 +48,7 @@ extension ICEAgent {
         return deadlines.compactMap { $0 }.min()
     }
 
-    public mutating func handleTimeout(now: Instant) {
+    package mutating func handleTimeout(now: Instant) {
         guard state != .failed else { return }
         if selectedPair != nil, let last = lastConsent, now >= last + configuration.consentTimeout {
             // RFC 7675 section 5.1: no response for 30 s, stop sending.

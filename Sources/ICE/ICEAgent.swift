@@ -23,43 +23,43 @@ import Wire
 /// response that passed FINGERPRINT and MESSAGE-INTEGRITY under the remote
 /// password, from the address the check went to; checks go out only once
 /// the remote credentials are known; at most `maxPairs` pairs.
-public struct ICEAgent {
-    public struct Configuration: Sendable {
+package struct ICEAgent {
+    package struct Configuration: Sendable {
         /// The role to start in (RFC 8445 section 6.1.1); conflicts may
         /// change it.
-        public var role: ICERole
+        package var role: ICERole
         /// The 64-bit tie-breaker (RFC 8445 section 7.1.3); nil draws one
         /// from SecureRandom.
-        public var tieBreaker: UInt64?
+        package var tieBreaker: UInt64?
         /// Ta, the pacing of new checks (RFC 8445 section 14.2).
-        public var pacing: Duration
+        package var pacing: Duration
         /// The first retransmission timeout; doubled after each send (RFC
         /// 8489 section 6.2.1).
-        public var initialRTO: Duration
+        package var initialRTO: Duration
         /// Transmissions of one check, the first included (RFC 8489's Rc).
-        public var maxTransmissions: Int
+        package var maxTransmissions: Int
         /// After the last transmission the check fails when no response
         /// came within this many initial RTOs (RFC 8489's Rm, 16).
-        public var lastWaitFactor: Int64
+        package var lastWaitFactor: Int64
         /// How long to wait, after the first pair became valid, for pending
         /// higher-priority pairs before nominating the best valid one.
-        public var nominationWait: Duration
+        package var nominationWait: Duration
         /// RFC 7675 section 5.1: a consent check every 5 s, randomized to
         /// 0.8 to 1.2 times that.
-        public var consentInterval: ClosedRange<Duration>
+        package var consentInterval: ClosedRange<Duration>
         /// RFC 7675 section 5.1: consent expires 30 s after the last
         /// successful response.
-        public var consentTimeout: Duration
+        package var consentTimeout: Duration
         /// Fail when nothing is selected this long after checks start.
-        public var connectTimeout: Duration
+        package var connectTimeout: Duration
         /// Seed of the jitter generator; nil draws one from SecureRandom.
-        public var randomSeed: UInt64?
-        public var maxRemoteCandidates: Int
+        package var randomSeed: UInt64?
+        package var maxRemoteCandidates: Int
         /// RFC 8445 section 6.1.2.5 suggests limiting the checklist to 100.
-        public var maxPairs: Int
-        public var software: String?
+        package var maxPairs: Int
+        package var software: String?
 
-        public init(
+        package init(
             role: ICERole = .controlling, tieBreaker: UInt64? = nil, pacing: Duration = .milliseconds(50),
             initialRTO: Duration = .milliseconds(250), maxTransmissions: Int = 7, lastWaitFactor: Int64 = 16,
             nominationWait: Duration = .milliseconds(500),
@@ -104,20 +104,20 @@ public struct ICEAgent {
         var deadline: Instant
     }
 
-    public static let maxQueued = 256
+    package static let maxQueued = 256
 
-    public let configuration: Configuration
-    public internal(set) var role: ICERole
-    public let tieBreaker: UInt64
-    public private(set) var localCredentials: ICECredentials
-    public private(set) var remoteCredentials: ICECredentials?
-    public internal(set) var state: ICEConnectionState = .new
+    package let configuration: Configuration
+    package internal(set) var role: ICERole
+    package let tieBreaker: UInt64
+    package private(set) var localCredentials: ICECredentials
+    package private(set) var remoteCredentials: ICECredentials?
+    package internal(set) var state: ICEConnectionState = .new
     /// Where media goes: set when a nominated pair's check succeeded.
-    public internal(set) var selectedPair: ICEAddressPair?
-    public internal(set) var counters = ICECounters()
-    public private(set) var localCandidates: [ICECandidate] = []
-    public private(set) var remoteCandidates: [ICECandidate] = []
-    public private(set) var remoteEndOfCandidates = false
+    package internal(set) var selectedPair: ICEAddressPair?
+    package internal(set) var counters = ICECounters()
+    package private(set) var localCandidates: [ICECandidate] = []
+    package private(set) var remoteCandidates: [ICECandidate] = []
+    package private(set) var remoteEndOfCandidates = false
 
     var pairs: [CandidatePair] = []
     var transactions: [Transaction] = []
@@ -131,7 +131,7 @@ public struct ICEAgent {
     var transmits: [(bytes: [UInt8], from: TransportAddress, to: TransportAddress)] = []
     var events: [ICEEvent] = []
 
-    public init(localCredentials: ICECredentials, configuration: Configuration = Configuration()) {
+    package init(localCredentials: ICECredentials, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.localCredentials = localCredentials
         role = configuration.role
@@ -140,17 +140,17 @@ public struct ICEAgent {
     }
 
     /// The checklist, highest priority first, for inspection.
-    public var checklist: [ICEAddressPair] { pairs.map(\.addresses) }
+    package var checklist: [ICEAddressPair] { pairs.map(\.addresses) }
 
     /// True when a check on `pair` has succeeded.
-    public func isValid(_ pair: ICEAddressPair) -> Bool {
+    package func isValid(_ pair: ICEAddressPair) -> Bool {
         pairs.contains { $0.addresses == pair && $0.state == .succeeded }
     }
 
     /// True when some pair with `remote` as its remote address has had a
     /// successful check: such an address may send us media and DTLS.
     /// Allocation-free, since the transport asks per packet.
-    public func isValidRemote(_ remote: TransportAddress) -> Bool {
+    package func isValidRemote(_ remote: TransportAddress) -> Bool {
         if selectedPair?.remote == remote { return true }
         return pairs.contains { $0.addresses.remote == remote && $0.state == .succeeded }
     }
@@ -159,7 +159,7 @@ public struct ICEAgent {
 
     /// A local candidate the shell can send from. Only UDP candidates of
     /// component 1 that act as their own base (host) are used.
-    public mutating func addLocalCandidate(_ candidate: ICECandidate) {
+    package mutating func addLocalCandidate(_ candidate: ICECandidate) {
         guard candidate.transport == .udp, candidate.component == ICECandidate.rtpComponent,
             !localCandidates.contains(where: { $0.address == candidate.address })
         else { return }
@@ -170,7 +170,7 @@ public struct ICEAgent {
     /// The shell lost this address (network handover). Its pairs and checks
     /// go; if it carried the selected pair, nothing is selected and the
     /// agent nominates again among the remaining pairs.
-    public mutating func removeLocalCandidate(_ address: TransportAddress) {
+    package mutating func removeLocalCandidate(_ address: TransportAddress) {
         localCandidates.removeAll { $0.address == address }
         pairs.removeAll { $0.local.address == address }
         transactions.removeAll { $0.pair.local == address }
@@ -187,7 +187,7 @@ public struct ICEAgent {
 
     /// A remote candidate from SDP or trickle. Only UDP candidates of
     /// component 1 are kept, at most `maxRemoteCandidates`.
-    public mutating func addRemoteCandidate(_ candidate: ICECandidate) {
+    package mutating func addRemoteCandidate(_ candidate: ICECandidate) {
         guard candidate.transport == .udp, candidate.component == ICECandidate.rtpComponent else { return }
         if let i = remoteCandidates.firstIndex(where: { $0.address == candidate.address }) {
             // RFC 8445 section 7.3.1.3: a signalled candidate replaces a
@@ -204,11 +204,11 @@ public struct ICEAgent {
 
     /// The peer signalled end-of-candidates (RFC 8838 section 13): once all
     /// pairs have failed, the agent fails rather than waiting for more.
-    public mutating func endOfCandidates() { remoteEndOfCandidates = true }
+    package mutating func endOfCandidates() { remoteEndOfCandidates = true }
 
     /// The peer's ufrag and password. Checks start with the next
     /// `handleTimeout(now:)`, the connect timeout runs from `now`.
-    public mutating func setRemoteCredentials(_ credentials: ICECredentials, now: Instant) {
+    package mutating func setRemoteCredentials(_ credentials: ICECredentials, now: Instant) {
         remoteCredentials = credentials
         if state == .new || state == .checking {
             connectDeadline = now + configuration.connectTimeout
@@ -224,7 +224,7 @@ public struct ICEAgent {
     /// dropped. Checks start again when `setRemoteCredentials` brings the
     /// peer's new ones. The selected pair, if any, keeps carrying media and
     /// its consent clock keeps running until a new pair is selected.
-    public mutating func restart(newLocalCredentials: ICECredentials) {
+    package mutating func restart(newLocalCredentials: ICECredentials) {
         localCredentials = newLocalCredentials
         remoteCredentials = nil
         remoteCandidates.removeAll()
@@ -258,11 +258,11 @@ public struct ICEAgent {
 
     // MARK: Output
 
-    public mutating func pollTransmit() -> (bytes: [UInt8], from: TransportAddress, to: TransportAddress)? {
+    package mutating func pollTransmit() -> (bytes: [UInt8], from: TransportAddress, to: TransportAddress)? {
         transmits.isEmpty ? nil : transmits.removeFirst()
     }
 
-    public mutating func pollEvent() -> ICEEvent? {
+    package mutating func pollEvent() -> ICEEvent? {
         events.isEmpty ? nil : events.removeFirst()
     }
 

@@ -2,7 +2,7 @@ import Wire
 
 /// The connection state an agent reports (the RTCIceTransportState subset
 /// that a single-component agent can reach).
-public enum ICEConnectionState: Hashable, Sendable {
+package enum ICEConnectionState: Hashable, Sendable {
     /// Nothing received or sent yet.
     case new
     /// Checks are under way; no pair is selected.
@@ -16,13 +16,13 @@ public enum ICEConnectionState: Hashable, Sendable {
 
 /// The role of an agent (RFC 8445 section 6.1.1). A lite agent is always
 /// controlled.
-public enum ICERole: Hashable, Sendable {
+package enum ICERole: Hashable, Sendable {
     case controlling
     case controlled
 }
 
 /// What an agent tells its owner; drained with `pollEvent()`.
-public enum ICEEvent: Hashable, Sendable {
+package enum ICEEvent: Hashable, Sendable {
     case stateChanged(ICEConnectionState)
     /// Lite agent: media now goes to this address (it passed a valid,
     /// nominated check).

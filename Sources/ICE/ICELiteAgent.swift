@@ -20,20 +20,20 @@ import Wire
 ///   response or nothing.
 /// - State is bounded: at most `maxRemoteAddresses` learned addresses and
 ///   `maxQueued` pending datagrams and events.
-public struct ICELiteAgent {
-    public struct Configuration: Sendable {
+package struct ICELiteAgent {
+    package struct Configuration: Sendable {
         /// Fail when no address is selected this long after creation (or
         /// restart).
-        public var connectTimeout: Duration
+        package var connectTimeout: Duration
         /// RFC 7675 section 5.1: consent expires 30 s after the last proof.
-        public var consentTimeout: Duration
+        package var consentTimeout: Duration
         /// Learned remote addresses kept; the least recently checked one
         /// (never the selected one) is forgotten first.
-        public var maxRemoteAddresses: Int
+        package var maxRemoteAddresses: Int
         /// SOFTWARE put in responses; nil for none.
-        public var software: String?
+        package var software: String?
 
-        public init(
+        package init(
             connectTimeout: Duration = .seconds(30), consentTimeout: Duration = .seconds(30),
             maxRemoteAddresses: Int = 16, software: String? = nil
         ) {
@@ -57,28 +57,28 @@ public struct ICELiteAgent {
 
     /// Queued datagrams and events kept at most; older ones are dropped if
     /// the owner does not drain them.
-    public static let maxQueued = 64
+    package static let maxQueued = 64
 
-    public let configuration: Configuration
-    public private(set) var localCredentials: ICECredentials
-    public private(set) var remoteCredentials: ICECredentials?
-    public private(set) var state: ICEConnectionState = .new
+    package let configuration: Configuration
+    package private(set) var localCredentials: ICECredentials
+    package private(set) var remoteCredentials: ICECredentials?
+    package private(set) var state: ICEConnectionState = .new
     /// Where media may be sent: the address of the last valid nominated
     /// check, while its consent is fresh.
-    public private(set) var selectedAddress: TransportAddress?
+    package private(set) var selectedAddress: TransportAddress?
     /// Our side of the selected pair: the local address the nominating
     /// check arrived on, which media must leave from (a peer matches
     /// what it receives to the pair it checked, RFC 8445 section
     /// 7.2.5.2.1). Nil when the owner does not report local addresses.
-    public private(set) var selectedLocalAddress: TransportAddress?
-    public private(set) var counters = ICECounters()
+    package private(set) var selectedLocalAddress: TransportAddress?
+    package private(set) var counters = ICECounters()
 
     private var remotes: [RemoteAddress] = []
     private var connectDeadline: Instant?
     private var transmits: [(bytes: [UInt8], to: TransportAddress, from: TransportAddress?)] = []
     private var events: [ICEEvent] = []
 
-    public init(
+    package init(
         localCredentials: ICECredentials, remoteCredentials: ICECredentials? = nil,
         configuration: Configuration = Configuration(), now: Instant
     ) {
@@ -93,7 +93,7 @@ public struct ICELiteAgent {
     /// authenticated by our own password, which only the signalled peer
     /// knows (RFC 8445 section 7.3 expects checks to race the answer).
     /// Afterwards the remote part of USERNAME must match.
-    public mutating func setRemoteCredentials(_ credentials: ICECredentials) {
+    package mutating func setRemoteCredentials(_ credentials: ICECredentials) {
         remoteCredentials = credentials
     }
 
@@ -102,7 +102,7 @@ public struct ICELiteAgent {
     /// media keeps flowing, and the peer's checks under the new password
     /// refresh consent and may nominate anew. After failure, a restart
     /// starts from scratch with a fresh connect timeout.
-    public mutating func restart(
+    package mutating func restart(
         localCredentials: ICECredentials, remoteCredentials: ICECredentials? = nil,
         now: Instant
     ) {
@@ -119,12 +119,12 @@ public struct ICELiteAgent {
 
     /// True when `address` has passed a valid check and its consent was
     /// fresh at the last input.
-    public func isValidatedAddress(_ address: TransportAddress) -> Bool {
+    package func isValidatedAddress(_ address: TransportAddress) -> Bool {
         remotes.contains { $0.address == address }
     }
 
     /// Peer-reflexive candidates learned so far, most recently checked last.
-    public var learnedCandidates: [ICECandidate] {
+    package var learnedCandidates: [ICECandidate] {
         remotes.sorted { $0.lastValidCheck < $1.lastValidCheck }.map {
             ICECandidate(
                 foundation: ICECandidate.foundation(kind: .peerReflexive, address: $0.address),
@@ -134,7 +134,7 @@ public struct ICELiteAgent {
     }
 
     /// Our address the last valid check from `address` arrived on.
-    public func localAddress(for address: TransportAddress) -> TransportAddress? {
+    package func localAddress(for address: TransportAddress) -> TransportAddress? {
         remotes.first { $0.address == address }?.local
     }
 
@@ -143,7 +143,7 @@ public struct ICELiteAgent {
     /// STUN by RFC 7983 demultiplexing (anything else is counted as
     /// malformed). Responses leave from `local`: RFC 8445 section 7.3.1.1
     /// sends them from where the request arrived.
-    public mutating func handleSTUN(
+    package mutating func handleSTUN(
         _ bytes: RawSpan, from source: TransportAddress, to local: TransportAddress? = nil, now: Instant
     ) {
         handleTimeout(now: now)
@@ -163,7 +163,7 @@ public struct ICELiteAgent {
         }
     }
 
-    public mutating func handleSTUN(
+    package mutating func handleSTUN(
         _ bytes: [UInt8], from source: TransportAddress, to local: TransportAddress? = nil, now: Instant
     ) {
         handleSTUN(bytes.span.bytes, from: source, to: local, now: now)
@@ -265,7 +265,7 @@ public struct ICELiteAgent {
     /// The earliest of: the connect timeout while nothing is selected, and
     /// the consent expiry of every validated address (the selected one's is
     /// the one that matters for media). Nil once failed.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         guard state != .failed else { return nil }
         var deadline = selectedAddress == nil ? connectDeadline : nil
         for r in remotes {
@@ -276,7 +276,7 @@ public struct ICELiteAgent {
     }
 
     /// Expires consent (RFC 7675 section 5.1) and the connect timeout.
-    public mutating func handleTimeout(now: Instant) {
+    package mutating func handleTimeout(now: Instant) {
         guard state != .failed else { return }
         remotes.removeAll { $0.lastValidCheck + configuration.consentTimeout <= now }
         if let selected = selectedAddress, !isValidatedAddress(selected) {
@@ -296,11 +296,11 @@ public struct ICELiteAgent {
 
     /// The next datagram to send, to `to`, from our address `from` (nil:
     /// the socket's own).
-    public mutating func pollTransmit() -> (bytes: [UInt8], to: TransportAddress, from: TransportAddress?)? {
+    package mutating func pollTransmit() -> (bytes: [UInt8], to: TransportAddress, from: TransportAddress?)? {
         transmits.isEmpty ? nil : transmits.removeFirst()
     }
 
-    public mutating func pollEvent() -> ICEEvent? {
+    package mutating func pollEvent() -> ICEEvent? {
         events.isEmpty ? nil : events.removeFirst()
     }
 

@@ -3,14 +3,14 @@
 /// seed it to get exact deadlines. Never used for anything an attacker must
 /// not guess: transaction ids, tie-breakers and credentials come from
 /// CryptoPrimitives.SecureRandom.
-public struct ICEPseudoRandom: RandomNumberGenerator, Sendable {
+package struct ICEPseudoRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A zero seed is replaced by a fixed non-zero one (xorshift's state
     /// must never be zero).
-    public init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    package init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state ^= state >> 12
         state ^= state << 25
         state ^= state >> 27
@@ -18,7 +18,7 @@ public struct ICEPseudoRandom: RandomNumberGenerator, Sendable {
     }
 
     /// A duration uniformly spread over `range`, at millisecond resolution.
-    public mutating func duration(in range: ClosedRange<Duration>) -> Duration {
+    package mutating func duration(in range: ClosedRange<Duration>) -> Duration {
         let low = range.lowerBound.nanoseconds / 1_000_000
         let high = range.upperBound.nanoseconds / 1_000_000
         guard high > low else { return range.lowerBound }

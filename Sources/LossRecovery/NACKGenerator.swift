@@ -5,17 +5,17 @@ import Wire
 /// `TransportLayerNACK(senderSSRC:mediaSSRC:lostSequenceNumbers:)` packs
 /// them), and/or ask the publisher for a keyframe (PLI) because the loss
 /// was too large to repair.
-public struct NACKRequest: Equatable, Sendable {
-    public var sequenceNumbers: [UInt16]
-    public var keyframeNeeded: Bool
+package struct NACKRequest: Equatable, Sendable {
+    package var sequenceNumbers: [UInt16]
+    package var keyframeNeeded: Bool
 
-    public init(sequenceNumbers: [UInt16] = [], keyframeNeeded: Bool = false) {
+    package init(sequenceNumbers: [UInt16] = [], keyframeNeeded: Bool = false) {
         self.sequenceNumbers = sequenceNumbers
         self.keyframeNeeded = keyframeNeeded
     }
 
     /// Nothing to send.
-    public var isEmpty: Bool { sequenceNumbers.isEmpty && !keyframeNeeded }
+    package var isEmpty: Bool { sequenceNumbers.isEmpty && !keyframeNeeded }
 }
 
 /// Finds the packets lost on the way from a publisher, for one incoming
@@ -38,16 +38,16 @@ public struct NACKRequest: Equatable, Sendable {
 ///
 /// `received` allocates nothing (the list's storage is reserved at init);
 /// `poll` returns a small array, or appends to the caller's buffer.
-public struct NACKGenerator: Sendable {
-    public struct Configuration: Equatable, Sendable {
-        public var reorderDelay: Duration = .milliseconds(10)
-        public var defaultRoundTripTime: Duration = .milliseconds(100)
-        public var minimumRetryInterval: Duration = .milliseconds(5)
-        public var maxRetries = 10
-        public var maxAge: Duration = .seconds(1)
-        public var maxMissing = 1000
-        public var resetDistance: UInt64 = 10_000
-        public init() {}
+package struct NACKGenerator: Sendable {
+    package struct Configuration: Equatable, Sendable {
+        package var reorderDelay: Duration = .milliseconds(10)
+        package var defaultRoundTripTime: Duration = .milliseconds(100)
+        package var minimumRetryInterval: Duration = .milliseconds(5)
+        package var maxRetries = 10
+        package var maxAge: Duration = .seconds(1)
+        package var maxMissing = 1000
+        package var resetDistance: UInt64 = 10_000
+        package init() {}
     }
 
     private struct Missing: Sendable {
@@ -57,7 +57,7 @@ public struct NACKGenerator: Sendable {
         var retries: Int
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private var unwrapper = SequenceNumberUnwrapper()
     private var highest: UInt64?
     private var missing: [Missing]
@@ -66,13 +66,13 @@ public struct NACKGenerator: Sendable {
 
     /// When `poll` next has something to do; nil when nothing is pending.
     /// It may be early (a gap filled since), never late.
-    public private(set) var nextDeadline: Instant?
+    package private(set) var nextDeadline: Instant?
     /// Sequence numbers put in NACK requests so far (retries included).
-    public private(set) var requestedCount = 0
+    package private(set) var requestedCount = 0
     /// Times the generator gave up and asked for a keyframe.
-    public private(set) var keyframeRequestCount = 0
+    package private(set) var keyframeRequestCount = 0
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         missing = []
         missing.reserveCapacity(max(configuration.maxMissing, 0))
@@ -80,11 +80,11 @@ public struct NACKGenerator: Sendable {
     }
 
     /// Numbers currently considered lost and not yet given up on.
-    public var missingCount: Int { missing.count }
+    package var missingCount: Int { missing.count }
 
     /// Notes the arrival of one packet of this SSRC. Set
     /// `isRetransmission` for packets unwrapped from RTX (RFC 4588).
-    public mutating func received(sequenceNumber: UInt16, arrival: Instant, isRetransmission: Bool) {
+    package mutating func received(sequenceNumber: UInt16, arrival: Instant, isRetransmission: Bool) {
         let extended = unwrapper.unwrap(sequenceNumber)
         guard let highest else {
             if !isRetransmission { self.highest = extended }
@@ -117,7 +117,7 @@ public struct NACKGenerator: Sendable {
     }
 
     /// The numbers to NACK now, and whether a keyframe is needed.
-    public mutating func poll(now: Instant, roundTripTime: Duration?) -> NACKRequest {
+    package mutating func poll(now: Instant, roundTripTime: Duration?) -> NACKRequest {
         var numbers: [UInt16] = []
         let keyframe = poll(now: now, roundTripTime: roundTripTime, into: &numbers)
         return NACKRequest(sequenceNumbers: numbers, keyframeNeeded: keyframe)
@@ -126,7 +126,7 @@ public struct NACKGenerator: Sendable {
     /// Appends the numbers to NACK now to `sequenceNumbers` (reuse one
     /// buffer to avoid allocating) and returns whether a keyframe is needed.
     /// Updates `nextDeadline`.
-    public mutating func poll(now: Instant, roundTripTime: Duration?, into sequenceNumbers: inout [UInt16]) -> Bool {
+    package mutating func poll(now: Instant, roundTripTime: Duration?, into sequenceNumbers: inout [UInt16]) -> Bool {
         retryInterval = max(roundTripTime ?? configuration.defaultRoundTripTime, configuration.minimumRetryInterval)
         var deadline: Instant?
         var kept = 0

@@ -21,10 +21,10 @@ import Wire
 /// indexSize` to a slot. An entry is trusted only if the slot it names
 /// still holds that SSRC and sequence number, so overwritten slots and
 /// index collisions (numbers `indexSize` apart) read as "not stored".
-public struct RetransmissionBuffer: ~Copyable {
+package struct RetransmissionBuffer: ~Copyable {
     /// SSRCs tracked at once: three simulcast layers and one spare. A fifth
     /// SSRC takes over the index of the one stored to least recently.
-    public static let maximumSSRCs = 4
+    package static let maximumSSRCs = 4
 
     private struct Slot {
         var arrival: Int64
@@ -40,17 +40,17 @@ public struct RetransmissionBuffer: ~Copyable {
         var lastStore: Int64
     }
 
-    public let capacity: Int
-    public let maxAge: Duration
-    public let maxPacketSize: Int
+    package let capacity: Int
+    package let maxAge: Duration
+    package let maxPacketSize: Int
     /// Sequence index entries per SSRC (a power of two).
-    public let indexSize: Int
+    package let indexSize: Int
 
     /// Packets stored (duplicates included).
-    public private(set) var storedPackets = 0
+    package private(set) var storedPackets = 0
     /// Packets refused because they were empty or larger than
     /// `maxPacketSize`.
-    public private(set) var oversizedPackets = 0
+    package private(set) var oversizedPackets = 0
 
     private let memory: UnsafeMutableRawPointer
     private let slots: UnsafeMutablePointer<Slot>
@@ -60,7 +60,7 @@ public struct RetransmissionBuffer: ~Copyable {
     private var nextSlot = 0
 
     /// Bytes of the single allocation made at init.
-    public let allocatedByteCount: Int
+    package let allocatedByteCount: Int
 
     /// - Parameters:
     ///   - capacity: packets kept, across all SSRCs of the track (clamped to
@@ -68,7 +68,7 @@ public struct RetransmissionBuffer: ~Copyable {
     ///   - maxAge: a stored packet older than this is not returned.
     ///   - maxPacketSize: larger packets are not stored (clamped to
     ///     1...65535).
-    public init(capacity: Int, maxAge: Duration, maxPacketSize: Int = 1500) {
+    package init(capacity: Int, maxAge: Duration, maxPacketSize: Int = 1500) {
         let capacity = min(max(capacity, 1), 65536)
         let maxPacketSize = min(max(maxPacketSize, 1), Int(UInt16.max))
         self.capacity = capacity
@@ -100,14 +100,14 @@ public struct RetransmissionBuffer: ~Copyable {
     /// ~1,000-byte packets is 3.7e6 / 8 / 1000 ≈ 460 packets per second;
     /// doubled for keyframe bursts and small packets → 1,024 slots of
     /// 1,500 bytes (1.5 MB per track).
-    public static func video() -> RetransmissionBuffer {
+    package static func video() -> RetransmissionBuffer {
         RetransmissionBuffer(capacity: 1024, maxAge: .seconds(1))
     }
 
     /// Audio: 0.5 s of Opus at 50 packets per second is 25 packets; with
     /// room for a doubled rate (10 ms frames) and duplicates → 64 slots
     /// (96 KB per track).
-    public static func audio() -> RetransmissionBuffer {
+    package static func audio() -> RetransmissionBuffer {
         RetransmissionBuffer(capacity: 64, maxAge: .milliseconds(500))
     }
 
@@ -115,7 +115,7 @@ public struct RetransmissionBuffer: ~Copyable {
     /// A packet already stored under the same SSRC and sequence number is
     /// overwritten in its slot. Empty packets and packets longer than
     /// `maxPacketSize` are counted in `oversizedPackets` and not stored.
-    public mutating func store(_ packet: UnsafeRawBufferPointer, ssrc: SSRC, sequenceNumber: UInt16, arrival: Instant) {
+    package mutating func store(_ packet: UnsafeRawBufferPointer, ssrc: SSRC, sequenceNumber: UInt16, arrival: Instant) {
         guard packet.count > 0, packet.count <= maxPacketSize, let source = packet.baseAddress else {
             oversizedPackets &+= 1
             return
@@ -138,7 +138,7 @@ public struct RetransmissionBuffer: ~Copyable {
     /// Calls `body` with the stored bytes of the packet, or returns nil
     /// when it was never stored, has been overwritten, or arrived more than
     /// `maxAge` before `now`. The bytes are valid only inside `body`.
-    public func withPacket<R>(
+    package func withPacket<R>(
         ssrc: SSRC, sequenceNumber: UInt16, now: Instant, _ body: (UnsafeRawBufferPointer) -> R
     ) -> R? {
         guard let table = existingTable(for: ssrc.rawValue) else { return nil }
@@ -150,7 +150,7 @@ public struct RetransmissionBuffer: ~Copyable {
     }
 
     /// `true` when `withPacket` would find the packet.
-    public func contains(ssrc: SSRC, sequenceNumber: UInt16, now: Instant) -> Bool {
+    package func contains(ssrc: SSRC, sequenceNumber: UInt16, now: Instant) -> Bool {
         withPacket(ssrc: ssrc, sequenceNumber: sequenceNumber, now: now) { _ in true } ?? false
     }
 

@@ -20,10 +20,10 @@ import Wire
 ///
 /// Tokens are kept in nano-units (tokens × 10⁹) so refills are exact
 /// integer arithmetic on `Instant` nanoseconds.
-public struct RetransmissionRateLimiter: Sendable {
-    public let packetsPerSecond: Int64
-    public let bytesPerSecond: Int64
-    public let burst: Duration
+package struct RetransmissionRateLimiter: Sendable {
+    package let packetsPerSecond: Int64
+    package let bytesPerSecond: Int64
+    package let burst: Duration
 
     private var packetTokens: Int64
     private var byteTokens: Int64
@@ -33,15 +33,15 @@ public struct RetransmissionRateLimiter: Sendable {
     private var recent = RecentRetransmissions()
 
     /// Requests refused by the buckets.
-    public private(set) var limitedCount = 0
+    package private(set) var limitedCount = 0
     /// Requests refused as repeats within one round-trip time.
-    public private(set) var duplicateCount = 0
+    package private(set) var duplicateCount = 0
 
     private static let scale: Int64 = 1_000_000_000
 
     /// Rates below zero count as zero (nothing is ever allowed beyond the
     /// initial burst); `burst` below zero counts as zero.
-    public init(packetsPerSecond: Int, bytesPerSecond: Int, burst: Duration) {
+    package init(packetsPerSecond: Int, bytesPerSecond: Int, burst: Duration) {
         self.packetsPerSecond = Int64(max(packetsPerSecond, 0))
         self.bytesPerSecond = Int64(max(bytesPerSecond, 0))
         self.burst = max(burst, .zero)
@@ -55,13 +55,13 @@ public struct RetransmissionRateLimiter: Sendable {
     /// A default for video subscribers: 200 packets and 2 Mbit/s of
     /// retransmissions per second (about half the video preset's rate),
     /// 100 ms deep (20 packets, 25,000 bytes).
-    public static func video() -> RetransmissionRateLimiter {
+    package static func video() -> RetransmissionRateLimiter {
         RetransmissionRateLimiter(packetsPerSecond: 200, bytesPerSecond: 250_000, burst: .milliseconds(100))
     }
 
     /// Takes one packet of `bytes` from the buckets if both have enough;
     /// `false` means do not send.
-    public mutating func allow(bytes: Int, now: Instant) -> Bool {
+    package mutating func allow(bytes: Int, now: Instant) -> Bool {
         refill(now: now)
         guard bytes >= 0 else { return false }
         let byteCost = Self.saturatingProduct(Int64(bytes), Self.scale)
@@ -78,7 +78,7 @@ public struct RetransmissionRateLimiter: Sendable {
     /// subscriber knows it by) was not retransmitted to this subscriber
     /// within the last round-trip time (100 ms when unknown). Records the
     /// retransmission when it is allowed.
-    public mutating func shouldRetransmit(
+    package mutating func shouldRetransmit(
         ssrc: SSRC, sequenceNumber: UInt16, bytes: Int, now: Instant, roundTripTime: Duration?
     ) -> Bool {
         let window = roundTripTime ?? .milliseconds(100)
@@ -116,8 +116,8 @@ public struct RetransmissionRateLimiter: Sendable {
 /// (no allocation). A colliding newer entry replaces an older one, so a
 /// repeat can occasionally slip through de-duplication; the rate limiter
 /// still bounds it.
-public struct RecentRetransmissions: Sendable {
-    public static let capacity = 512
+package struct RecentRetransmissions: Sendable {
+    package static let capacity = 512
 
     private struct Entry: Sendable {
         var key: UInt64
@@ -127,7 +127,7 @@ public struct RecentRetransmissions: Sendable {
     // Keys carry bit 48 so that an all-zero entry never matches.
     private var entries: InlineArray<512, Entry> = .init(repeating: Entry(key: 0, sentAt: .zero))
 
-    public init() {}
+    package init() {}
 
     @inline(__always)
     private static func key(_ ssrc: SSRC, _ sequenceNumber: UInt16) -> UInt64 {
@@ -141,13 +141,13 @@ public struct RecentRetransmissions: Sendable {
     }
 
     /// When this packet was last recorded, if it is still in the table.
-    public func lastSent(ssrc: SSRC, sequenceNumber: UInt16) -> Instant? {
+    package func lastSent(ssrc: SSRC, sequenceNumber: UInt16) -> Instant? {
         let key = Self.key(ssrc, sequenceNumber)
         let entry = entries[Self.position(key)]
         return entry.key == key ? entry.sentAt : nil
     }
 
-    public mutating func record(ssrc: SSRC, sequenceNumber: UInt16, at now: Instant) {
+    package mutating func record(ssrc: SSRC, sequenceNumber: UInt16, at now: Instant) {
         let key = Self.key(ssrc, sequenceNumber)
         entries[Self.position(key)] = Entry(key: key, sentAt: now)
     }

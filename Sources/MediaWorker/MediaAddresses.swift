@@ -22,18 +22,18 @@ import Wire
 ///   reply to such a peer could not even be addressed. With only loopback
 ///   left it announces loopback and warns; with nothing left it refuses,
 ///   saying why.
-public struct MediaAddresses: Equatable, Sendable {
+package struct MediaAddresses: Equatable, Sendable {
     /// The IP addresses to announce (port 0), in interface order.
-    public var addresses: [TransportAddress]
+    package var addresses: [TransportAddress]
     /// What an operator should know (printed at start).
-    public var warnings: [String]
+    package var warnings: [String]
 
-    public init(addresses: [TransportAddress], warnings: [String] = []) {
+    package init(addresses: [TransportAddress], warnings: [String] = []) {
         self.addresses = addresses
         self.warnings = warnings
     }
 
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// `announceIP` is 0.0.0.0 or ::.
         case wildcardAnnounced(TransportAddress)
         /// `announceIP` is of a family the media socket does not receive.
@@ -42,7 +42,7 @@ public struct MediaAddresses: Equatable, Sendable {
         /// to announce (`skippedLinkLocal`: IPv4 link-local ones left out).
         case nothingToAnnounce(skippedLinkLocal: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .wildcardAnnounced(let a):
                 "announceIP \(Self.ip(a)) is a wildcard, which no client can send to; give the address clients reach this server on"
@@ -64,7 +64,7 @@ public struct MediaAddresses: Equatable, Sendable {
     /// The addresses for a media socket bound to `bind` (`dualStack`: a
     /// `::` socket that takes IPv4 too); `includeLinkLocal` admits IPv4
     /// link-local addresses.
-    public static func choose(
+    package static func choose(
         bind: TransportAddress, dualStack: Bool, announce: TransportAddress?, interfaces: [InterfaceAddress],
         includeLinkLocal: Bool = false
     ) throws(Failure) -> MediaAddresses {
@@ -114,7 +114,7 @@ public struct MediaAddresses: Equatable, Sendable {
     /// Host candidates on `port` for each address: RFC 8445 section
     /// 5.1.2.1 priorities, with a local preference per address (IPv6 above
     /// IPv4, then interface order) so that no two are equal.
-    public func candidates(port: UInt16) -> [ICECandidate] {
+    package func candidates(port: UInt16) -> [ICECandidate] {
         var seen: [TransportAddress.Family: Int] = [:]
         return addresses.map { address in
             var a = address
@@ -129,7 +129,7 @@ public struct MediaAddresses: Equatable, Sendable {
     /// `port` for the same addresses, in the same order: ranked below every
     /// UDP candidate (`ICECandidate.hostTCPPassive`), so they are used only
     /// where UDP does not get through.
-    public func tcpCandidates(port: UInt16) -> [ICECandidate] {
+    package func tcpCandidates(port: UInt16) -> [ICECandidate] {
         var seen: [TransportAddress.Family: Int] = [:]
         return addresses.map { address in
             var a = address

@@ -1,4 +1,5 @@
 import NetIO
+import RoomProtocol
 import Rooms
 import Synchronization
 

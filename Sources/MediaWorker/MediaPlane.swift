@@ -1,8 +1,10 @@
 import DTLS
 import Foundation
 import ICE
+import MediaRouter
 import NetIO
 import RTPStreams
+import RoomProtocol
 import Rooms
 import Synchronization
 import Wire
@@ -11,17 +13,20 @@ import Wire
 /// `RoomMediaEngine` each. The rooms layer's `MediaCommand`s arrive from
 /// the signalling thread through `post`, which hands each to the worker
 /// that owns the command's room, through that worker's mailbox.
-public final class MediaPlane: Sendable {
-    public let certificate: DTLSCertificate
+package final class MediaPlane: Sendable {
+    package let certificate: DTLSCertificate
     /// What the rooms layer puts in SDP: our fingerprint and each worker's
     /// candidates.
-    public let endpoint: MediaEndpoint
+    package let endpoint: MediaEndpoint
     /// Internal for tests that block a worker on purpose.
     let workers: [UDPWorker<RoomMediaEngine>]
     private let threads: [WorkerThread]
     /// Each worker's published snapshot, read by `/metrics`.
     private let cells: [WorkerSnapshotCell]
-    private let roomWorkers = Mutex<[String: Int]>([:])
+    /// The rooms' fan-out over workers (MediaPlane+Relays).
+    let planner: Mutex<RoomSpanPlanner>
+    /// The rings between workers (MediaPlane+Relays).
+    let relays: RelayMesh
     let failureHandler = TransportFailureHandler()
     let eventHandler = MediaEventHandler()
     /// Worker reports on their way to the signalling side.
@@ -30,7 +35,7 @@ public final class MediaPlane: Sendable {
     private let delivery: WorkerThread
 
     /// What the workers announce, and the warnings about it.
-    public let addresses: MediaAddresses
+    package let addresses: MediaAddresses
 
     /// Binds `count` workers on `bindIP`, on `firstPort`, `firstPort + 1`,
     /// ... (0: any free ports), and chooses what their candidates announce
@@ -42,11 +47,11 @@ public final class MediaPlane: Sendable {
     /// worker also listens for ICE-TCP (RFC 6544) on the same address, TCP
     /// port `tcpFirstPort + i` (0: any free ports), and its candidates add
     /// a passive TCP one per announced address.
-    public init(
+    package init(
         count: Int, bindIP: String, firstPort: UInt16, announcedIP: String? = nil, announceLinkLocal: Bool = false,
         interfaces: [InterfaceAddress]? = nil, certificate: DTLSCertificate,
         configuration: RoomMediaEngine.Configuration = .init(), tcpFirstPort: UInt16? = nil,
-        tcpLimits: ICETCPLimits = .init()
+        tcpLimits: ICETCPLimits = .init(), udpGSO: Bool = true
     ) throws(MediaPlaneError) {
         self.certificate = certificate
         var announce: TransportAddress?
@@ -59,6 +64,7 @@ public final class MediaPlane: Sendable {
         var bindIP = bindIP
         var workers: [UDPWorker<RoomMediaEngine>] = []
         var cells: [WorkerSnapshotCell] = []
+        var engines: [RoomMediaEngine] = []
         for i in 0..<max(1, count) {
             let port = firstPort == 0 ? 0 : firstPort + UInt16(i)
             let tcpPort = tcpFirstPort.map { $0 == 0 ? 0 : $0 + UInt16(i) }
@@ -66,6 +72,7 @@ public final class MediaPlane: Sendable {
                 certificate: certificate, workerIndex: i, configuration: configuration,
                 wallClock: { MediaPlane.wallClock() })
             cells.append(engine.snapshots)
+            engines.append(engine)
             // Workers never call into the signalling side: their reports
             // go through a mailbox that `delivery` drains (MediaPlane+Events).
             let outbox = events
@@ -78,11 +85,13 @@ public final class MediaPlane: Sendable {
             }
             engine.onMediaEvent = { outbox.post(.media($0)) }
             do {
-                workers.append(try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, engine: engine))
+                workers.append(
+                    try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, udpGSO: udpGSO, engine: engine))
             } catch let error where i == 0 && bindIP == "::" && error.errno == EAFNOSUPPORT {
                 bindIP = "0.0.0.0"
                 do {
-                    workers.append(try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, engine: engine))
+                    workers.append(
+                        try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, udpGSO: udpGSO, engine: engine))
                 } catch { throw .bind(error) }
             } catch {
                 throw .bind(error)
@@ -105,13 +114,16 @@ public final class MediaPlane: Sendable {
                 + (worker.tcpPort.map { addresses.tcpCandidates(port: $0.localAddress.port) } ?? [])
         }
         endpoint = MediaEndpoint(fingerprint: certificate.fingerprint(.sha256), workers: candidates)
-        threads = workers.map { worker in WorkerThread { worker.run() } }
+        planner = Mutex(RoomSpanPlanner(workers: workers.count))
+        relays = RelayMesh(workers: workers.count)
+        Self.connect(relays, workers, engines: engines)
+        threads = workers.enumerated().map { i, worker in WorkerThread(name: "media-\(i)") { worker.run() } }
         let (events, flag, failures, reports) = (events, delivering, failureHandler, eventHandler)
-        delivery = WorkerThread { Self.deliver(events, while: flag, failures: failures, reports: reports) }
+        delivery = WorkerThread(name: "media-events") { Self.deliver(events, while: flag, failures: failures, reports: reports) }
     }
 
     private static func bind(
-        _ ip: String, port: UInt16, tcpPort: UInt16?, limits: ICETCPLimits, engine: RoomMediaEngine
+        _ ip: String, port: UInt16, tcpPort: UInt16?, limits: ICETCPLimits, udpGSO: Bool, engine: RoomMediaEngine
     ) throws(SocketError)
         -> UDPWorker<RoomMediaEngine>
     {
@@ -119,25 +131,29 @@ public final class MediaPlane: Sendable {
             throw SocketError(operation: "address \(ip)", errno: EINVAL)
         }
         let tcp = tcpPort.flatMap { SocketAddress(ip: ip, port: $0) }.map { (address: $0, limits: limits) }
-        return try UDPWorker(bindingTo: address, engine: engine, tcp: tcp)
+        return try UDPWorker(bindingTo: address, engine: engine, tcp: tcp, udpGSO: udpGSO)
     }
 
-    public var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
+    /// Every worker's UDP send counters (UDP GSO, sendmmsg calls), as last
+    /// flushed; any thread.
+    package func udpSends() -> [UDPSegmentation] { workers.map(\.sendCounters.snapshot) }
+
+    package var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
     /// Each worker's ICE-TCP listening address (empty without ICE-TCP).
-    public var tcpAddresses: [SocketAddress] { workers.compactMap { $0.tcpPort?.localAddress } }
+    package var tcpAddresses: [SocketAddress] { workers.compactMap { $0.tcpPort?.localAddress } }
 
     /// Called on the plane's delivery thread (never a worker's) when a
     /// participant's transport fails (ICE, consent, DTLS) or the peer
     /// closes it; the rooms layer removes WHIP and WHEP participants then
     /// (`RoomService.transportFailed`). Set once the signalling side exists.
-    public func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
+    package func onTransportFailed(_ handler: @escaping @Sendable (ParticipantID, TransportRole) -> Void) {
         failureHandler.handler.withLock { $0 = { participant, role, _ in handler(participant, role) } }
     }
 
     /// `onTransportFailed` that also says whether the transport failed
     /// (true) or the peer closed it with a DTLS close_notify (false: a
     /// client leaving, not worth a warning).
-    public func onTransportEnded(_ handler: @escaping @Sendable (ParticipantID, TransportRole, _ failed: Bool) -> Void) {
+    package func onTransportEnded(_ handler: @escaping @Sendable (ParticipantID, TransportRole, _ failed: Bool) -> Void) {
         failureHandler.handler.withLock { $0 = handler }
     }
 
@@ -145,28 +161,22 @@ public final class MediaPlane: Sendable {
     /// the rooms layer must tell participants (active speakers, dynacast
     /// layers, stream state; `RoomService.mediaEvent`). Set once the
     /// signalling side exists.
-    public func onMediaEvent(_ handler: @escaping @Sendable (MediaEvent) -> Void) {
+    package func onMediaEvent(_ handler: @escaping @Sendable (MediaEvent) -> Void) {
         eventHandler.handler.withLock { $0 = handler }
     }
 
-    /// Any thread: runs `command` on the worker that owns its room.
-    public func post(_ command: MediaCommand) {
-        let index: Int? = roomWorkers.withLock { map in
-            if case .openTransport(let room, let worker, _, _, _, _) = command { map[room] = worker % workers.count }
-            return map[command.room]
-        }
-        guard let index else { return }
-        workers[index].mailbox.post { engine, now, transmit in engine.execute(command, now: now, transmit: transmit) }
-    }
+    /// Any thread: runs `command` on the workers that hold a part of its
+    /// room (`postPlanned`).
+    package func post(_ command: MediaCommand) { postPlanned(command) }
 
     /// Every worker's counters, as last published (`snapshots`).
-    public func counters() -> [RoomMediaCounters] { snapshots().map(\.counters) }
+    package func counters() -> [RoomMediaCounters] { snapshots().map(\.counters) }
 
     /// Every worker's last published snapshot (`WorkerSnapshotCell`): at
     /// most `RoomMediaEngine.snapshotInterval` old, read without posting to
     /// the workers, so a busy or stuck worker never holds up `/metrics`.
     /// A worker that has published nothing yet counts as empty.
-    public func snapshots() -> [WorkerSnapshot] {
+    package func snapshots() -> [WorkerSnapshot] {
         cells.map { $0.read() ?? WorkerSnapshot(counters: RoomMediaCounters(), transports: 0, tracks: 0, subscriptions: 0) }
     }
 
@@ -175,7 +185,7 @@ public final class MediaPlane: Sendable {
     /// answers, so they leave even if the process exits right after.
     /// Waits up to `timeout` for each worker; returns the transports closed.
     @discardableResult
-    public func closeAllTransports(timeout: Duration = .milliseconds(500)) -> Int {
+    package func closeAllTransports(timeout: Duration = .milliseconds(500)) -> Int {
         var closed = 0
         for worker in workers {
             let answer = Mutex<Int?>(nil)
@@ -196,7 +206,7 @@ public final class MediaPlane: Sendable {
         return closed
     }
 
-    public func stop() {
+    package func stop() {
         for worker in workers { worker.requestStop() }
         for thread in threads { thread.join() }
         stopDelivery()
@@ -212,13 +222,13 @@ public final class MediaPlane: Sendable {
 }
 
 /// Why the media plane could not start.
-public enum MediaPlaneError: Error, CustomStringConvertible {
+package enum MediaPlaneError: Error, CustomStringConvertible {
     /// A media port could not be bound.
     case bind(SocketError)
     /// Nothing a client could reach would be announced.
     case addresses(MediaAddresses.Failure)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .bind(let e): "cannot bind the media ports: \(e)"
         case .addresses(let f): "no media address to announce: \(f)"

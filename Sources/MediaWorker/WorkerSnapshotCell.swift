@@ -1,18 +1,19 @@
+import MediaRouter
 import NetIO
 import Synchronization
 import Wire
 
 extension MediaPlane {
     /// One worker's state for metrics: its counters and what it holds now.
-    public struct WorkerSnapshot: Equatable, Sendable {
-        public var counters: RoomMediaCounters
-        public var transports: Int
-        public var tracks: Int
-        public var subscriptions: Int
+    package struct WorkerSnapshot: Equatable, Sendable {
+        package var counters: RoomMediaCounters
+        package var transports: Int
+        package var tracks: Int
+        package var subscriptions: Int
         /// The worker's ICE-TCP port (zero without one) and its open connections.
-        public var iceTCP = ICETCPCounters()
-        public var iceTCPConnections = 0
-        public init(counters: RoomMediaCounters, transports: Int, tracks: Int, subscriptions: Int) {
+        package var iceTCP = ICETCPCounters()
+        package var iceTCPConnections = 0
+        package init(counters: RoomMediaCounters, transports: Int, tracks: Int, subscriptions: Int) {
             self.counters = counters
             self.transports = transports
             self.tracks = tracks
@@ -29,10 +30,10 @@ extension MediaPlane {
 /// one assignment of the value by the worker. Storing the value retains
 /// the counters' buffers (copy-on-write): no allocation unless a
 /// histogram changes between two publications.
-public final class WorkerSnapshotCell: Sendable {
+package final class WorkerSnapshotCell: Sendable {
     private let latest = Mutex<MediaPlane.WorkerSnapshot?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// Worker thread; false when skipped (a reader held the cell).
     @discardableResult
@@ -41,7 +42,7 @@ public final class WorkerSnapshotCell: Sendable {
     }
 
     /// Any thread: the last published snapshot (nil before the first).
-    public func read() -> MediaPlane.WorkerSnapshot? { latest.withLock { $0 } }
+    package func read() -> MediaPlane.WorkerSnapshot? { latest.withLock { $0 } }
 }
 
 extension RoomMediaEngine {

@@ -14,7 +14,7 @@ extension ICECandidate {
     /// other than 1 (with rtcp-mux there is only RTP's, RFC 5761 section
     /// 5.1.3), or an address that is not an IP literal (mDNS `.local`
     /// names are not resolved).
-    public init?(sdp candidate: Candidate) {
+    package init?(sdp candidate: Candidate) {
         guard candidate.transport.lowercased() == "udp", candidate.component == ICECandidate.rtpComponent,
             let kind = ICECandidate.Kind(rawValue: candidate.type.rawValue),
             let address = TransportAddress(ipLiteral: candidate.address, port: candidate.port)
@@ -34,7 +34,7 @@ extension Candidate {
     /// port are written when known (RFC 8839 section 5.1 requires them for
     /// srflx, prflx and relay); a TCP candidate says `tcptype passive`
     /// (RFC 6544 section 4.5).
-    public init(_ candidate: ICECandidate) {
+    package init(_ candidate: ICECandidate) {
         let tcp = candidate.transport == .tcpPassive
         self.init(
             foundation: candidate.foundation, component: candidate.component, transport: tcp ? "tcp" : "udp",

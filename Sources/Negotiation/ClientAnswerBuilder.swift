@@ -3,19 +3,19 @@ import Wire
 
 /// A track the server announced in its subscriber offer: what roombot
 /// expects to receive in one m-section.
-public struct AnnouncedTrack: Equatable, Sendable {
-    public var mid: MID
-    public var kind: MediaKind
+package struct AnnouncedTrack: Equatable, Sendable {
+    package var mid: MID
+    package var kind: MediaKind
     /// `a=msid` stream id (the publisher's participant) and track id.
-    public var streamID: String?
-    public var trackID: String?
+    package var streamID: String?
+    package var trackID: String?
     /// The codec we accepted, with the server's payload types.
-    public var codec: CodecDescription
+    package var codec: CodecDescription
     /// The media SSRC and its RTX SSRC (`a=ssrc-group:FID`), from `a=ssrc`.
-    public var ssrc: SSRC?
-    public var rtxSSRC: SSRC?
+    package var ssrc: SSRC?
+    package var rtxSSRC: SSRC?
 
-    public init(
+    package init(
         mid: MID, kind: MediaKind, streamID: String?, trackID: String?, codec: CodecDescription, ssrc: SSRC?,
         rtxSSRC: SSRC?
     ) {
@@ -32,7 +32,7 @@ public struct AnnouncedTrack: Equatable, Sendable {
     /// offer or of its WHEP answer): msid, and the SSRCs of
     /// `a=ssrc-group:FID <media> <rtx>` (RFC 5576 section 4.2), else of the
     /// first `a=ssrc` with no RTX.
-    public init(mid: MID, kind: MediaKind, codec: CodecDescription, sentIn m: MediaDescription) {
+    package init(mid: MID, kind: MediaKind, codec: CodecDescription, sentIn m: MediaDescription) {
         let fid = m.sourceGroups.first { $0.semantics == SourceGroup.flowIdentification && $0.ssrcs.count == 2 }
         self.init(
             mid: mid, kind: kind, streamID: m.msid?.streamID, trackID: m.msid?.trackID, codec: codec,
@@ -47,28 +47,28 @@ public struct AnnouncedTrack: Equatable, Sendable {
 /// and its RTX under the offer's payload types (RFC 3264 section 6.1), the
 /// offered extensions echoed with their ids (RFC 8285 section 6), and
 /// `a=setup:active`: we are the DTLS client (RFC 8842 section 5.3).
-public struct ClientAnswerBuilder: Sendable {
-    public let sessionID: UInt64
-    public private(set) var sessionVersion: UInt64 = 0
-    public var local: LocalTransportParameters
+package struct ClientAnswerBuilder: Sendable {
+    package let sessionID: UInt64
+    package private(set) var sessionVersion: UInt64 = 0
+    package var local: LocalTransportParameters
 
-    public init(sessionID: UInt64, local: LocalTransportParameters) {
+    package init(sessionID: UInt64, local: LocalTransportParameters) {
         self.sessionID = sessionID & 0x7FFF_FFFF_FFFF_FFFF
         self.local = local
     }
 
-    public struct Answer: Equatable, Sendable {
-        public var description: SessionDescription
+    package struct Answer: Equatable, Sendable {
+        package var description: SessionDescription
         /// The server's transport, read from its offer.
-        public var transport: RemoteTransportParameters
+        package var transport: RemoteTransportParameters
         /// The sections the server sends in (`sendonly`/`sendrecv`), in order.
-        public var tracks: [AnnouncedTrack]
+        package var tracks: [AnnouncedTrack]
     }
 
     /// The answer to `offer`. Sections we cannot decode and non-RTP ones
     /// are answered with port 0 (RFC 8829 section 5.3.1) and left out of
     /// BUNDLE; the server's own sections are never that in practice.
-    public mutating func makeAnswer(to offer: SessionDescription) throws(NegotiationError) -> Answer {
+    package mutating func makeAnswer(to offer: SessionDescription) throws(NegotiationError) -> Answer {
         let transport = try RemoteTransportParameters(fromServer: offer, as: .offer)
         sessionVersion &+= 1
         var media: [MediaDescription] = []

@@ -4,31 +4,31 @@ import Wire
 
 /// What a publishing client sends: audio, video as one stream or as rid
 /// simulcast layers, with the SSRCs it will use.
-public struct ClientPublication: Equatable, Sendable {
-    public struct VideoLayer: Equatable, Sendable {
+package struct ClientPublication: Equatable, Sendable {
+    package struct VideoLayer: Equatable, Sendable {
         /// nil for a single (non-simulcast) stream.
-        public var rid: RID?
-        public var ssrc: SSRC
-        public var rtxSSRC: SSRC
-        public init(rid: RID?, ssrc: SSRC, rtxSSRC: SSRC) {
+        package var rid: RID?
+        package var ssrc: SSRC
+        package var rtxSSRC: SSRC
+        package init(rid: RID?, ssrc: SSRC, rtxSSRC: SSRC) {
             self.rid = rid
             self.ssrc = ssrc
             self.rtxSSRC = rtxSSRC
         }
     }
 
-    public var audioSSRC: SSRC?
+    package var audioSSRC: SSRC?
     /// Empty: no video. One layer without rid: a single stream. Several
     /// with rids, lowest first (`q`, `h`, `f`): rid simulcast.
-    public var videoLayers: [VideoLayer]
+    package var videoLayers: [VideoLayer]
     /// `a=msid` stream id and the track ids of the two sections.
-    public var streamID: String
-    public var audioTrackID: String
-    public var videoTrackID: String
+    package var streamID: String
+    package var audioTrackID: String
+    package var videoTrackID: String
     /// RTCP CNAME (RFC 3550 section 6.5.1).
-    public var cname: String
+    package var cname: String
 
-    public init(
+    package init(
         audioSSRC: SSRC?, videoLayers: [VideoLayer], streamID: String, audioTrackID: String = "audio",
         videoTrackID: String = "video", cname: String
     ) {
@@ -40,7 +40,7 @@ public struct ClientPublication: Equatable, Sendable {
         self.cname = cname
     }
 
-    public var isSimulcast: Bool { videoLayers.count > 1 }
+    package var isSimulcast: Bool { videoLayers.count > 1 }
 }
 
 /// The offers of a client (roombot) on its own transports, the mirror of
@@ -49,23 +49,23 @@ public struct ClientPublication: Equatable, Sendable {
 /// receive-only offer for WHEP playback. We are a full ICE agent and offer
 /// `a=setup:actpass` (RFC 8842 section 5.2); the server answers `passive`
 /// and we become the DTLS client.
-public struct ClientOfferBuilder: Sendable {
-    public static let audioPayloadType = PayloadType(masking: 111)
-    public static let videoPayloadType = PayloadType(masking: 96)
-    public static let videoRTXPayloadType = PayloadType(masking: 97)
+package struct ClientOfferBuilder: Sendable {
+    package static let audioPayloadType = PayloadType(masking: 111)
+    package static let videoPayloadType = PayloadType(masking: 96)
+    package static let videoRTXPayloadType = PayloadType(masking: 97)
     /// Not in RTP's list because the SFU does not read it; browsers send it.
-    public static let absoluteCaptureTimeURI = HeaderExtensionURI.absoluteCaptureTime
+    package static let absoluteCaptureTimeURI = HeaderExtensionURI.absoluteCaptureTime
 
     /// The `a=extmap` ids we offer, one id per URI across the BUNDLE
     /// (RFC 8285 section 6), in the range of the one-byte form (1...14).
-    public static let audioExtensions: [ExtensionMap] = [
+    package static let audioExtensions: [ExtensionMap] = [
         ExtensionMap(id: 1, uri: HeaderExtensionURI.mid),
         ExtensionMap(id: 4, uri: HeaderExtensionURI.absoluteSendTime),
         ExtensionMap(id: 5, uri: HeaderExtensionURI.transportWideSequenceNumber),
         ExtensionMap(id: 6, uri: HeaderExtensionURI.audioLevel),
         ExtensionMap(id: 7, uri: absoluteCaptureTimeURI),
     ]
-    public static let videoExtensions: [ExtensionMap] = [
+    package static let videoExtensions: [ExtensionMap] = [
         ExtensionMap(id: 1, uri: HeaderExtensionURI.mid),
         ExtensionMap(id: 2, uri: HeaderExtensionURI.rtpStreamID),
         ExtensionMap(id: 3, uri: HeaderExtensionURI.repairedRTPStreamID),
@@ -74,26 +74,26 @@ public struct ClientOfferBuilder: Sendable {
         ExtensionMap(id: 7, uri: absoluteCaptureTimeURI),
     ]
 
-    public static var opus: CodecDescription { .opus(payloadType: audioPayloadType) }
-    public static var vp8: CodecDescription { .vp8(payloadType: videoPayloadType, rtxPayloadType: videoRTXPayloadType) }
+    package static var opus: CodecDescription { .opus(payloadType: audioPayloadType) }
+    package static var vp8: CodecDescription { .vp8(payloadType: videoPayloadType, rtxPayloadType: videoRTXPayloadType) }
 
     /// The H.264 we offer instead of VP8 when asked (roombot
     /// `--video-codec h264`): constrained baseline 42e01f, packetization
     /// mode 1 (RFC 6184 section 8.1), under VP8's payload types, with RTX.
-    public static var h264: CodecDescription {
+    package static var h264: CodecDescription {
         .h264(payloadType: videoPayloadType, rtxPayloadType: videoRTXPayloadType)
     }
 
-    public let sessionID: UInt64
-    public private(set) var sessionVersion: UInt64 = 0
+    package let sessionID: UInt64
+    package private(set) var sessionVersion: UInt64 = 0
     /// The video codec of both offers: `vp8` unless set.
-    public var videoCodec: CodecDescription = Self.vp8
+    package var videoCodec: CodecDescription = Self.vp8
     /// Our transport: full ICE (`isICELite` false), host candidates.
-    public var local: LocalTransportParameters
+    package var local: LocalTransportParameters
 
     /// `sessionID` from the caller (random), cut to 63 bits (RFC 8829
     /// section 5.2.1).
-    public init(sessionID: UInt64, local: LocalTransportParameters) {
+    package init(sessionID: UInt64, local: LocalTransportParameters) {
         self.sessionID = sessionID & 0x7FFF_FFFF_FFFF_FFFF
         self.local = local
     }
@@ -101,7 +101,7 @@ public struct ClientOfferBuilder: Sendable {
     /// The publish offer: an audio section (mid 0) when there is an audio
     /// SSRC, then a video section (mid 1, or 0 without audio) when there
     /// are video layers, both `sendonly`, bundled.
-    public mutating func publishOffer(_ p: ClientPublication) -> SessionDescription {
+    package mutating func publishOffer(_ p: ClientPublication) -> SessionDescription {
         sessionVersion &+= 1
         var media: [MediaDescription] = []
         if let ssrc = p.audioSSRC {
@@ -133,7 +133,7 @@ public struct ClientOfferBuilder: Sendable {
 
     /// A receive-only offer (WHEP playback): `audio` and `video` sections
     /// `recvonly`, Opus and `videoCodec` (with RTX), the same extensions.
-    public mutating func playbackOffer(audio: Bool = true, video: Bool = true) -> SessionDescription {
+    package mutating func playbackOffer(audio: Bool = true, video: Bool = true) -> SessionDescription {
         sessionVersion &+= 1
         var media: [MediaDescription] = []
         if audio {
@@ -153,7 +153,7 @@ public struct ClientOfferBuilder: Sendable {
     /// same m-sections and mids, `a=setup:passive`, and the rids it
     /// accepted per section (`a=rid ... recv`). A rejected section is
     /// reported, not thrown: the server may refuse a kind it does not take.
-    public func applyAnswer(
+    package func applyAnswer(
         _ answer: SessionDescription, to offer: SessionDescription
     ) throws(NegotiationError) -> ServerAnswer {
         guard answer.media.count == offer.media.count else {
@@ -211,19 +211,19 @@ public struct ClientOfferBuilder: Sendable {
 }
 
 /// What the server's answer to one of our offers agreed.
-public struct ServerAnswer: Equatable, Sendable {
-    public struct Section: Equatable, Sendable {
-        public var mid: MID
-        public var kind: MediaKind?
+package struct ServerAnswer: Equatable, Sendable {
+    package struct Section: Equatable, Sendable {
+        package var mid: MID
+        package var kind: MediaKind?
         /// False when the server answered port 0.
-        public var accepted: Bool
-        public var direction: Direction
+        package var accepted: Bool
+        package var direction: Direction
         /// `a=rid:<id> recv` lines: the simulcast layers it takes.
-        public var receivedRIDs: [RID]
+        package var receivedRIDs: [RID]
         /// The extensions the server kept, with our ids.
-        public var extensions: HeaderExtensionIDs
+        package var extensions: HeaderExtensionIDs
     }
 
-    public var transport: RemoteTransportParameters
-    public var sections: [Section]
+    package var transport: RemoteTransportParameters
+    package var sections: [Section]
 }

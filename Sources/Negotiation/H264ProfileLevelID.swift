@@ -8,29 +8,29 @@
 /// but also `4D` with constraint_set0 and `58` with constraint_set0 and 1;
 /// Constrained High (H.264 section A.2.4.2, which libwebrtc and Safari
 /// offer as `640c1f`) is `64` with constraint_set4 and 5.
-public struct H264ProfileLevelID: Equatable, Sendable {
-    public enum Profile: Equatable, Sendable {
+package struct H264ProfileLevelID: Equatable, Sendable {
+    package enum Profile: Equatable, Sendable {
         case constrainedBaseline, baseline, main, extended, high, constrainedHigh
         /// High 10, High 4:2:2, High 4:4:4 Predictive (`6E`, `7A`, `F4`),
         /// intra-only variants included, and CAVLC 4:4:4 Intra (`2C`).
         case highBitDepthOrChroma(profileIDC: UInt8)
     }
 
-    public var profileIDC: UInt8
-    public var profileIOP: UInt8
-    public var levelIDC: UInt8
+    package var profileIDC: UInt8
+    package var profileIOP: UInt8
+    package var levelIDC: UInt8
 
     /// RFC 6184 section 8.1: what a missing `profile-level-id` means.
-    public static let `default` = H264ProfileLevelID(profileIDC: 0x42, profileIOP: 0x00, levelIDC: 0x0A)
+    package static let `default` = H264ProfileLevelID(profileIDC: 0x42, profileIOP: 0x00, levelIDC: 0x0A)
 
-    public init(profileIDC: UInt8, profileIOP: UInt8, levelIDC: UInt8) {
+    package init(profileIDC: UInt8, profileIOP: UInt8, levelIDC: UInt8) {
         self.profileIDC = profileIDC
         self.profileIOP = profileIOP
         self.levelIDC = levelIDC
     }
 
     /// Parses six hex digits (either case); nil for anything else.
-    public init?(_ text: Substring) {
+    package init?(_ text: Substring) {
         let isHex: (UInt8) -> Bool = { (0x30...0x39).contains($0) || (0x41...0x46).contains($0 & 0xDF) }
         guard text.utf8.count == 6, text.utf8.allSatisfy(isHex), let value = UInt32(text, radix: 16) else {
             return nil
@@ -43,7 +43,7 @@ public struct H264ProfileLevelID: Equatable, Sendable {
     /// The profile per RFC 6184 Table 5 (and Constrained High); nil for a
     /// combination the table does not name (a reserved flag set, an
     /// unknown `profile_idc`).
-    public var profile: Profile? {
+    package var profile: Profile? {
         let iop = profileIOP
         // Bits from the most significant: constraint_set0 ... set5, then
         // two reserved zero bits (H.264 section 7.4.2.1.1).
@@ -88,7 +88,7 @@ public struct H264ProfileLevelID: Equatable, Sendable {
     /// A.2.4), Main and Constrained High streams to High. The level is
     /// not compared: an SFU forwards the publisher's level as it is, and
     /// browsers' decoders take any level (docs/SIMULCAST.md, "Codecs").
-    public func isDecodable(by receiver: H264ProfileLevelID) -> Bool {
+    package func isDecodable(by receiver: H264ProfileLevelID) -> Bool {
         guard let mine = profile, let theirs = receiver.profile else { return false }
         if mine == theirs { return true }
         switch (mine, theirs) {

@@ -5,19 +5,19 @@ import SDP
 /// the ids the client chose. The answer echoes the offered ids (RFC 8285
 /// section 6), so one id means one extension in both directions and across
 /// every bundled m-section.
-public struct HeaderExtensionIDs: Equatable, Sendable {
-    public var mid: UInt8?
-    public var rtpStreamID: UInt8?
-    public var repairedRTPStreamID: UInt8?
-    public var absoluteSendTime: UInt8?
-    public var transportWideSequenceNumber: UInt8?
-    public var audioLevel: UInt8?
-    public var videoOrientation: UInt8?
-    public var absoluteCaptureTime: UInt8?
+package struct HeaderExtensionIDs: Equatable, Sendable {
+    package var mid: UInt8?
+    package var rtpStreamID: UInt8?
+    package var repairedRTPStreamID: UInt8?
+    package var absoluteSendTime: UInt8?
+    package var transportWideSequenceNumber: UInt8?
+    package var audioLevel: UInt8?
+    package var videoOrientation: UInt8?
+    package var absoluteCaptureTime: UInt8?
     /// The accepted `a=extmap` lines, in the offer's order.
-    public var maps: [ExtensionMap]
+    package var maps: [ExtensionMap]
 
-    public init(maps: [ExtensionMap] = []) {
+    package init(maps: [ExtensionMap] = []) {
         self.maps = []
         for m in maps { add(m) }
     }
@@ -27,7 +27,7 @@ public struct HeaderExtensionIDs: Equatable, Sendable {
     /// transport-wide cc for congestion control on both, audio level
     /// (RFC 6464) on audio, video orientation (3GPP TS 26.114) on video,
     /// abs-capture-time on both (passed through to subscribers).
-    public static func accepts(_ uri: String, for kind: MediaKind) -> Bool {
+    package static func accepts(_ uri: String, for kind: MediaKind) -> Bool {
         switch uri {
         case HeaderExtensionURI.mid, HeaderExtensionURI.absoluteSendTime, HeaderExtensionURI.transportWideSequenceNumber,
             HeaderExtensionURI.absoluteCaptureTime:

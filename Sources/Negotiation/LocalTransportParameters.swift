@@ -6,16 +6,16 @@ import Wire
 /// The SFU side of a transport, as written into our offers and answers:
 /// ICE-lite credentials, the certificate fingerprint, and the candidates
 /// of the worker's UDP port.
-public struct LocalTransportParameters: Equatable, Sendable {
-    public var credentials: ICECredentials
+package struct LocalTransportParameters: Equatable, Sendable {
+    package var credentials: ICECredentials
     /// One fingerprint (sha-256 in practice) of our DTLS certificate.
-    public var fingerprint: CertificateFingerprint
-    public var candidates: [ICECandidate]
+    package var fingerprint: CertificateFingerprint
+    package var candidates: [ICECandidate]
     /// The server is ICE-lite (RFC 8445 section 2.5); `a=ice-lite` goes at
     /// session level, the only place aiortc reads it.
-    public var isICELite: Bool
+    package var isICELite: Bool
 
-    public init(
+    package init(
         credentials: ICECredentials, fingerprint: CertificateFingerprint, candidates: [ICECandidate],
         isICELite: Bool = true
     ) {

@@ -4,7 +4,7 @@ import Wire
 /// Why a description from the client cannot be used, or why the subscriber
 /// builder refused a step. Every case names the offending m-section where
 /// there is one, so the signalling layer can tell the client precisely.
-public enum NegotiationError: Error, Equatable, Sendable {
+package enum NegotiationError: Error, Equatable, Sendable {
     /// No `a=group:BUNDLE` at session level: we run one transport per
     /// PeerConnection (RFC 8843, RFC 8829 section 4.1.1 max-bundle).
     case missingBundle
@@ -62,7 +62,7 @@ public enum NegotiationError: Error, Equatable, Sendable {
     case answerNoCommonCodec(mid: MID)
 
     /// One line for logs and for the client.
-    public var reason: String {
+    package var reason: String {
         func m(_ mid: MID?) -> String { mid.map { "m-section \($0)" } ?? "session" }
         switch self {
         case .missingBundle:

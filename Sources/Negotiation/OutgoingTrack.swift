@@ -3,23 +3,23 @@ import Wire
 
 /// A track the SFU forwards to one subscriber: one m-section of the
 /// subscriber offer.
-public struct OutgoingTrack: Equatable, Sendable {
-    public var kind: MediaKind
+package struct OutgoingTrack: Equatable, Sendable {
+    package var kind: MediaKind
     /// The codec and its payload type numbers as we will send them.
-    public var codec: CodecDescription
-    public var ssrc: SSRC
+    package var codec: CodecDescription
+    package var ssrc: SSRC
     /// The SSRC of the RTX stream (RFC 4588), when `codec` has an RTX
     /// payload type; written as `a=ssrc-group:FID <ssrc> <rtx>`.
-    public var rtxSSRC: SSRC?
+    package var rtxSSRC: SSRC?
     /// `a=msid` stream id (the publisher's participant, say).
-    public var streamID: String
+    package var streamID: String
     /// `a=msid` track id; also the key of `remove(trackID:)`. Unique among
     /// the builder's tracks.
-    public var trackID: String
+    package var trackID: String
     /// RTCP CNAME (RFC 3550 section 6.5.1) for `a=ssrc:<ssrc> cname:`.
-    public var cname: String
+    package var cname: String
 
-    public init(
+    package init(
         kind: MediaKind, codec: CodecDescription, ssrc: SSRC, rtxSSRC: SSRC? = nil, streamID: String,
         trackID: String, cname: String
     ) {
@@ -38,7 +38,7 @@ public struct OutgoingTrack: Equatable, Sendable {
     /// that route incoming RTP by SSRC, as aiortc does, need them), and
     /// `a=ssrc-group:FID <media> <rtx>` pairing the two (RFC 5576 section
     /// 4.2, RFC 4588 section 8.4).
-    public var sourceAttributes: [Attribute] {
+    package var sourceAttributes: [Attribute] {
         var a: [Attribute] = []
         let ssrcs = [ssrc] + (codec.rtxPayloadType == nil ? [] : rtxSSRC.map { [$0] } ?? [])
         if ssrcs.count == 2 { a.append(.ssrcGroup(SourceGroup(semantics: SourceGroup.flowIdentification, ssrcs: ssrcs))) }

@@ -4,20 +4,20 @@ import Wire
 /// A track the SFU can send to a playback client: the publisher's codec
 /// (with the publisher's payload type), the SSRC we send it with, and the
 /// SSRC of its RTX stream (RFC 4588), used where the client offers RTX.
-public struct PlaybackSource: Equatable, Sendable {
-    public var trackID: String
+package struct PlaybackSource: Equatable, Sendable {
+    package var trackID: String
     /// `a=msid` stream id (the publisher's participant, say).
-    public var streamID: String
+    package var streamID: String
     /// The publisher's codec, as its offer described it.
-    public var codec: CodecDescription
-    public var ssrc: SSRC
+    package var codec: CodecDescription
+    package var ssrc: SSRC
     /// Our RTX stream for this track: NACKed packets are resent on it,
     /// under its own sequence numbers (docs/TRANSPORT.md, "One index, one
     /// packet"). Nil: the client gets no RTX even if it offers it.
-    public var rtxSSRC: SSRC?
-    public var cname: String
+    package var rtxSSRC: SSRC?
+    package var cname: String
 
-    public init(
+    package init(
         trackID: String, streamID: String, codec: CodecDescription, ssrc: SSRC, rtxSSRC: SSRC? = nil, cname: String
     ) {
         self.trackID = trackID
@@ -28,34 +28,38 @@ public struct PlaybackSource: Equatable, Sendable {
         self.cname = cname
     }
 
-    public var kind: MediaKind { codec.codec.kind }
+    package var kind: MediaKind { codec.codec.kind }
 }
 
 /// The answer to a playback offer and what goes in it.
-public struct PlaybackAnswer: Equatable, Sendable {
+package struct PlaybackAnswer: Equatable, Sendable {
     /// One placed source: the m-section it is sent in and the track to
     /// forward, with the client's payload type and our SSRC.
-    public struct Assignment: Equatable, Sendable {
-        public var mid: MID
-        public var track: OutgoingTrack
+    package struct Assignment: Equatable, Sendable {
+        package var mid: MID
+        package var track: OutgoingTrack
     }
 
-    public var description: SessionDescription
+    package var description: SessionDescription
     /// In the offer's m-section order.
-    public var assignments: [Assignment]
+    package var assignments: [Assignment]
+    /// The header-extension ids the worker writes on this client's
+    /// transport: the client's own, as answered (empty when it offered
+    /// none of `PlaybackOffer.egressURIs`).
+    package var headerExtensions: HeaderExtensionIDs
 }
 
 /// Answers playback clients' offers (WHEP): the client offers `recvonly`
 /// sections and we send, the reverse of our subscriber transport where the
 /// server offers. Like `PublishAnswerer` it keeps the `o=` session id and
 /// raises the version per answer (RFC 8829 section 5.3.1).
-public struct PlaybackAnswerer: Sendable {
-    public let sessionID: UInt64
+package struct PlaybackAnswerer: Sendable {
+    package let sessionID: UInt64
     /// The version of the last answer made; 0 before the first.
-    public private(set) var sessionVersion: UInt64 = 0
+    package private(set) var sessionVersion: UInt64 = 0
 
     /// `sessionID` comes from the caller (random), cut to 63 bits.
-    public init(sessionID: UInt64) {
+    package init(sessionID: UInt64) {
         self.sessionID = sessionID & 0x7FFF_FFFF_FFFF_FFFF
     }
 
@@ -82,14 +86,17 @@ public struct PlaybackAnswerer: Sendable {
     ///   we are the DTLS server, RFC 8842 section 5.3), candidates in the
     ///   first bundled section only.
     ///
-    /// No `a=extmap` is answered: the worker writes its extensions with the
-    /// ids of `SubscriberOfferBuilder.defaultHeaderExtensions` on every
-    /// subscriber transport, which need not match ids the client chose, and
-    /// a receiver ignores extensions that were not negotiated (RFC 8285
-    /// section 5). So a WHEP client sends no transport-cc feedback: probes
-    /// on its RTX stream are never confirmed (each cluster fails, and the
-    /// prober backs off).
-    public mutating func makeAnswer(
+    /// - header extensions: of the ones the worker writes
+    ///   (`PlaybackOffer.egressURIs`), each the client offered is answered
+    ///   with the client's id (RFC 8285 section 6: the answer uses the
+    ///   offer's mapping) in every playable section that offered it. One
+    ///   id per URI for the whole bundle (RFC 8843 section 9.2), the first
+    ///   offered; `PlaybackAnswer.headerExtensions` tells the worker to
+    ///   write those ids on this transport. Without that, a WHEP client
+    ///   ignores our transport-wide sequence numbers (RFC 8285 section 5),
+    ///   sends no transport-cc feedback, and the send-side estimate never
+    ///   rises above its start (issue #14: viewers stuck on 640x360).
+    package mutating func makeAnswer(
         to offer: PlaybackOffer, sources: [PlaybackSource], local: LocalTransportParameters
     ) -> PlaybackAnswer {
         sessionVersion &+= 1
@@ -97,6 +104,10 @@ public struct PlaybackAnswerer: Sendable {
         var media: [MediaDescription] = []
         var bundled: [MID] = []
         var assignments: [PlaybackAnswer.Assignment] = []
+        var extensions = HeaderExtensionIDs()
+        for section in offer.sections {
+            if case .playable(let p) = section { for map in p.extensionMaps { extensions.add(map) } }
+        }
         for section in offer.sections {
             switch section {
             case .rejected(let r):
@@ -116,7 +127,8 @@ public struct PlaybackAnswerer: Sendable {
                         trackID: source.trackID, cname: source.cname)
                 }
                 if let placed { assignments.append(PlaybackAnswer.Assignment(mid: p.mid, track: placed)) }
-                media.append(answerSection(p, track: placed, local: local, tagged: bundled.isEmpty))
+                media.append(
+                    answerSection(p, track: placed, local: local, tagged: bundled.isEmpty, extensions: extensions))
                 bundled.append(p.mid)
             }
         }
@@ -126,11 +138,12 @@ public struct PlaybackAnswerer: Sendable {
         session.append(.msidSemantic(MSIDSemantic(streamIDs: ["*"])))
         let description = SessionDescription(
             origin: Origin(sessionID: sessionID, sessionVersion: sessionVersion), attributes: session, media: media)
-        return PlaybackAnswer(description: description, assignments: assignments)
+        return PlaybackAnswer(description: description, assignments: assignments, headerExtensions: extensions)
     }
 
     func answerSection(
-        _ p: PlaybackOffer.PlayableSection, track: OutgoingTrack?, local: LocalTransportParameters, tagged: Bool
+        _ p: PlaybackOffer.PlayableSection, track: OutgoingTrack?, local: LocalTransportParameters, tagged: Bool,
+        extensions: HeaderExtensionIDs
     ) -> MediaDescription {
         var a = local.attributes(setup: .passive, withCandidates: tagged)
         a.append(.mid(p.mid))
@@ -142,6 +155,9 @@ public struct PlaybackAnswerer: Sendable {
             a.append(.msid(MediaStreamID(streamID: t.streamID, trackID: t.trackID)))
         } else {
             a.append(.direction(.inactive))
+        }
+        for map in p.extensionMaps where extensions.maps.contains(where: { $0.id == map.id && $0.uri == map.uri }) {
+            a.append(.extmap(ExtensionMap(id: map.id, uri: map.uri)))
         }
         a.append(.rtcpMux)
         if p.reducedSizeRTCP { a.append(.rtcpReducedSize) }

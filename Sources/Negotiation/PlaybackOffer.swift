@@ -1,4 +1,5 @@
 import Codecs
+import RTP
 import SDP
 import Wire
 
@@ -6,24 +7,29 @@ import Wire
 /// `recvonly` sections, the SFU answers and sends), analysed m-section by
 /// m-section: which sections can carry a track to the client and with which
 /// of the client's payload types, and which we reject.
-public struct PlaybackOffer: Equatable, Sendable {
+package struct PlaybackOffer: Equatable, Sendable {
     /// An audio or video m-section in which the client can receive at
     /// least one codec we forward.
-    public struct PlayableSection: Equatable, Sendable {
-        public var mid: MID
-        public var kind: MediaKind
+    package struct PlayableSection: Equatable, Sendable {
+        package var mid: MID
+        package var kind: MediaKind
         /// The client's direction: we send only where it is `recvonly` or
         /// `sendrecv`; a `sendonly`/`inactive` section is answered inactive.
-        public var direction: Direction
+        package var direction: Direction
         /// Every offered codec we can forward, in the offer's order, with
         /// the client's payload types: Opus/48000/2; VP8/90000; each
         /// H264/90000 entry with `packetization-mode=1`.
-        public var codecs: [CodecDescription]
+        package var codecs: [CodecDescription]
         /// `a=rtcp-rsize` (RFC 5506) was offered, and is answered.
-        public var reducedSizeRTCP: Bool
+        package var reducedSizeRTCP: Bool
+        /// The offered `a=extmap` lines of the extensions the worker writes
+        /// on what it sends (`PlaybackOffer.egressURIs`), with the client's
+        /// ids: only one-byte ids (RFC 8285 section 4.2; the worker writes
+        /// that form) and only where the client may receive them.
+        package var extensionMaps: [ExtensionMap] = []
 
         /// True when the client receives on this m-section.
-        public var isReceiving: Bool { direction == .recvonly || direction == .sendrecv }
+        package var isReceiving: Bool { direction == .recvonly || direction == .sendrecv }
 
         /// The client's payload type for a stream in `codec` (the
         /// publisher's), or nil when it cannot decode it (see
@@ -31,7 +37,7 @@ public struct PlaybackOffer: Equatable, Sendable {
         /// An entry of the stream's own H.264 profile comes before one
         /// that only contains it (a Baseline entry for a Constrained
         /// Baseline stream).
-        public func codec(matching codec: CodecDescription) -> CodecDescription? {
+        package func codec(matching codec: CodecDescription) -> CodecDescription? {
             if codec.codec == .video(.h264), let profile = codec.h264ProfileLevelID?.profile,
                 let same = codecs.first(where: { codec.canBeDecoded(by: $0) && $0.h264ProfileLevelID?.profile == profile })
             {
@@ -41,11 +47,11 @@ public struct PlaybackOffer: Equatable, Sendable {
         }
     }
 
-    public enum Section: Equatable, Sendable {
+    package enum Section: Equatable, Sendable {
         case playable(PlayableSection)
         case rejected(PublishOffer.RejectedSection)
 
-        public var mid: MID {
+        package var mid: MID {
             switch self {
             case .playable(let p): p.mid
             case .rejected(let r): r.mid
@@ -53,20 +59,20 @@ public struct PlaybackOffer: Equatable, Sendable {
         }
     }
 
-    public let description: SessionDescription
-    public let transport: RemoteTransportParameters
+    package let description: SessionDescription
+    package let transport: RemoteTransportParameters
     /// One entry per m-section, in the offer's order.
-    public let sections: [Section]
+    package let sections: [Section]
 
     /// The playable sections in which the client receives.
-    public var receivingSections: [PlayableSection] {
+    package var receivingSections: [PlayableSection] {
         sections.compactMap { if case .playable(let p) = $0, p.isReceiving { p } else { nil } }
     }
 
     /// Analyses `offer`. Throws when the transport is unusable (see
     /// `RemoteTransportParameters`) or when no m-section receives anything
     /// we forward (`nothingToPlay`: a send-only offer belongs to WHIP).
-    public init(_ offer: SessionDescription) throws(NegotiationError) {
+    package init(_ offer: SessionDescription) throws(NegotiationError) {
         transport = try RemoteTransportParameters(from: offer, as: .offer)
         description = offer
         let bundle = transport.bundle
@@ -85,8 +91,22 @@ public struct PlaybackOffer: Equatable, Sendable {
         guard !codecs.isEmpty else { return .rejected(OfferedSections.rejection(m, mid: mid, .noAcceptableCodec)) }
         return .playable(
             PlayableSection(
-                mid: mid, kind: kind, direction: m.direction, codecs: codecs, reducedSizeRTCP: m.has(.rtcpReducedSize)))
+                mid: mid, kind: kind, direction: m.direction, codecs: codecs, reducedSizeRTCP: m.has(.rtcpReducedSize),
+                extensionMaps: m.extensionMaps.filter { map in
+                    egressURIs.contains(map.uri) && map.fitsOneByteHeader
+                        && (map.direction == nil || map.direction == .recvonly || map.direction == .sendrecv)
+                }))
     }
+
+    /// The header extensions the worker writes on every packet to a
+    /// subscriber (`EgressHeaderExtensions`): the transport-wide sequence
+    /// number its transport-cc feedback reports on
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 section 2),
+    /// abs-send-time, and the publisher's abs-capture-time.
+    package static let egressURIs: [String] = [
+        HeaderExtensionURI.transportWideSequenceNumber, HeaderExtensionURI.absoluteSendTime,
+        HeaderExtensionURI.absoluteCaptureTime,
+    ]
 
     /// The codecs of `m` we forward, in the order of the m= line. Unlike a
     /// publish offer, every H.264 mode-1 entry is kept: the publisher's
@@ -125,7 +145,7 @@ extension CodecDescription {
     /// H.264 Annex A makes a subset of it). The level is not compared
     /// (SFUs cannot transcode; browsers decode any level). A missing
     /// profile-level-id means `42000a` (section 8.1).
-    public func canBeDecoded(by offered: CodecDescription) -> Bool {
+    package func canBeDecoded(by offered: CodecDescription) -> Bool {
         guard codec == offered.codec, clockRate == offered.clockRate else { return false }
         if codec == .opus { return channels == offered.channels }
         guard codec == .video(.h264) else { return true }
@@ -141,7 +161,7 @@ extension CodecDescription {
 
     /// The entry's profile-level-id (RFC 6184 section 8.1: `42000a` when
     /// absent); nil when it is not six hex digits.
-    public var h264ProfileLevelID: H264ProfileLevelID? {
+    package var h264ProfileLevelID: H264ProfileLevelID? {
         guard let text = h264Parameter("profile-level-id") else { return .default }
         return H264ProfileLevelID(Substring(text))
     }

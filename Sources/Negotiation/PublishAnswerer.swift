@@ -5,15 +5,15 @@ import Wire
 /// 5.3). Holds the `o=` line's session id and a version that grows by one
 /// per answer (RFC 8829 section 5.3.1 and 5.3.2: same id, higher version
 /// for every later answer of the session).
-public struct PublishAnswerer: Sendable {
-    public let sessionID: UInt64
+package struct PublishAnswerer: Sendable {
+    package let sessionID: UInt64
     /// The version of the last answer made; 0 before the first.
-    public private(set) var sessionVersion: UInt64 = 0
+    package private(set) var sessionVersion: UInt64 = 0
 
     /// `sessionID` comes from the caller (a random number; this target
     /// reads no random source); it is cut to 63 bits as RFC 8829 section
     /// 5.2.1 asks.
-    public init(sessionID: UInt64) {
+    package init(sessionID: UInt64) {
         self.sessionID = sessionID & 0x7FFF_FFFF_FFFF_FFFF
     }
 
@@ -37,7 +37,7 @@ public struct PublishAnswerer: Sendable {
     ///   offered, the accepted codecs with rtpmap/rtcp-fb/fmtp, and
     ///   `a=rid:<id> recv` plus `a=simulcast:recv` in the offer's send order
     ///   (RFC 8853 section 5.3).
-    public mutating func makeAnswer(to offer: PublishOffer, local: LocalTransportParameters) -> SessionDescription {
+    package mutating func makeAnswer(to offer: PublishOffer, local: LocalTransportParameters) -> SessionDescription {
         sessionVersion &+= 1
         var media: [MediaDescription] = []
         var bundled: [MID] = []

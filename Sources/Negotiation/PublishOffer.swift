@@ -5,9 +5,9 @@ import Wire
 /// A publisher's offer (the client offers, the SFU answers), analysed
 /// m-section by m-section: what we accept, with which codecs, layers and
 /// header extensions, and what we reject and why.
-public struct PublishOffer: Equatable, Sendable {
+package struct PublishOffer: Equatable, Sendable {
     /// Why an m-section is answered with port 0 (RFC 8829 section 5.3.1).
-    public enum RejectionReason: Equatable, Sendable {
+    package enum RejectionReason: Equatable, Sendable {
         /// Not audio or video over RTP: data channels (`m=application`)
         /// and anything else.
         case unsupportedMedia
@@ -20,19 +20,19 @@ public struct PublishOffer: Equatable, Sendable {
         case rejectedByOfferer
     }
 
-    public struct RejectedSection: Equatable, Sendable {
-        public var mid: MID
-        public var media: String
-        public var proto: String
-        public var formats: [String]
-        public var reason: RejectionReason
+    package struct RejectedSection: Equatable, Sendable {
+        package var mid: MID
+        package var media: String
+        package var proto: String
+        package var formats: [String]
+        package var reason: RejectionReason
     }
 
-    public enum Section: Equatable, Sendable {
+    package enum Section: Equatable, Sendable {
         case accepted(PublishedTrackDescription)
         case rejected(RejectedSection)
 
-        public var mid: MID {
+        package var mid: MID {
             switch self {
             case .accepted(let t): t.mid
             case .rejected(let r): r.mid
@@ -40,13 +40,13 @@ public struct PublishOffer: Equatable, Sendable {
         }
     }
 
-    public let description: SessionDescription
-    public let transport: RemoteTransportParameters
+    package let description: SessionDescription
+    package let transport: RemoteTransportParameters
     /// One entry per m-section, in the offer's order.
-    public let sections: [Section]
+    package let sections: [Section]
 
     /// The accepted m-sections in which the client sends media.
-    public var tracks: [PublishedTrackDescription] {
+    package var tracks: [PublishedTrackDescription] {
         sections.compactMap { if case .accepted(let t) = $0, t.isSending { t } else { nil } }
     }
 
@@ -54,7 +54,7 @@ public struct PublishOffer: Equatable, Sendable {
     /// `RemoteTransportParameters`) or when no m-section sends anything we
     /// accept (`nothingToPublish`: a recvonly-only offer belongs on the
     /// subscriber transport).
-    public init(_ offer: SessionDescription) throws(NegotiationError) {
+    package init(_ offer: SessionDescription) throws(NegotiationError) {
         transport = try RemoteTransportParameters(from: offer, as: .offer)
         description = offer
         let bundle = transport.bundle

@@ -7,22 +7,28 @@ import Wire
 /// ICE credentials and candidates, DTLS fingerprints and role (RFC 8829
 /// section 5.8, RFC 8843 section 7). The shell hands these to
 /// `PeerTransport`.
-public struct RemoteTransportParameters: Equatable, Sendable {
-    public var credentials: ICECredentials
+package struct RemoteTransportParameters: Equatable, Sendable {
+    package var credentials: ICECredentials
     /// Every `a=fingerprint` with a hash function DTLS supports (sha-1,
     /// sha-224...sha-512), in the order written; aiortc sends three.
     /// Others (md5, unknown names) are skipped.
-    public var fingerprints: [CertificateFingerprint]
-    public var setup: SetupRole
+    package var fingerprints: [CertificateFingerprint]
+    package var setup: SetupRole
     /// UDP candidates with an IP literal address; see `ICECandidate(sdp:)`.
-    public var candidates: [ICECandidate]
+    package var candidates: [ICECandidate]
     /// `a=end-of-candidates` (RFC 8840 section 8.2): no more will trickle.
-    public var endOfCandidates: Bool
+    package var endOfCandidates: Bool
     /// The mids of the BUNDLE group, as written; the first is the offerer's
     /// tagged m-section (RFC 8843 section 7.2.1).
-    public var bundle: [MID]
+    package var bundle: [MID]
     /// `a=ice-lite` at session level.
-    public var isICELite: Bool
+    package var isICELite: Bool
+    /// The header-extension ids to write on what we send this client, when
+    /// they are the client's choice (a WHEP offer, as answered:
+    /// `PlaybackAnswer.headerExtensions`); nil: the ids of our own offer
+    /// (`SubscriberOfferBuilder.defaultHeaderExtensions`). Set by the rooms
+    /// layer, not read from the description.
+    package var egressHeaderExtensions: HeaderExtensionIDs? = nil
 
     /// Which side of offer/answer the description is; it decides which DTLS
     /// roles are acceptable. We are always the DTLS server (`passive`):
@@ -30,7 +36,7 @@ public struct RemoteTransportParameters: Equatable, Sendable {
     /// the offerer say actpass, and we then answer passive); an answer to
     /// our `actpass` must say `active` (section 5.3), since we cannot be
     /// the DTLS client.
-    public enum DescriptionRole: Equatable, Sendable {
+    package enum DescriptionRole: Equatable, Sendable {
         case offer, answer
     }
 
@@ -41,7 +47,7 @@ public struct RemoteTransportParameters: Equatable, Sendable {
     /// Also checks what every usable description needs: a mid on every
     /// m-section, unique; a BUNDLE group naming only known mids;
     /// `a=rtcp-mux` on every RTP m-section that is not rejected.
-    public init(from description: SessionDescription, as role: DescriptionRole) throws(NegotiationError) {
+    package init(from description: SessionDescription, as role: DescriptionRole) throws(NegotiationError) {
         try self.init(from: description) { setup in
             switch (role, setup) {
             case (.offer, .actpass), (.offer, .active), (.answer, .active): true
@@ -54,7 +60,7 @@ public struct RemoteTransportParameters: Equatable, Sendable {
     /// are then the DTLS client, so the server's offer must say `actpass`
     /// or `passive` and its answer `passive` (RFC 8842 sections 5.2, 5.3).
     /// The other checks are those of `init(from:as:)`.
-    public init(fromServer description: SessionDescription, as role: DescriptionRole) throws(NegotiationError) {
+    package init(fromServer description: SessionDescription, as role: DescriptionRole) throws(NegotiationError) {
         try self.init(from: description) { setup in
             switch (role, setup) {
             case (.offer, .actpass), (.offer, .passive), (.answer, .passive): true

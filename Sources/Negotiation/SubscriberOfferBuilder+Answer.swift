@@ -19,7 +19,7 @@ extension SubscriberOfferBuilder {
     /// answered `recvonly`; `a=setup:active` (RFC 8842 section 5.3; we are
     /// the DTLS server); BUNDLE, ICE credentials, fingerprint and
     /// `a=rtcp-mux` as `RemoteTransportParameters` requires.
-    public mutating func applyAnswer(_ answer: SessionDescription) throws(NegotiationError) -> RemoteTransportParameters {
+    package mutating func applyAnswer(_ answer: SessionDescription) throws(NegotiationError) -> RemoteTransportParameters {
         guard state == .haveLocalOffer, let offered else { throw .noOfferOutstanding }
         guard answer.media.count == offered.count else {
             throw .answerMediaCount(expected: offered.count, got: answer.media.count)

@@ -24,10 +24,10 @@ import Wire
 /// removed at any time; changes made while an offer is outstanding raise
 /// `needsRenegotiation`, and the rooms layer offers again once the answer
 /// is applied.
-public struct SubscriberOfferBuilder: Sendable {
+package struct SubscriberOfferBuilder: Sendable {
     /// RFC 8829 section 3.2 signalling states, those the server side of a
     /// subscriber transport can be in.
-    public enum SignalingState: Equatable, Sendable {
+    package enum SignalingState: Equatable, Sendable {
         case stable, haveLocalOffer
     }
 
@@ -45,16 +45,16 @@ public struct SubscriberOfferBuilder: Sendable {
         var refused = false
     }
 
-    public let sessionID: UInt64
+    package let sessionID: UInt64
     /// The `o=` version of the last offer; 0 before the first.
-    public private(set) var sessionVersion: UInt64 = 0
-    public internal(set) var state: SignalingState = .stable
+    package private(set) var sessionVersion: UInt64 = 0
+    package internal(set) var state: SignalingState = .stable
     /// True when tracks changed since the last offer was created.
-    public private(set) var needsRenegotiation = false
-    public var local: LocalTransportParameters
+    package private(set) var needsRenegotiation = false
+    package var local: LocalTransportParameters
     /// The same `a=extmap` lines go on every m-section, so one id means one
     /// extension across the whole BUNDLE.
-    public var headerExtensions: [ExtensionMap]
+    package var headerExtensions: [ExtensionMap]
 
     var slots: [Slot] = []
     /// The slots as in the outstanding offer.
@@ -65,9 +65,9 @@ public struct SubscriberOfferBuilder: Sendable {
     var nextMID = 0
     /// The tracks whose sections the last applied answer rejected (port 0):
     /// no longer in any section; the caller stops forwarding them.
-    public internal(set) var refusedTrackIDs: [String] = []
+    package internal(set) var refusedTrackIDs: [String] = []
 
-    public static let defaultHeaderExtensions: [ExtensionMap] = [
+    package static let defaultHeaderExtensions: [ExtensionMap] = [
         ExtensionMap(id: 1, uri: HeaderExtensionURI.mid),
         ExtensionMap(id: 2, uri: HeaderExtensionURI.absoluteSendTime),
         ExtensionMap(id: 3, uri: HeaderExtensionURI.transportWideSequenceNumber),
@@ -76,7 +76,7 @@ public struct SubscriberOfferBuilder: Sendable {
 
     /// `sessionID` comes from the caller (random), cut to 63 bits
     /// (RFC 8829 section 5.2.1).
-    public init(
+    package init(
         sessionID: UInt64, local: LocalTransportParameters,
         headerExtensions: [ExtensionMap] = SubscriberOfferBuilder.defaultHeaderExtensions
     ) {
@@ -87,19 +87,19 @@ public struct SubscriberOfferBuilder: Sendable {
 
     /// The offer waiting for its answer, as it was sent (same version), to
     /// send again to a client that reconnected before answering.
-    public var outstandingOffer: SessionDescription? { offered.map { description(of: $0) } }
+    package var outstandingOffer: SessionDescription? { offered.map { description(of: $0) } }
 
     /// The mids of sections that currently carry a track, in order.
-    public var activeMIDs: [MID] { slots.compactMap { $0.track == nil ? nil : $0.mid } }
+    package var activeMIDs: [MID] { slots.compactMap { $0.track == nil ? nil : $0.mid } }
 
     /// The mid that carries `trackID`, if it is sent.
-    public func mid(of trackID: String) -> MID? { slots.first { $0.track?.trackID == trackID }?.mid }
+    package func mid(of trackID: String) -> MID? { slots.first { $0.track?.trackID == trackID }?.mid }
 
     /// Places `track` in a section and returns its mid: the first section
     /// of the same kind that is inactive both now and in the last agreed
     /// description, else a new one at the end.
     @discardableResult
-    public mutating func add(track: OutgoingTrack) throws(NegotiationError) -> MID {
+    package mutating func add(track: OutgoingTrack) throws(NegotiationError) -> MID {
         guard mid(of: track.trackID) == nil else { throw .duplicateTrack(track.trackID) }
         needsRenegotiation = true
         for i in slots.indices where slots[i].track == nil && slots[i].kind == track.kind && !slots[i].refused {
@@ -118,7 +118,7 @@ public struct SubscriberOfferBuilder: Sendable {
     }
 
     /// Stops sending `trackID`: its section goes `inactive` in the next offer.
-    public mutating func remove(trackID: String) throws(NegotiationError) {
+    package mutating func remove(trackID: String) throws(NegotiationError) {
         guard let i = slots.firstIndex(where: { $0.track?.trackID == trackID }) else { throw .unknownTrack(trackID) }
         slots[i].track = nil
         needsRenegotiation = true
@@ -126,7 +126,7 @@ public struct SubscriberOfferBuilder: Sendable {
 
     /// The next offer. Throws `offerOutstanding` while the previous one
     /// waits for its answer, `nothingToOffer` before any track was added.
-    public mutating func createOffer() throws(NegotiationError) -> SessionDescription {
+    package mutating func createOffer() throws(NegotiationError) -> SessionDescription {
         guard state == .stable else { throw .offerOutstanding }
         guard !slots.isEmpty else { throw .nothingToOffer }
         sessionVersion &+= 1
@@ -138,7 +138,7 @@ public struct SubscriberOfferBuilder: Sendable {
 
     /// Abandons the outstanding offer (RFC 8829 section 4.1.10.2,
     /// rollback): back to `stable`, and renegotiation is needed again.
-    public mutating func rollback() throws(NegotiationError) {
+    package mutating func rollback() throws(NegotiationError) {
         guard state == .haveLocalOffer else { throw .noOfferOutstanding }
         state = .stable
         offered = nil

@@ -4,14 +4,14 @@ import Wire
 /// host: "127.0.0.1", "::1"), for lists such as the trusted proxies.
 /// IPv4 prefixes also match IPv4-mapped IPv6 addresses (::ffff:a.b.c.d,
 /// RFC 4291 section 2.5.5.2), the form a dual-stack listener reports.
-public struct AddressPrefix: Hashable, Sendable, CustomStringConvertible {
+package struct AddressPrefix: Hashable, Sendable, CustomStringConvertible {
     /// The network's bytes (4 or 16), host bits cleared.
-    public let network: [UInt8]
-    public let length: Int
+    package let network: [UInt8]
+    package let length: Int
 
     /// nil unless `text` is an address, optionally with `/N` in range for
     /// its family.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 1 || parts.count == 2,
             let address = SocketAddress(ip: String(parts[0]), port: 0)
@@ -28,12 +28,12 @@ public struct AddressPrefix: Hashable, Sendable, CustomStringConvertible {
         network = Self.masked(bytes, length)
     }
 
-    public func contains(_ address: SocketAddress) -> Bool {
+    package func contains(_ address: SocketAddress) -> Bool {
         let bytes = Self.canonical(address.ipBytes)
         return bytes.count == network.count && Self.masked(bytes, length) == network
     }
 
-    public var description: String {
+    package var description: String {
         let address: String
         if network.count == 4 {
             address = network.map(String.init).joined(separator: ".")
@@ -64,7 +64,7 @@ public struct AddressPrefix: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Array where Element == AddressPrefix {
-    public func contains(_ address: SocketAddress?) -> Bool {
+    package func contains(_ address: SocketAddress?) -> Bool {
         guard let address else { return false }
         return contains { $0.contains(address) }
     }

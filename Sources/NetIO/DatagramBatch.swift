@@ -11,11 +11,11 @@ import Wire
 /// socket) and room for the control message that carries it. Allocated
 /// once; receiving and sending reuse the same memory, so the media path
 /// allocates nothing per packet. Owned by one worker thread.
-public final class DatagramBatch {
-    public let capacity: Int
-    public let slotSize: Int
+package final class DatagramBatch {
+    package let capacity: Int
+    package let slotSize: Int
     /// Number of filled slots (after a receive, or as set by the sender).
-    public var count: Int = 0
+    package var count: Int = 0
 
     let buffers: UnsafeMutableRawBufferPointer
     let lengths: UnsafeMutableBufferPointer<Int>
@@ -28,8 +28,29 @@ public final class DatagramBatch {
     /// Per slot, `controlSpace` bytes for IP_PKTINFO / IPV6_PKTINFO.
     let controls: UnsafeMutableRawPointer
     let controlSpace: Int
+    /// Sending (`DatagramBatch+Segmentation`): the slots in message order,
+    /// where each message starts in that order (one more entry than
+    /// messages), the planner's groups, and per message room for a source
+    /// and a UDP_SEGMENT control message.
+    let order: UnsafeMutableBufferPointer<Int32>
+    let messageStart: UnsafeMutableBufferPointer<Int32>
+    let nextInGroup: UnsafeMutableBufferPointer<Int32>
+    let groupHead: UnsafeMutableBufferPointer<Int32>
+    let groupTail: UnsafeMutableBufferPointer<Int32>
+    let groupCount: UnsafeMutableBufferPointer<Int32>
+    let groupBytes: UnsafeMutableBufferPointer<Int32>
+    let groupSegment: UnsafeMutableBufferPointer<Int32>
+    let groupClosed: UnsafeMutableBufferPointer<Bool>
+    let messageControls: UnsafeMutableRawPointer
+    let messageControlSpace: Int
+    /// Open-addressed map from a route to its latest group, valid where
+    /// `routeStamp` equals `routeGeneration` (bumped per send, so nothing
+    /// is cleared): at least twice `capacity` entries, so a probe ends.
+    let routeGroup: UnsafeMutableBufferPointer<Int32>
+    let routeStamp: UnsafeMutableBufferPointer<UInt32>
+    var routeGeneration: UInt32 = 0
 
-    public init(capacity: Int = 32, slotSize: Int = 2048) {
+    package init(capacity: Int = 32, slotSize: Int = 2048) {
         precondition(capacity > 0 && slotSize > 0)
         self.capacity = capacity
         self.slotSize = slotSize
@@ -47,77 +68,89 @@ public final class DatagramBatch {
         controlSpace = swiftlet_pktinfo_space()
         controls = .allocate(byteCount: capacity * controlSpace, alignment: 16)
         controls.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * controlSpace)
+        order = .allocate(capacity: capacity)
+        messageStart = .allocate(capacity: capacity + 1)
+        nextInGroup = .allocate(capacity: capacity)
+        groupHead = .allocate(capacity: capacity)
+        groupTail = .allocate(capacity: capacity)
+        groupCount = .allocate(capacity: capacity)
+        groupBytes = .allocate(capacity: capacity)
+        groupSegment = .allocate(capacity: capacity)
+        for buffer in [order, messageStart, nextInGroup, groupHead, groupTail, groupCount, groupBytes, groupSegment] {
+            buffer.initialize(repeating: 0)
+        }
+        groupClosed = .allocate(capacity: capacity)
+        groupClosed.initialize(repeating: false)
+        messageControlSpace = swiftlet_gso_control_space()
+        messageControls = .allocate(byteCount: capacity * messageControlSpace, alignment: 16)
+        messageControls.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * messageControlSpace)
+        var tableSize = 16
+        while tableSize < 2 * capacity { tableSize *= 2 }
+        routeGroup = .allocate(capacity: tableSize)
+        routeGroup.initialize(repeating: 0)
+        routeStamp = .allocate(capacity: tableSize)
+        routeStamp.initialize(repeating: 0)
     }
 
     deinit {
         buffers.deallocate(); lengths.deallocate(); addresses.deallocate()
         iovecs.deallocate(); headers.deallocate(); locals.deallocate(); controls.deallocate()
+        for buffer in [order, messageStart, nextInGroup, groupHead, groupTail, groupCount, groupBytes, groupSegment] {
+            buffer.deallocate()
+        }
+        groupClosed.deallocate(); messageControls.deallocate(); routeGroup.deallocate(); routeStamp.deallocate()
     }
 
     /// The writable buffer of slot `i`, `slotSize` bytes.
-    public func slot(_ i: Int) -> UnsafeMutableRawBufferPointer {
+    package func slot(_ i: Int) -> UnsafeMutableRawBufferPointer {
         precondition(i >= 0 && i < capacity, "slot index is ours, not the wire's")
         return UnsafeMutableRawBufferPointer(rebasing: buffers[i * slotSize..<(i + 1) * slotSize])
     }
 
     /// The datagram in slot `i` (its received or to-be-sent length).
-    public func datagram(_ i: Int) -> UnsafeRawBufferPointer {
+    package func datagram(_ i: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: slot(i)[0..<min(lengths[i], slotSize)])
     }
 
-    public func length(_ i: Int) -> Int { lengths[i] }
-    public func setLength(_ length: Int, at i: Int) {
+    package func length(_ i: Int) -> Int { lengths[i] }
+    package func setLength(_ length: Int, at i: Int) {
         precondition(length >= 0 && length <= slotSize)
         lengths[i] = length
     }
 
-    public func address(_ i: Int) -> SocketAddress? { SocketAddress(storage: addresses[i]) }
+    package func address(_ i: Int) -> SocketAddress? { SocketAddress(storage: addresses[i]) }
     /// Sets slot `i`'s destination and clears its source (the kernel picks).
-    public func setAddress(_ address: SocketAddress, at i: Int) {
+    package func setAddress(_ address: SocketAddress, at i: Int) {
         addresses[i] = address.storage
         locals[i].ss_family = 0
     }
-    public func setAddress(_ address: TransportAddress, at i: Int) { setAddress(SocketAddress(address), at: i) }
+    package func setAddress(_ address: TransportAddress, at i: Int) { setAddress(SocketAddress(address), at: i) }
 
     /// After a receive on a socket that reports destinations: the local
     /// address (port 0) datagram `i` was sent to; nil otherwise.
-    public func localAddress(_ i: Int) -> TransportAddress? { SocketAddress(storage: locals[i])?.transportAddress }
+    package func localAddress(_ i: Int) -> TransportAddress? { SocketAddress(storage: locals[i])?.transportAddress }
 
     /// Before a send: slot `i` leaves from `source` (after `setAddress`).
     /// Used only on sockets that report destinations (wildcard-bound); a
     /// bound socket has one source anyway.
-    public func setLocalAddress(_ source: TransportAddress?, at i: Int) {
+    package func setLocalAddress(_ source: TransportAddress?, at i: Int) {
         if let source { locals[i] = SocketAddress(source).storage } else { locals[i].ss_family = 0 }
     }
 
     private func control(_ i: Int) -> UnsafeMutableRawPointer { controls + i * controlSpace }
 
-    /// Points the kernel headers at the slots; `forSend` uses each slot's
-    /// length and address, otherwise the full slot and room for an address.
-    /// `mapIPv4` (a dual-stack socket) rewrites IPv4 destinations as
-    /// ::ffff:a.b.c.d; `localAddresses` (a wildcard socket) gives each
-    /// received slot room for its destination, and each sent slot with a
-    /// source its IP_PKTINFO / IPV6_PKTINFO.
-    func prepareHeaders(count n: Int, forSend: Bool, mapIPv4: Bool = false, localAddresses: Bool = false) {
-        for i in 0..<n {
-            let base = buffers.baseAddress! + i * slotSize
-            iovecs[i] = iovec(iov_base: base, iov_len: forSend ? lengths[i] : slotSize)
-            if forSend, mapIPv4, Int32(addresses[i].ss_family) == AF_INET, let a = SocketAddress(storage: addresses[i]) {
-                addresses[i] = SocketAddress(a.transportAddress, mappedToIPv6: true).storage
-            }
-            let addressLength =
-                forSend
-                ? (SocketAddress(storage: addresses[i])?.length ?? 0)
-                : socklen_t(MemoryLayout<sockaddr_storage>.size)
+    /// Before `recvmmsg`: points the kernel headers at the whole slots,
+    /// with room for each sender's address, and (`localAddresses`, a
+    /// wildcard socket) for the control message that carries where each
+    /// datagram arrived. Sending builds its headers in `transmit`
+    /// (`DatagramBatch+Segmentation`), one message per group of slots.
+    func prepareReceiveHeaders(localAddresses: Bool) {
+        for i in 0..<capacity {
+            iovecs[i] = iovec(iov_base: buffers.baseAddress! + i * slotSize, iov_len: slotSize)
             swiftlet_mmsghdr_set(
-                headers, UInt32(i), iovecs.baseAddress! + i,
-                UnsafeMutableRawPointer(addresses.baseAddress! + i), addressLength)
-            guard localAddresses else { continue }
-            if !forSend {
-                swiftlet_mmsghdr_set_control(headers, UInt32(i), control(i), controlSpace)
-            } else if locals[i].ss_family != 0 {
-                _ = swiftlet_mmsghdr_set_source(headers, UInt32(i), control(i), locals.baseAddress! + i)
-            }
+                headers, UInt32(i), iovecs.baseAddress! + i, UnsafeMutableRawPointer(addresses.baseAddress! + i),
+                socklen_t(MemoryLayout<sockaddr_storage>.size))
+            if localAddresses { swiftlet_mmsghdr_set_control(headers, UInt32(i), control(i), controlSpace) }
         }
     }
 
@@ -129,27 +162,5 @@ public final class DatagramBatch {
                 locals[i].ss_family = 0
             }
         }
-    }
-
-    /// Sends the first `count` slots on `descriptor` with as few `sendmmsg`
-    /// calls as the kernel allows, then empties the batch. A destination the
-    /// kernel refuses costs that one datagram; a full socket buffer (EAGAIN)
-    /// drops the rest of the batch rather than spinning: late media is
-    /// useless media.
-    func transmit(on descriptor: Int32, mapIPv4: Bool = false, localAddresses: Bool = false) -> (sent: Int, dropped: Int) {
-        guard count > 0 else { return (0, 0) }
-        prepareHeaders(count: count, forSend: true, mapIPv4: mapIPv4, localAddresses: localAddresses)
-        var done = 0, sent = 0
-        while done < count {
-            let n = swiftlet_sendmmsg(descriptor, headers + done * swiftlet_mmsghdr_size(), UInt32(count - done), 0)
-            if n > 0 { done += Int(n); sent += Int(n); continue }
-            let e = errno
-            if n < 0 && e == EINTR { continue }
-            if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { break }
-            done += 1
-        }
-        let total = count
-        count = 0
-        return (sent, total - sent)
     }
 }

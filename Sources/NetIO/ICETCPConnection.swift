@@ -1,29 +1,29 @@
 import Wire
 
 /// What ICE-TCP allows a worker's TCP media port (docs/SECURITY.md).
-public struct ICETCPLimits: Equatable, Sendable {
+package struct ICETCPLimits: Equatable, Sendable {
     /// Open connections per worker; one more is closed at accept.
-    public var maxConnections: Int
+    package var maxConnections: Int
     /// Open connections per client address (IPv4, or an IPv6 /64).
-    public var maxConnectionsPerAddress: Int
+    package var maxConnectionsPerAddress: Int
     /// A connection must send a STUN Binding request that a transport of
     /// this worker accepts (its ufrag and password) within this, or it is
     /// closed: an unauthenticated connection holds a slot only this long.
-    public var bindingTimeout: Duration
+    package var bindingTimeout: Duration
     /// A bound connection with no frame for this long is closed. Consent
     /// checks (RFC 7675) arrive every few seconds, and the transport itself
     /// fails after 30 s without one, so 40 s only catches a peer gone quiet.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// The longest RFC 4571 frame accepted (ours, not the 65535 the prefix
     /// can say): a worker's datagram slot. A longer frame is skipped.
-    public var maxFrameLength: Int
+    package var maxFrameLength: Int
     /// Bytes queued per connection that the kernel has not taken yet
     /// (preallocated). A packet that does not fit is dropped and counted:
     /// media is loss-tolerant, and a queue without bound would only add
     /// delay and memory.
-    public var sendBufferBytes: Int
+    package var sendBufferBytes: Int
 
-    public init(
+    package init(
         maxConnections: Int = 256, maxConnectionsPerAddress: Int = 16, bindingTimeout: Duration = .seconds(5),
         idleTimeout: Duration = .seconds(40), maxFrameLength: Int = 2048, sendBufferBytes: Int = 65536
     ) {
@@ -37,24 +37,24 @@ public struct ICETCPLimits: Equatable, Sendable {
 }
 
 /// What a worker's ICE-TCP port did, for metrics and tests.
-public struct ICETCPCounters: Equatable, Sendable {
-    public var accepted = 0
+package struct ICETCPCounters: Equatable, Sendable {
+    package var accepted = 0
     /// Closed at accept: over `maxConnections` or the per-address limits.
-    public var refused = 0
+    package var refused = 0
     /// Closed for sending no accepted STUN Binding request in time.
-    public var bindingTimeouts = 0
-    public var idleTimeouts = 0
+    package var bindingTimeouts = 0
+    package var idleTimeouts = 0
     /// Closed by the peer, by an error, or because their transport ended.
-    public var closed = 0
-    public var framesReceived = 0
+    package var closed = 0
+    package var framesReceived = 0
     /// Frames dropped by the decoder (too long, empty).
-    public var framingErrors = 0
-    public var framesSent = 0
+    package var framingErrors = 0
+    package var framesSent = 0
     /// Packets dropped because the connection's send buffer was full.
-    public var sendBufferDrops = 0
+    package var sendBufferDrops = 0
     /// Packets to a TCP address with no open connection.
-    public var noConnectionDrops = 0
-    public init() {}
+    package var noConnectionDrops = 0
+    package init() {}
 }
 
 /// One accepted ICE-TCP connection (RFC 6544): the socket, its RFC 4571

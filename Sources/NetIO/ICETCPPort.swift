@@ -22,12 +22,12 @@ import Wire
 /// Nothing here allocates per packet: reads land in one receive buffer,
 /// frames are handed out in place or gathered in the connection's decoder,
 /// and each connection's output buffer is allocated at accept.
-public final class ICETCPPort {
-    public let localAddress: SocketAddress
-    public let limits: ICETCPLimits
-    public private(set) var counters = ICETCPCounters()
+package final class ICETCPPort {
+    package let localAddress: SocketAddress
+    package let limits: ICETCPLimits
+    package private(set) var counters = ICETCPCounters()
     /// The descriptor the worker watches (this port's epoll set).
-    public let descriptor: Int32
+    package let descriptor: Int32
 
     private let listener: TCPListener
     private var connections: [ICETCPConnection?]
@@ -45,7 +45,7 @@ public final class ICETCPPort {
     private static var listenerTag: UInt64 { UInt64.max }
 
     /// `::` takes both families on one socket, as the UDP socket does.
-    public init(bindingTo address: SocketAddress, limits: ICETCPLimits = .init()) throws(SocketError) {
+    package init(bindingTo address: SocketAddress, limits: ICETCPLimits = .init()) throws(SocketError) {
         let listener = try TCPListener(bindingTo: address, dualStack: address.family == .v6 && address.isWildcard)
         let epoll = swiftlet_epoll_create()
         guard epoll >= 0 else { throw SocketError(operation: "epoll", errno: errno) }
@@ -75,11 +75,11 @@ public final class ICETCPPort {
         receiveBuffer.deallocate()
     }
 
-    public var connectionCount: Int { connections.count - freeSlots.count }
+    package var connectionCount: Int { connections.count - freeSlots.count }
 
     /// The worker saw this port's epoll set readable: accepts, reads and
     /// writes what is ready, handing every frame to `engine`.
-    public func service<Engine: WorkerEngine>(engine: Engine, now: Instant, transmit: TransmitQueue) {
+    package func service<Engine: WorkerEngine>(engine: Engine, now: Instant, transmit: TransmitQueue) {
         let n = tags.withUnsafeMutableBufferPointer { t in
             ready.withUnsafeMutableBufferPointer { r in
                 swiftlet_epoll_wait_ready(descriptor, t.baseAddress, r.baseAddress, Int32(t.count), 0)
@@ -106,11 +106,11 @@ public final class ICETCPPort {
     }
 
     /// When `sweep` must run next; nil without connections.
-    public var nextDeadline: Instant? { connectionCount == 0 ? nil : nextSweep }
+    package var nextDeadline: Instant? { connectionCount == 0 ? nil : nextSweep }
 
     /// Closes connections past their deadline (no accepted binding in
     /// time, or idle), and bound ones whose transport is gone.
-    public func sweep<Engine: WorkerEngine>(engine: Engine, now: Instant) {
+    package func sweep<Engine: WorkerEngine>(engine: Engine, now: Instant) {
         nextSweep = now + .seconds(1)
         for slot in connections.indices {
             guard let connection = connections[slot] else { continue }

@@ -8,25 +8,25 @@ import Synchronization
 /// How control reaches a worker thread: any thread posts a message, the
 /// worker's epoll loop wakes on the eventfd and drains the queue. The lock
 /// is taken per control message, never per media packet.
-public final class Mailbox<Message: Sendable>: Sendable {
+package final class Mailbox<Message: Sendable>: Sendable {
     private let queue = Mutex<[Message]>([])
     /// Readable (non-zero counter) while messages are waiting.
-    public let eventDescriptor: Int32
+    package let eventDescriptor: Int32
 
-    public init() {
+    package init() {
         eventDescriptor = swiftlet_eventfd_create()
         precondition(eventDescriptor >= 0, "eventfd failed: \(errno)")
     }
 
     deinit { close(eventDescriptor) }
 
-    public func post(_ message: Message) {
+    package func post(_ message: Message) {
         queue.withLock { $0.append(message) }
         wake()
     }
 
     /// Makes the eventfd readable without a message (a stop request).
-    public func wake() {
+    package func wake() {
         var one: UInt64 = 1
         _ = write(eventDescriptor, &one, 8)
     }
@@ -35,13 +35,13 @@ public final class Mailbox<Message: Sendable>: Sendable {
     /// `milliseconds` pass (for a thread that only drains this mailbox,
     /// with no epoll loop of its own). True when woken by a post.
     @discardableResult
-    public func wait(milliseconds: Int32) -> Bool {
+    package func wait(milliseconds: Int32) -> Bool {
         var fd = pollfd(fd: eventDescriptor, events: Int16(POLLIN), revents: 0)
         return poll(&fd, 1, milliseconds) > 0
     }
 
     /// Takes every waiting message, oldest first, and clears the wakeup.
-    public func drain() -> [Message] {
+    package func drain() -> [Message] {
         var counter: UInt64 = 0
         _ = read(eventDescriptor, &counter, 8)
         return queue.withLock { q in

@@ -3,10 +3,10 @@
 #endif
 
 /// A host name that did not resolve; `reason` is getaddrinfo's.
-public struct NameResolutionError: Error, CustomStringConvertible {
-    public let host: String
-    public let reason: String
-    public var description: String { "cannot resolve '\(host)': \(reason)" }
+package struct NameResolutionError: Error, CustomStringConvertible {
+    package let host: String
+    package let reason: String
+    package var description: String { "cannot resolve '\(host)': \(reason)" }
 }
 
 extension SocketAddress {
@@ -14,7 +14,7 @@ extension SocketAddress {
     /// IPv6, in getaddrinfo's order (RFC 6724 destination address
     /// selection, as /etc/gai.conf tunes it). Blocks while the resolver
     /// works: call it before the loop starts.
-    public static func resolve(host: String, port: UInt16) throws(NameResolutionError) -> [SocketAddress] {
+    package static func resolve(host: String, port: UInt16) throws(NameResolutionError) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

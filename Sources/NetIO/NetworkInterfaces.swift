@@ -5,27 +5,27 @@ import Wire
 #endif
 
 /// One address of one network interface, as getifaddrs(3) lists it.
-public struct InterfaceAddress: Equatable, Sendable, CustomStringConvertible {
-    public var name: String
+package struct InterfaceAddress: Equatable, Sendable, CustomStringConvertible {
+    package var name: String
     /// The address, port 0.
-    public var address: TransportAddress
+    package var address: TransportAddress
     /// IFF_UP: the administrator brought the interface up.
-    public var isUp: Bool
-    public init(name: String, address: TransportAddress, isUp: Bool = true) {
+    package var isUp: Bool
+    package init(name: String, address: TransportAddress, isUp: Bool = true) {
         self.name = name
         self.address = address
         self.isUp = isUp
     }
-    public var description: String { "\(name) \(address)\(isUp ? "" : " (down)")" }
+    package var description: String { "\(name) \(address)\(isUp ? "" : " (down)")" }
 }
 
 /// The machine's interface addresses, read once at start: what a
 /// wildcard-bound media socket can be reached on.
-public enum NetworkInterfaces {
+package enum NetworkInterfaces {
     /// Every IPv4 and IPv6 address of every interface, in the kernel's
     /// order (empty if getifaddrs fails). Interfaces that come and go
     /// later are not followed.
-    public static func current() -> [InterfaceAddress] {
+    package static func current() -> [InterfaceAddress] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return [] }
         defer { freeifaddrs(list) }

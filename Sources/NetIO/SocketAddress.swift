@@ -6,24 +6,24 @@ import Wire
 
 /// An IPv4 or IPv6 UDP endpoint, stored as the kernel's `sockaddr_storage`
 /// so it passes to and from system calls without conversion.
-public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
-    public enum Family: Sendable { case v4, v6 }
+package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+    package enum Family: Sendable { case v4, v6 }
 
-    public private(set) var storage: sockaddr_storage
-    public var family: Family { Int32(storage.ss_family) == AF_INET6 ? .v6 : .v4 }
+    package private(set) var storage: sockaddr_storage
+    package var family: Family { Int32(storage.ss_family) == AF_INET6 ? .v6 : .v4 }
 
-    public var length: socklen_t {
+    package var length: socklen_t {
         socklen_t(family == .v4 ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
     }
 
-    public init?(storage: sockaddr_storage) {
+    package init?(storage: sockaddr_storage) {
         let f = Int32(storage.ss_family)
         guard f == AF_INET || f == AF_INET6 else { return nil }
         self.storage = storage
     }
 
     /// Parses a numeric address ("127.0.0.1", "::1"); no name resolution.
-    public init?(ip: String, port: UInt16) {
+    package init?(ip: String, port: UInt16) {
         var s = sockaddr_storage()
         if ip.contains(":") {
             var a = sockaddr_in6()
@@ -42,7 +42,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses "HOST:PORT" or "[V6HOST]:PORT".
-    public init?(hostAndPort: String) {
+    package init?(hostAndPort: String) {
         let host: Substring, port: Substring
         if hostAndPort.hasPrefix("["), let close = hostAndPort.firstIndex(of: "]") {
             host = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close]
@@ -58,7 +58,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         self.init(ip: String(host), port: p)
     }
 
-    public var port: UInt16 {
+    package var port: UInt16 {
         withUnsafeBytes(of: storage) { raw in
             family == .v4
                 ? UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)
@@ -67,7 +67,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The address bytes in network order: 4 for IPv4, 16 for IPv6.
-    public var ipBytes: [UInt8] {
+    package var ipBytes: [UInt8] {
         withUnsafeBytes(of: storage) { raw in
             if family == .v4 {
                 return withUnsafeBytes(of: raw.load(as: sockaddr_in.self).sin_addr) { Array($0) }
@@ -76,7 +76,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var ip: String {
+    package var ip: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let bytes = ipBytes
         bytes.withUnsafeBytes { src in
@@ -85,16 +85,16 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    public var description: String { family == .v4 ? "\(ip):\(port)" : "[\(ip)]:\(port)" }
+    package var description: String { family == .v4 ? "\(ip):\(port)" : "[\(ip)]:\(port)" }
 
-    public static func == (a: SocketAddress, b: SocketAddress) -> Bool {
+    package static func == (a: SocketAddress, b: SocketAddress) -> Bool {
         a.transportAddress == b.transportAddress
     }
 
-    public func hash(into h: inout Hasher) { h.combine(transportAddress) }
+    package func hash(into h: inout Hasher) { h.combine(transportAddress) }
 
     /// The inline, protocol-neutral form of this address; no allocation.
-    public var transportAddress: TransportAddress {
+    package var transportAddress: TransportAddress {
         withUnsafeBytes(of: storage) { raw in
             if family == .v4 {
                 let a = raw.load(as: sockaddr_in.self)
@@ -116,7 +116,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// `address` for a dual-stack socket (`mappedToIPv6`): an IPv4 address
     /// becomes ::ffff:a.b.c.d, the form an AF_INET6 socket sends to.
-    public init(_ address: TransportAddress, mappedToIPv6: Bool) {
+    package init(_ address: TransportAddress, mappedToIPv6: Bool) {
         guard mappedToIPv6, let v4 = address.ipv4 else {
             self.init(address)
             return
@@ -127,9 +127,9 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// 0.0.0.0 or :: (any port): a socket bound here receives on every
     /// local address, so its datagrams need their destination read
     /// (IP_PKTINFO) and its replies a chosen source.
-    public var isWildcard: Bool { ipBytes.allSatisfy { $0 == 0 } }
+    package var isWildcard: Bool { ipBytes.allSatisfy { $0 == 0 } }
 
-    public init(_ address: TransportAddress) {
+    package init(_ address: TransportAddress) {
         var s = sockaddr_storage()
         if let v4 = address.ipv4 {
             var a = sockaddr_in()

@@ -5,7 +5,7 @@ import CShim
 #endif
 
 /// Where a non-blocking connect stands.
-public enum TCPConnectProgress: Equatable, Sendable {
+package enum TCPConnectProgress: Equatable, Sendable {
     /// The handshake is under way: wait for the socket to become writable
     /// (epoll), then call `TCPClientSocket.finishConnect()`.
     case inProgress
@@ -19,19 +19,19 @@ public enum TCPConnectProgress: Equatable, Sendable {
 /// `finishConnect()` then says how it ended (SO_ERROR, as connect(2)
 /// describes for EINPROGRESS). Once connected, `stream` reads and writes
 /// like an accepted connection.
-public struct TCPClientSocket: ~Copyable {
-    public let stream: TCPStream
-    public let remote: SocketAddress
+package struct TCPClientSocket: ~Copyable {
+    package let stream: TCPStream
+    package let remote: SocketAddress
     /// The state right after `connect(2)`: `.connected` happens on
     /// loopback at times, `.inProgress` is the rule.
-    public let initialProgress: TCPConnectProgress
+    package let initialProgress: TCPConnectProgress
 
-    public var descriptor: Int32 { stream.descriptor }
+    package var descriptor: Int32 { stream.descriptor }
 
     /// Opens a socket of `remote`'s family and starts connecting. Throws
     /// only when the socket cannot be created or the connect fails at once
     /// (ECONNREFUSED on loopback may come either way).
-    public init(connectingTo remote: SocketAddress) throws(SocketError) {
+    package init(connectingTo remote: SocketAddress) throws(SocketError) {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let fd = socket(remote.family == .v4 ? AF_INET : AF_INET6, type, 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
@@ -56,7 +56,7 @@ public struct TCPClientSocket: ~Copyable {
 
     /// After the socket turned writable (or hung up): whether the
     /// connection was established.
-    public func finishConnect() -> TCPConnectProgress {
+    package func finishConnect() -> TCPConnectProgress {
         let error = stream.pendingError
         if error != 0 { return error == EINPROGRESS || error == EALREADY ? .inProgress : .failed(errno: error) }
         var storage = sockaddr_storage()
@@ -70,7 +70,7 @@ public struct TCPClientSocket: ~Copyable {
     }
 
     /// The local end the kernel chose.
-    public func localAddress() throws(SocketError) -> SocketAddress {
+    package func localAddress() throws(SocketError) -> SocketAddress {
         try BoundSocket.localAddress(of: descriptor)
     }
 }

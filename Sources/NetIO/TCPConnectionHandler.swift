@@ -3,17 +3,17 @@ import Wire
 /// A connection's identity for its whole life: assigned at accept from a
 /// counter that never repeats, so a stale id (a push for a connection that
 /// closed) can never reach a newer connection that got the same descriptor.
-public struct TCPConnectionID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
-    public static func < (a: TCPConnectionID, b: TCPConnectionID) -> Bool { a.rawValue < b.rawValue }
-    public var description: String { "tcp#\(rawValue)" }
+package struct TCPConnectionID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt64
+    package init(rawValue: UInt64) { self.rawValue = rawValue }
+    package static func < (a: TCPConnectionID, b: TCPConnectionID) -> Bool { a.rawValue < b.rawValue }
+    package var description: String { "tcp#\(rawValue)" }
 }
 
 /// What the shell does after a handler call: send these bytes, then maybe
 /// close. A value, so handlers are tested without sockets.
-public struct TCPConnectionAction: Equatable, Sendable {
-    public enum Close: Equatable, Sendable {
+package struct TCPConnectionAction: Equatable, Sendable {
+    package enum Close: Equatable, Sendable {
         /// Keep the connection.
         case none
         /// Send everything queued (these bytes included), send FIN, then
@@ -26,25 +26,25 @@ public struct TCPConnectionAction: Equatable, Sendable {
         case now
     }
 
-    public var send: [UInt8]
-    public var close: Close
+    package var send: [UInt8]
+    package var close: Close
 
-    public init(send: [UInt8] = [], close: Close = .none) {
+    package init(send: [UInt8] = [], close: Close = .none) {
         self.send = send
         self.close = close
     }
 
     /// Nothing to send; keep going.
-    public static var none: TCPConnectionAction { TCPConnectionAction() }
-    public static func send(_ bytes: [UInt8]) -> TCPConnectionAction { TCPConnectionAction(send: bytes) }
-    public static func sendThenClose(_ bytes: [UInt8]) -> TCPConnectionAction {
+    package static var none: TCPConnectionAction { TCPConnectionAction() }
+    package static func send(_ bytes: [UInt8]) -> TCPConnectionAction { TCPConnectionAction(send: bytes) }
+    package static func sendThenClose(_ bytes: [UInt8]) -> TCPConnectionAction {
         TCPConnectionAction(send: bytes, close: .afterSend)
     }
-    public static var closeNow: TCPConnectionAction { TCPConnectionAction(close: .now) }
+    package static var closeNow: TCPConnectionAction { TCPConnectionAction(close: .now) }
 }
 
 /// Why a connection ended; given once to `TCPConnectionHandler.closed`.
-public enum TCPCloseReason: Equatable, Sendable {
+package enum TCPCloseReason: Equatable, Sendable {
     /// The handler asked (`.afterSend` or `.now`).
     case requested
     /// The peer sent FIN; what was queued was flushed first where possible.
@@ -67,7 +67,7 @@ public enum TCPCloseReason: Equatable, Sendable {
 /// the socket; the server's loop thread owns it and calls it from that
 /// thread only, so it needs no lock. Other threads reach it through
 /// `TCPServer.post(to:_:)`.
-public protocol TCPConnectionHandler: AnyObject, SendableMetatype {
+package protocol TCPConnectionHandler: AnyObject, SendableMetatype {
     /// Bytes arrived, in order, in chunks of any size (one message may span
     /// calls, one call may hold several). The buffer is reused after return.
     func received(_ bytes: UnsafeRawBufferPointer, now: Instant) -> TCPConnectionAction

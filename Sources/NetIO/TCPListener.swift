@@ -7,17 +7,17 @@ import CShim
 /// A listening TCP socket, owned by exactly one value and closed when it
 /// goes away. Non-blocking: `accept()` returns nil when no connection waits,
 /// so it lives in an epoll loop (see `TCPServer`).
-public struct TCPListener: ~Copyable {
-    public let descriptor: Int32
+package struct TCPListener: ~Copyable {
+    package let descriptor: Int32
     /// The bound address; with port 0 at bind, the port the kernel chose.
-    public let localAddress: SocketAddress
+    package let localAddress: SocketAddress
 
     /// Binds `address` (port 0 picks a free port) with SO_REUSEADDR, so a
     /// restarted server can bind while old connections sit in TIME_WAIT,
     /// and listens with `backlog` (the kernel caps it at somaxconn). An IPv6
     /// address listens for IPv6 only (IPV6_V6ONLY), unless `dualStack` (for
     /// `::`: IPv4 peers then appear v4-mapped).
-    public init(bindingTo address: SocketAddress, backlog: Int32 = 511, dualStack: Bool = false) throws(SocketError) {
+    package init(bindingTo address: SocketAddress, backlog: Int32 = 511, dualStack: Bool = false) throws(SocketError) {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let fd = try BoundSocket.open(address, type: type, options: [SO_REUSEADDR], dualStack: dualStack)
         guard listen(fd, backlog) == 0 else {
@@ -42,7 +42,7 @@ public struct TCPListener: ~Copyable {
     /// none waits. A connection that died in the queue (ECONNABORTED) is
     /// skipped. Throws for resource exhaustion (EMFILE, ENFILE, ENOBUFS,
     /// ENOMEM), which leaves the listener readable: the caller must back off.
-    public func accept() throws(SocketError) -> TCPStream? {
+    package func accept() throws(SocketError) -> TCPStream? {
         while true {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -63,7 +63,7 @@ public struct TCPListener: ~Copyable {
 }
 
 /// The outcome of one non-blocking read or write on a `TCPStream`.
-public enum TCPTransfer: Equatable, Sendable {
+package enum TCPTransfer: Equatable, Sendable {
     /// This many bytes moved (more than zero).
     case bytes(Int)
     /// The kernel buffer is empty (read) or full (write): wait for epoll.
@@ -76,10 +76,10 @@ public enum TCPTransfer: Equatable, Sendable {
 
 /// One accepted TCP connection, owned by exactly one value and closed when
 /// it goes away. Non-blocking; nothing here buffers or locks.
-public struct TCPStream: ~Copyable {
-    public let descriptor: Int32
+package struct TCPStream: ~Copyable {
+    package let descriptor: Int32
     /// The remote end, as accept reported it.
-    public let peer: SocketAddress?
+    package let peer: SocketAddress?
 
     init(descriptor: Int32, peer: SocketAddress?) {
         self.descriptor = descriptor
@@ -90,12 +90,12 @@ public struct TCPStream: ~Copyable {
 
     /// Disables Nagle's algorithm: signalling messages are small and
     /// latency-bound, and the shell already writes whole messages.
-    public func setNoDelay(_ on: Bool = true) {
+    package func setNoDelay(_ on: Bool = true) {
         _ = swiftlet_tcp_set_nodelay(descriptor, on ? 1 : 0)
     }
 
     /// Reads what is there, at most `buffer.count` (more than zero) bytes.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> TCPTransfer {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) -> TCPTransfer {
         precondition(!buffer.isEmpty, "the receive buffer is ours, not the wire's")
         while true {
             let n = recv(descriptor, buffer.baseAddress, buffer.count, 0)
@@ -109,7 +109,7 @@ public struct TCPStream: ~Copyable {
     }
 
     /// Writes what the kernel takes now; never raises SIGPIPE.
-    public func send(_ bytes: UnsafeRawBufferPointer) -> TCPTransfer {
+    package func send(_ bytes: UnsafeRawBufferPointer) -> TCPTransfer {
         guard !bytes.isEmpty else { return .bytes(0) }
         while true {
             let n = swiftlet_tcp_send(descriptor, bytes.baseAddress, bytes.count)
@@ -122,10 +122,10 @@ public struct TCPStream: ~Copyable {
     }
 
     /// Sends FIN after the queued bytes; reads still work.
-    public func shutdownWrite() {
+    package func shutdownWrite() {
         _ = shutdown(descriptor, Int32(SHUT_WR))
     }
 
     /// The pending socket error (SO_ERROR), or 0.
-    public var pendingError: Int32 { swiftlet_tcp_socket_error(descriptor) }
+    package var pendingError: Int32 { swiftlet_tcp_socket_error(descriptor) }
 }

@@ -43,59 +43,59 @@ import Wire
 // and keeps serving; `stop()` closes everything and joins the thread.
 
 /// Settings of a `TCPServer`.
-public struct TCPServerConfiguration: Sendable {
+package struct TCPServerConfiguration: Sendable {
     /// listen(2) backlog (the kernel caps it at net.core.somaxconn).
-    public var backlog: Int32 = 511
+    package var backlog: Int32 = 511
     /// Connections served at once; one more is accepted and closed at once.
-    public var maxConnections = 10_000
+    package var maxConnections = 10_000
     /// Bytes a connection may have waiting for the kernel after a write
     /// attempt; beyond this the peer is deemed not to read and the
     /// connection closes. A single response larger than this closes its
     /// connection too, unless the kernel takes the excess at once: raise it
     /// for large downloads.
-    public var maxUnsentBytes = 4 << 20
+    package var maxUnsentBytes = 4 << 20
     /// The one read buffer the loop shares among connections.
-    public var receiveBufferSize = 64 << 10
+    package var receiveBufferSize = 64 << 10
     /// How long `.afterSend` waits for the peer's FIN after ours.
-    public var lingerTimeout: Duration = .seconds(2)
+    package var lingerTimeout: Duration = .seconds(2)
     /// TCP_NODELAY on accepted connections.
-    public var noDelay = true
+    package var noDelay = true
     /// How long a connection on the TLS listener may take to finish its
     /// handshake.
-    public var tlsHandshakeTimeout: Duration = .seconds(10)
+    package var tlsHandshakeTimeout: Duration = .seconds(10)
     /// Connections one client address (IPv4, or an IPv6 /64) holds open.
     /// The shell's defaults for the per-address limits are off; the
     /// signalling server sets its own (`SignalingConnectionLimits`).
-    public var maxConnectionsPerAddress = Int.max
+    package var maxConnectionsPerAddress = Int.max
     /// New connections per second one address may open, on average...
-    public var newConnectionsPerSecondPerAddress = 1e9
+    package var newConnectionsPerSecondPerAddress = 1e9
     /// ...and at once after a quiet spell (the token bucket's size).
-    public var newConnectionBurstPerAddress = 1e9
+    package var newConnectionBurstPerAddress = 1e9
     /// Client addresses remembered for the two limits above; past it, those
     /// with no open connection are forgotten.
-    public var maxTrackedAddresses = 16_384
+    package var maxTrackedAddresses = 16_384
     /// Reverse proxies: their connections carry many clients, so the
     /// per-address limits above do not apply to them (only
     /// `maxConnections`); the handler attributes each request to the
     /// client the proxy names (`X-Forwarded-For`) and limits that instead.
-    public var trustedProxies: [AddressPrefix] = []
+    package var trustedProxies: [AddressPrefix] = []
     /// Bytes queued for the kernel over all connections; the connection
     /// whose output passes it is closed, as for `maxUnsentBytes`.
-    public var maxUnsentBytesTotal = 256 << 20
+    package var maxUnsentBytesTotal = 256 << 20
     /// Written (once, without waiting) to a connection refused at accept on
     /// the plain listener: an HTTP 429/503, say. Empty: just close.
-    public var refusalBytes: @Sendable (TCPRefusal) -> [UInt8] = { _ in [] }
+    package var refusalBytes: @Sendable (TCPRefusal) -> [UInt8] = { _ in [] }
     /// Told of refused connections and of connections closed for their
     /// output, on the loop thread, with the peer's address. `suppressed`:
     /// reports dropped since the last one (over `maxRefusalReportsPerSecond`).
-    public var onRefusal: @Sendable (_ peer: SocketAddress?, _ why: TCPRefusal, _ suppressed: Int) -> Void = { _, _, _ in }
-    public var maxRefusalReportsPerSecond = 10
+    package var onRefusal: @Sendable (_ peer: SocketAddress?, _ why: TCPRefusal, _ suppressed: Int) -> Void = { _, _, _ in }
+    package var maxRefusalReportsPerSecond = 10
 
-    public init() {}
+    package init() {}
 }
 
 /// Why the server refused or cut off a connection.
-public enum TCPRefusal: Equatable, Sendable, CustomStringConvertible {
+package enum TCPRefusal: Equatable, Sendable, CustomStringConvertible {
     /// `maxConnections` connections are open.
     case serverFull
     /// The peer's address holds `maxConnectionsPerAddress` connections.
@@ -107,7 +107,7 @@ public enum TCPRefusal: Equatable, Sendable, CustomStringConvertible {
     /// All connections' queued output passed `maxUnsentBytesTotal`.
     case serverUnsentLimit
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .serverFull: "too many connections on this server"
         case .tooManyConnectionsFromAddress: "too many connections from this address"
@@ -119,35 +119,35 @@ public enum TCPRefusal: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Counters since the server started; approximate while it runs.
-public struct TCPServerStatistics: Equatable, Sendable {
+package struct TCPServerStatistics: Equatable, Sendable {
     /// Connections open now.
-    public var connections: Int
+    package var connections: Int
     /// Connections admitted (handler created).
-    public var accepted: Int
+    package var accepted: Int
     /// Connections accepted and closed at once over `maxConnections`.
-    public var refused: Int
+    package var refused: Int
     /// Connections refused at accept by the per-address limits (open
     /// connections or rate).
-    public var addressRefusals: Int
+    package var addressRefusals: Int
     /// Client addresses in the limiter's table now.
-    public var trackedAddresses: Int
+    package var trackedAddresses: Int
     /// Bytes queued for the kernel over all connections now.
-    public var unsentBytes: Int
+    package var unsentBytes: Int
     /// Connections closed for exceeding `maxUnsentBytes`.
-    public var unsentLimitCloses: Int
+    package var unsentLimitCloses: Int
     /// Times output had to wait for the kernel (EPOLLOUT path).
-    public var writeBlocked: Int
+    package var writeBlocked: Int
     /// TLS connections closed for a failed or timed-out handshake or a bad
     /// record.
-    public var tlsFailures: Int
+    package var tlsFailures: Int
 }
 
 /// A TCP server on its own thread; see the section at the top of this file.
 /// All methods may be called from any thread.
-public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
-    public let localAddress: SocketAddress
+package final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
+    package let localAddress: SocketAddress
     /// The TLS listener's address, if there is one.
-    public let secureLocalAddress: SocketAddress?
+    package let secureLocalAddress: SocketAddress?
     private let shared: TCPServerShared<Handler>
     private let thread: Mutex<WorkerThread?>
 
@@ -157,7 +157,7 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     /// address and the accept instant. With `secure`, a second listener on
     /// that address serves the same handlers over TLS with the slot's
     /// current context.
-    public init(
+    package init(
         bindingTo address: SocketAddress, secure: (address: SocketAddress, contexts: TLSContextSlot)? = nil,
         configuration: TCPServerConfiguration = TCPServerConfiguration(),
         makeHandler: @escaping @Sendable (TCPConnectionID, SocketAddress?, Instant) -> Handler
@@ -174,7 +174,7 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
             listener: listener, secureListener: secureListener, contexts: secure?.contexts, configuration: configuration,
             shared: shared, factory: makeHandler)
         self.shared = shared
-        thread = Mutex(WorkerThread { loop.run() })
+        thread = Mutex(WorkerThread(name: "tcp-loop") { loop.run() })
     }
 
     /// Stops the server if the owner did not.
@@ -185,7 +185,7 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     /// close). Dropped if the connection is gone by then. Returns false
     /// when the server has stopped.
     @discardableResult
-    public func post(
+    package func post(
         to connection: TCPConnectionID, _ work: @escaping @Sendable (Handler, Instant) -> TCPConnectionAction
     ) -> Bool {
         shared.postUnlessExited(.work(connection, work))
@@ -194,7 +194,7 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     /// Sends bytes already framed by the caller, in order after everything
     /// posted before, bypassing the handler.
     @discardableResult
-    public func send(
+    package func send(
         _ bytes: [UInt8], to connection: TCPConnectionID, then close: TCPConnectionAction.Close = .none
     )
         -> Bool
@@ -210,7 +210,7 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     /// the listener is closed; called on the
     /// loop thread (from a handler) it returns at once and takes effect
     /// after the current round.
-    public func drain() {
+    package func drain() {
         let latch = TCPLatch()
         if shared.postUnlessExited(.drain(latch)), !shared.onLoopThread { latch.wait() }
     }
@@ -219,7 +219,7 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     /// `closed(.serverStopped)`) and joins the loop thread. Idempotent.
     /// Called on the loop thread it only asks; the loop ends after the
     /// current round and the joining is left to the next caller or deinit.
-    public func stop() {
+    package func stop() {
         shared.stopRequested.store(true, ordering: .releasing)
         shared.wake()
         guard !shared.onLoopThread else { return }
@@ -230,12 +230,12 @@ public final class TCPServer<Handler: TCPConnectionHandler>: Sendable {
     }
 
     /// False once the loop has exited.
-    public var isRunning: Bool { !shared.exited.withLock { $0 } }
+    package var isRunning: Bool { !shared.exited.withLock { $0 } }
 
     /// False after `drain()` or `stop()`.
-    public var isAccepting: Bool { shared.accepting.load(ordering: .acquiring) }
+    package var isAccepting: Bool { shared.accepting.load(ordering: .acquiring) }
 
-    public var statistics: TCPServerStatistics {
+    package var statistics: TCPServerStatistics {
         TCPServerStatistics(
             connections: shared.connections.load(ordering: .relaxed),
             accepted: shared.accepted.load(ordering: .relaxed),

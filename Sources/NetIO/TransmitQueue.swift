@@ -2,9 +2,12 @@ import CShim
 import Wire
 
 /// Datagrams a worker's engine wants sent, written straight into the slots
-/// of a preallocated batch and flushed with one `sendmmsg` when the batch
-/// fills or the worker finishes a round. Engines never touch the socket.
-public final class TransmitQueue {
+/// of a preallocated batch and flushed when the batch fills or the worker
+/// finishes a loop turn (once per turn, not per packet or per transport):
+/// one `sendmmsg`, with runs to one destination (a video frame to one
+/// subscriber) grouped into UDP GSO messages where the kernel has it
+/// (`UDPSegmentation`). Engines never touch the socket.
+package final class TransmitQueue {
     let batch: DatagramBatch
     let descriptor: Int32
     /// The socket's kind (see `UDPSocket`): whether sources are honoured
@@ -12,17 +15,28 @@ public final class TransmitQueue {
     let localAddresses: Bool
     let mapIPv4: Bool
     /// Datagrams handed to the kernel, and those it refused or that did not fit.
-    public private(set) var sent = 0
-    public private(set) var dropped = 0
+    package private(set) var sent = 0
+    package private(set) var dropped = 0
     /// The worker's ICE-TCP port: packets to a TCP address leave framed on
     /// its connection instead (RFC 6544; nil: the worker has none).
     var streamPort: ICETCPPort?
+    /// GSO on this socket: on when asked for and the kernel knows
+    /// UDP_SEGMENT (probed once here), off for good after a refused send.
+    package private(set) var segmentation: UDPSegmentation
+    /// `segmentation` as last flushed, readable from any thread.
+    package let published = UDPSendCounters()
 
-    init(descriptor: Int32, capacity: Int, slotSize: Int, localAddresses: Bool = false, mapIPv4: Bool = false) {
+    /// `segmentation` asks for UDP GSO (`--udp-gso`); the socket decides.
+    package init(
+        descriptor: Int32, capacity: Int, slotSize: Int, localAddresses: Bool = false, mapIPv4: Bool = false,
+        segmentation: Bool = false
+    ) {
         self.descriptor = descriptor
         self.localAddresses = localAddresses
         self.mapIPv4 = mapIPv4
         batch = DatagramBatch(capacity: capacity, slotSize: slotSize)
+        self.segmentation = UDPSegmentation(enabled: segmentation && descriptor >= 0 && swiftlet_gso_probe(descriptor) == 0)
+        published.publish(self.segmentation)
     }
 
     /// Reserves a slot for a datagram to `address`, leaving from `source`
@@ -30,7 +44,7 @@ public final class TransmitQueue {
     /// and ignored on a bound socket, which has one address anyway);
     /// `write` fills the buffer and returns the length (0 or less: nothing
     /// is sent).
-    public func send(
+    package func send(
         to address: TransportAddress, from source: TransportAddress? = nil, _ write: (UnsafeMutableRawBufferPointer) -> Int
     ) {
         if address.transportProtocol == .tcp {
@@ -49,7 +63,7 @@ public final class TransmitQueue {
         batch.count += 1
     }
 
-    public func send(_ bytes: UnsafeRawBufferPointer, to address: TransportAddress, from source: TransportAddress? = nil) {
+    package func send(_ bytes: UnsafeRawBufferPointer, to address: TransportAddress, from source: TransportAddress? = nil) {
         send(to: address, from: source) { slot in
             guard bytes.count <= slot.count else { return -1 }
             slot.copyMemory(from: bytes)
@@ -57,14 +71,16 @@ public final class TransmitQueue {
         }
     }
 
-    public func send(_ bytes: [UInt8], to address: TransportAddress, from source: TransportAddress? = nil) {
+    package func send(_ bytes: [UInt8], to address: TransportAddress, from source: TransportAddress? = nil) {
         bytes.withUnsafeBytes { send($0, to: address, from: source) }
     }
 
-    public var pending: Int { batch.count }
+    package var pending: Int { batch.count }
 
-    public func flush() {
-        let (s, d) = batch.transmit(on: descriptor, mapIPv4: mapIPv4, localAddresses: localAddresses)
+    package func flush() {
+        let (s, d) = batch.transmit(
+            on: descriptor, mapIPv4: mapIPv4, localAddresses: localAddresses, segmentation: &segmentation)
+        if s + d > 0 { published.publish(segmentation) }
         sent += s
         dropped += d
         streamPort?.flushPending()

@@ -5,14 +5,14 @@ import Wire
     import Glibc
 #endif
 
-public struct SocketError: Error, CustomStringConvertible {
-    public let operation: String
-    public let errno: Int32
-    public init(operation: String, errno: Int32) {
+package struct SocketError: Error, CustomStringConvertible {
+    package let operation: String
+    package let errno: Int32
+    package init(operation: String, errno: Int32) {
         self.operation = operation
         self.errno = errno
     }
-    public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+    package var description: String { "\(operation): \(String(cString: strerror(errno)))" }
 }
 
 /// One UDP socket, owned by exactly one value and closed when it goes away.
@@ -30,16 +30,16 @@ public struct SocketError: Error, CustomStringConvertible {
 /// plain IPv4 above this type. One socket rather than one per family
 /// keeps a worker to one descriptor, one epoll source and one transmit
 /// queue; `0.0.0.0` stays IPv4 only.
-public struct UDPSocket: ~Copyable {
-    public let descriptor: Int32
+package struct UDPSocket: ~Copyable {
+    package let descriptor: Int32
     /// Bound to 0.0.0.0 or ::: datagrams carry their local address.
-    public let reportsLocalAddresses: Bool
+    package let reportsLocalAddresses: Bool
     /// Bound to ::, taking IPv4 as well.
-    public let isDualStack: Bool
+    package let isDualStack: Bool
 
     /// Binds to `address` (port 0 picks a free port). `reusePort` lets
     /// several workers bind the same port (SO_REUSEPORT).
-    public init(bindingTo address: SocketAddress, reusePort: Bool = false) throws(SocketError) {
+    package init(bindingTo address: SocketAddress, reusePort: Bool = false) throws(SocketError) {
         let wildcard = address.isWildcard
         let dualStack = wildcard && address.family == .v6
         let fd = try BoundSocket.open(
@@ -59,18 +59,18 @@ public struct UDPSocket: ~Copyable {
 
     deinit { close(descriptor) }
 
-    public func localAddress() throws(SocketError) -> SocketAddress {
+    package func localAddress() throws(SocketError) -> SocketAddress {
         try BoundSocket.localAddress(of: descriptor)
     }
 
     /// Blocks at most `timeout` in receive calls (nil: forever).
-    public func setReceiveTimeout(_ timeout: Duration?) {
+    package func setReceiveTimeout(_ timeout: Duration?) {
         let ns = timeout?.nanoseconds ?? 0
         var tv = timeval(tv_sec: Int(ns / 1_000_000_000), tv_usec: Int(ns % 1_000_000_000 / 1000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    public func setNonBlocking() {
+    package func setNonBlocking() {
         let flags = fcntl(descriptor, F_GETFL)
         _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
     }
@@ -78,8 +78,8 @@ public struct UDPSocket: ~Copyable {
     /// Fills `batch` with up to `batch.capacity` datagrams; returns how many.
     /// Returns 0 when nothing is there (non-blocking) or the timeout passed.
     /// A datagram longer than a slot is truncated by the kernel and dropped here.
-    public func receive(into batch: DatagramBatch) throws(SocketError) -> Int {
-        batch.prepareHeaders(count: batch.capacity, forSend: false, localAddresses: reportsLocalAddresses)
+    package func receive(into batch: DatagramBatch) throws(SocketError) -> Int {
+        batch.prepareReceiveHeaders(localAddresses: reportsLocalAddresses)
         // MSG_WAITFORONE: block (up to the receive timeout) for the first datagram
         // only, then take what is already queued; otherwise recvmmsg waits
         // to fill the whole batch.
@@ -99,9 +99,13 @@ public struct UDPSocket: ~Copyable {
 
     /// Sends the first `batch.count` slots to their addresses (from their
     /// local addresses, where set on a wildcard socket) and empties the
-    /// batch; returns how many the kernel took.
+    /// batch; returns how many the kernel took. One datagram a message:
+    /// grouping belongs to the worker's `TransmitQueue`.
     @discardableResult
-    public func send(_ batch: DatagramBatch) -> Int {
-        batch.transmit(on: descriptor, mapIPv4: isDualStack, localAddresses: reportsLocalAddresses).sent
+    package func send(_ batch: DatagramBatch) -> Int {
+        var plain = UDPSegmentation(enabled: false)
+        return batch.transmit(
+            on: descriptor, mapIPv4: isDualStack, localAddresses: reportsLocalAddresses, segmentation: &plain
+        ).sent
     }
 }

@@ -10,7 +10,7 @@ import Wire
 /// sessions, rooms and timers). The worker reads the clock and the socket and
 /// hands bytes and `now` in; the engine answers through the transmit queue
 /// and says when it next needs to be woken.
-public protocol WorkerEngine: AnyObject {
+package protocol WorkerEngine: AnyObject {
     associatedtype Control: Sendable
 
     /// One received datagram, sent by `source` to our address `local` (on a
@@ -33,18 +33,18 @@ public protocol WorkerEngine: AnyObject {
 
 extension WorkerEngine {
     /// An engine without ICE accepts no ICE-TCP connection for long.
-    public func hasValidated(_ address: TransportAddress) -> Bool { false }
+    package func hasValidated(_ address: TransportAddress) -> Bool { false }
 }
 
 /// One media worker: a UDP socket, an epoll loop, a mailbox woken by an
 /// eventfd, and the engine that owns this worker's sessions. Everything but
 /// `mailbox` and `requestStop()` belongs to the thread running `run()`:
 /// packets are read, handled and sent on that thread, without a lock.
-public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
-    public let mailbox = Mailbox<Engine.Control>()
-    public let localAddress: SocketAddress
+package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
+    package let mailbox = Mailbox<Engine.Control>()
+    package let localAddress: SocketAddress
     /// Bound to ::, receiving IPv4 too (see `UDPSocket`).
-    public let isDualStack: Bool
+    package let isDualStack: Bool
     private let socket: UDPSocket
     private let engine: Engine
     private let receiveBatch: DatagramBatch
@@ -52,30 +52,47 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     private let epoll: Int32
     private let stopRequested = Atomic<Bool>(false)
     /// The worker's ICE-TCP port (RFC 6544), if it has one.
-    public let tcpPort: ICETCPPort?
+    package let tcpPort: ICETCPPort?
     /// Datagrams received since start (read it from the worker thread or
     /// after `run()` returned).
-    public private(set) var receivedDatagrams = 0
+    package private(set) var receivedDatagrams = 0
     /// Datagrams the UDP socket sent (same rule as `receivedDatagrams`).
-    public var transmittedDatagrams: Int { transmit.sent }
+    package var transmittedDatagrams: Int { transmit.sent }
+    /// The socket's UDP GSO state and send counters (same rule).
+    package var segmentation: UDPSegmentation { transmit.segmentation }
+    /// The same, as last published: any thread (`/metrics`).
+    package var sendCounters: UDPSendCounters { transmit.published }
+    /// Work done once per loop turn besides the socket, the mailbox and the
+    /// timers, before the flush (the media plane drains the rings from the
+    /// other workers and wakes the workers it pushed to). Returns true when
+    /// more is waiting: the next wait then does not sleep. Set before
+    /// `run()` starts; called on the worker thread only.
+    package var onTurn: ((Instant, TransmitQueue) -> Bool)?
 
     private static var socketTag: UInt64 { 1 }
     private static var mailboxTag: UInt64 { 2 }
     private static var tcpTag: UInt64 { 3 }
 
     /// With `tcp`, also listens there for ICE-TCP (its own thread's work,
-    /// as the UDP socket is: see `ICETCPPort`).
-    public init(
+    /// as the UDP socket is: see `ICETCPPort`). `udpGSO` asks for UDP
+    /// segmentation offload on sends (used where the kernel has it).
+    /// `transmitCapacity` datagrams wait for the turn's flush (1 MiB at
+    /// 2048-byte slots): a received batch fanned out to tens of
+    /// subscribers then leaves in one call, and each subscriber's packets
+    /// of the turn can be grouped into one GSO message.
+    package init(
         bindingTo address: SocketAddress, engine: Engine, reusePort: Bool = false,
-        batchSize: Int = 32, slotSize: Int = 2048, tcp: (address: SocketAddress, limits: ICETCPLimits)? = nil
+        batchSize: Int = 32, slotSize: Int = 2048, tcp: (address: SocketAddress, limits: ICETCPLimits)? = nil,
+        udpGSO: Bool = true, transmitCapacity: Int = 512
     ) throws(SocketError) {
         let s = try UDPSocket(bindingTo: address, reusePort: reusePort)
         s.setNonBlocking()
         localAddress = try s.localAddress()
         isDualStack = s.isDualStack
         transmit = TransmitQueue(
-            descriptor: s.descriptor, capacity: batchSize, slotSize: slotSize, localAddresses: s.reportsLocalAddresses,
-            mapIPv4: s.isDualStack)
+            descriptor: s.descriptor, capacity: max(batchSize, transmitCapacity), slotSize: slotSize,
+            localAddresses: s.reportsLocalAddresses,
+            mapIPv4: s.isDualStack, segmentation: udpGSO)
         socket = s
         self.engine = engine
         receiveBatch = DatagramBatch(capacity: batchSize, slotSize: slotSize)
@@ -98,19 +115,20 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     deinit { close(epoll) }
 
     /// Asks `run()` to return after its current round. Any thread.
-    public func requestStop() {
+    package func requestStop() {
         stopRequested.store(true, ordering: .releasing)
         var one: UInt64 = 1
         _ = write(mailbox.eventDescriptor, &one, 8)
     }
 
     /// Runs the loop on the calling thread until `requestStop()`.
-    public func run() {
+    package func run() {
         var tags = [UInt64](repeating: 0, count: 4)
+        var more = false
         while !stopRequested.load(ordering: .acquiring) {
             var deadline = engine.nextDeadline()
             if let t = tcpPort?.nextDeadline, deadline.map({ t < $0 }) ?? true { deadline = t }
-            let wait = Self.waitMilliseconds(until: deadline, now: MonotonicClock.now())
+            let wait = more ? 0 : Self.waitMilliseconds(until: deadline, now: MonotonicClock.now())
             let n = tags.withUnsafeMutableBufferPointer { swiftlet_epoll_wait(epoll, $0.baseAddress, Int32($0.count), wait) }
             if n > 0 {
                 for i in 0..<Int(n) {
@@ -126,6 +144,7 @@ public final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
                 engine.timeout(now: now, transmit: transmit)
             }
             if let tcpPort, let t = tcpPort.nextDeadline, t <= now { tcpPort.sweep(engine: engine, now: now) }
+            more = onTurn?(now, transmit) ?? false
             transmit.flush()
         }
     }

@@ -1,24 +1,34 @@
+import CShim
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A joinable OS thread for a worker loop. Swift concurrency is for the
 /// control plane; media workers are plain threads that never suspend.
-public final class WorkerThread: @unchecked Sendable {
+package final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()
     private var started = false
 
     private final class Body: @unchecked Sendable {
         let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+        let name: String?
+        init(_ run: @escaping () -> Void, name: String?) {
+            self.run = run
+            self.name = name
+        }
     }
 
-    public init(_ body: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+    /// `name` (at most 15 bytes: the kernel's TASK_COMM_LEN less the NUL;
+    /// longer is cut) shows in /proc/PID/task/TID/comm, top -H and perf, so
+    /// a benchmark can tell the media workers apart (Scripts/bench-core).
+    package init(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Body(body, name: name)).toOpaque()
         let rc = pthread_create(
             &thread, nil,
             { raw in
                 let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+                if let name = body.name { swiftlet_set_thread_name(name) }
                 body.run()
                 return nil
             }, context)
@@ -27,7 +37,7 @@ public final class WorkerThread: @unchecked Sendable {
     }
 
     /// Waits for the thread to finish.
-    public func join() {
+    package func join() {
         guard started else { return }
         pthread_join(thread, nil)
         started = false

@@ -14,36 +14,36 @@ import Wire
 /// address belongs to one transport: a peer that reuses an address (NAT
 /// rebinding to another participant) takes it over only by passing a
 /// check.
-public struct PeerRouter<Key: Hashable> {
-    public struct Counters: Equatable, Sendable {
+package struct PeerRouter<Key: Hashable> {
+    package struct Counters: Equatable, Sendable {
         /// Not STUN, from an address no transport validated.
-        public var unroutable = 0
+        package var unroutable = 0
         /// STUN whose USERNAME names no local ufrag we know.
-        public var unknownUfrag = 0
-        public init() {}
+        package var unknownUfrag = 0
+        package init() {}
     }
 
     private var byUfrag: [String: Key] = [:]
     private var byAddress: [TransportAddress: Key] = [:]
     /// Bound addresses per transport, oldest first.
     private var addressesOf: [Key: [TransportAddress]] = [:]
-    public private(set) var counters = Counters()
+    package private(set) var counters = Counters()
     /// At most this many addresses per transport (ICE itself bounds its
     /// learned addresses; this keeps the table bounded even so).
-    public let maxAddressesPerTransport: Int
+    package let maxAddressesPerTransport: Int
 
-    public init(maxAddressesPerTransport: Int = 16) {
+    package init(maxAddressesPerTransport: Int = 16) {
         self.maxAddressesPerTransport = maxAddressesPerTransport
     }
 
     /// A transport waiting for checks addressed to `localUfrag`.
-    public mutating func register(_ key: Key, localUfrag: String) {
+    package mutating func register(_ key: Key, localUfrag: String) {
         byUfrag[localUfrag] = key
         addressesOf[key, default: []] = addressesOf[key] ?? []
     }
 
     /// Forgets a transport and every address bound to it.
-    public mutating func remove(_ key: Key) {
+    package mutating func remove(_ key: Key) {
         byUfrag = byUfrag.filter { $0.value != key }
         for address in addressesOf.removeValue(forKey: key) ?? [] where byAddress[address] == key {
             byAddress[address] = nil
@@ -52,7 +52,7 @@ public struct PeerRouter<Key: Hashable> {
 
     /// Which transport should see this datagram; nil drops it. Cheap for
     /// known addresses (one hash lookup); a first contact parses STUN.
-    public mutating func route(_ datagram: UnsafeRawBufferPointer, from source: TransportAddress) -> Key? {
+    package mutating func route(_ datagram: UnsafeRawBufferPointer, from source: TransportAddress) -> Key? {
         if let key = byAddress[source] {
             // A check from a bound address may still be for another
             // transport (its ufrag says so): let STUN decide then.
@@ -72,7 +72,7 @@ public struct PeerRouter<Key: Hashable> {
 
     /// After the transport handled a datagram from `source`: binds the
     /// address to it if the transport now trusts it.
-    public mutating func noteValidated(_ source: TransportAddress, by key: Key) {
+    package mutating func noteValidated(_ source: TransportAddress, by key: Key) {
         guard byAddress[source] != key else { return }
         if let previous = byAddress[source] { addressesOf[previous]?.removeAll { $0 == source } }
         var addresses = addressesOf[key] ?? []
@@ -88,10 +88,10 @@ public struct PeerRouter<Key: Hashable> {
     }
 
     /// The transport `address` is bound to (one that validated it), if any.
-    public func owner(of address: TransportAddress) -> Key? { byAddress[address] }
+    package func owner(of address: TransportAddress) -> Key? { byAddress[address] }
 
-    public var transportCount: Int { addressesOf.count }
-    public func boundAddresses(of key: Key) -> [TransportAddress] { addressesOf[key] ?? [] }
+    package var transportCount: Int { addressesOf.count }
+    package func boundAddresses(of key: Key) -> [TransportAddress] { addressesOf[key] ?? [] }
 
     private func ufragOwner(_ datagram: UnsafeRawBufferPointer) -> Key? {
         guard let message = try? STUNMessage.parse(RawSpan(_unsafeBytes: datagram)),

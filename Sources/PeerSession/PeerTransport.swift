@@ -21,39 +21,41 @@ import Wire
 /// - media is accepted only from validated addresses and only after DTLS
 ///   matched the peer's fingerprint and installed SRTP keys;
 /// - `failed` and `closed` are terminal.
-public final class PeerTransport {
-    public enum Role: Sendable, Equatable {
+package final class PeerTransport {
+    package enum Role: Sendable, Equatable {
         /// SFU side: ICE-lite, DTLS server (we answer `a=setup:passive`).
         case server
         /// Client side (roombot, tests): full controlling ICE agent, DTLS client.
         case client
     }
 
-    public struct Configuration: Sendable {
-        public var dtls = DTLSConfiguration()
-        public var iceLite = ICELiteAgent.Configuration()
-        public var iceFull = ICEAgent.Configuration()
+    package struct Configuration: Sendable {
+        package var dtls = DTLSConfiguration()
+        package var iceLite = ICELiteAgent.Configuration()
+        package var iceFull = ICEAgent.Configuration()
         /// Inbound SRTP replay window (packets); see Sources/SRTP/README.md.
-        public var replayWindow = SRTPSession.defaultReplayWindow
+        package var replayWindow = SRTPSession.defaultReplayWindow
         /// Most SSRCs the peer may send SRTP or SRTCP from on this transport
         /// (`PeerTransport.defaultMaxInboundSSRCs`); see `admitInbound`.
-        public var maxInboundSSRCs = PeerTransport.defaultMaxInboundSSRCs
-        public init() {}
+        package var maxInboundSSRCs = PeerTransport.defaultMaxInboundSSRCs
+        /// Which SRTP implementation both directions use (`--srtp-backend`).
+        package var srtpBackend = SRTPBackend.default
+        package init() {}
     }
 
-    public enum State: Equatable, Sendable { case connecting, connected, failed, closed }
+    package enum State: Equatable, Sendable { case connecting, connected, failed, closed }
 
     private enum Agent {
         case lite(ICELiteAgent)
         case full(ICEAgent)
     }
 
-    public let role: Role
-    public let localCredentials: ICECredentials
-    public private(set) var state: State = .connecting
-    public private(set) var counters = PeerTransportCounters()
+    package let role: Role
+    package let localCredentials: ICECredentials
+    package private(set) var state: State = .connecting
+    package private(set) var counters = PeerTransportCounters()
     /// The profile DTLS negotiated, once connected.
-    public private(set) var srtpProfile: SRTPProfile?
+    package private(set) var srtpProfile: SRTPProfile?
 
     private var agent: Agent
     private var dtls: DTLSEndpoint
@@ -77,7 +79,7 @@ public final class PeerTransport {
     private var transmitQueue: [OutgoingDatagram] = []
     private var events: [PeerTransportEvent] = []
 
-    public init(
+    package init(
         role: Role, certificate: DTLSCertificate, localCredentials: ICECredentials = .random(),
         configuration: Configuration = Configuration(), now: Instant
     ) throws(DTLSError) {
@@ -101,7 +103,7 @@ public final class PeerTransport {
     /// The peer's ICE credentials and certificate fingerprints from its SDP.
     /// Fingerprints may arrive after the DTLS handshake: keys are released
     /// only once one matches.
-    public func setRemoteParameters(credentials: ICECredentials, fingerprints: [CertificateFingerprint], now: Instant) {
+    package func setRemoteParameters(credentials: ICECredentials, fingerprints: [CertificateFingerprint], now: Instant) {
         switch agent {
         case .lite(var a):
             a.setRemoteCredentials(credentials)
@@ -115,7 +117,7 @@ public final class PeerTransport {
     }
 
     /// Client only: a local address the owner has bound.
-    public func addLocalCandidate(_ candidate: ICECandidate, now: Instant) {
+    package func addLocalCandidate(_ candidate: ICECandidate, now: Instant) {
         guard case .full(var a) = agent else { return }
         a.addLocalCandidate(candidate)
         agent = .full(a)
@@ -125,7 +127,7 @@ public final class PeerTransport {
     /// Client only: a local address went away (interface down, handover).
     /// If it carried the selected pair, ICE nominates a pair on another
     /// local address and media follows.
-    public func removeLocalCandidate(_ address: TransportAddress, now: Instant) {
+    package func removeLocalCandidate(_ address: TransportAddress, now: Instant) {
         guard case .full(var a) = agent else { return }
         a.removeLocalCandidate(address)
         agent = .full(a)
@@ -133,7 +135,7 @@ public final class PeerTransport {
     }
 
     /// Client only: a candidate from the peer's SDP or trickle.
-    public func addRemoteCandidate(_ candidate: ICECandidate, now: Instant) {
+    package func addRemoteCandidate(_ candidate: ICECandidate, now: Instant) {
         guard case .full(var a) = agent else { return }
         a.addRemoteCandidate(candidate)
         agent = .full(a)
@@ -145,7 +147,7 @@ public final class PeerTransport {
     /// One datagram received from `source` on the local address `local`.
     /// STUN and DTLS are consumed; SRTP and SRTCP are authenticated and
     /// decrypted in place and returned for the owner to route.
-    public func receive(
+    package func receive(
         _ datagram: UnsafeMutableRawBufferPointer, from source: TransportAddress,
         to local: TransportAddress? = nil, now: Instant
     ) -> ReceivedDatagram {
@@ -233,22 +235,22 @@ public final class PeerTransport {
     /// transport only its receivers' RTCP SSRCs. 64 leaves room for about
     /// ten video tracks; past it libsrtp's per-packet stream search would
     /// start to cost (docs/TRANSPORT.md has the figures).
-    public static let defaultMaxInboundSSRCs = 64
+    package static let defaultMaxInboundSSRCs = 64
 
     /// SSRCs the peer has sent authenticated SRTP or SRTCP from.
-    public var inboundSSRCCount: Int { inboundSSRCs.count }
+    package var inboundSSRCCount: Int { inboundSSRCs.count }
 
     /// Encrypts the RTP packet in the first `length` bytes of `buffer` in
     /// place (the buffer needs `SRTPSession.rtpTrailerRoom` spare bytes) and
     /// returns the protected length and where to send it; nil when there is
     /// nowhere to send it yet (not connected, no selected address, consent
     /// lost), and the packet is dropped.
-    public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> (length: Int, to: TransportAddress)? {
+    package func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> (length: Int, to: TransportAddress)? {
         protect(buffer, length: length, rtcp: false)
     }
 
     /// As `protectRTP`, for an RTCP compound (`SRTPSession.rtcpTrailerRoom`).
-    public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> (length: Int, to: TransportAddress)? {
+    package func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> (length: Int, to: TransportAddress)? {
         protect(buffer, length: length, rtcp: true)
     }
 
@@ -278,7 +280,7 @@ public final class PeerTransport {
 
     // MARK: Time and output
 
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         guard state == .connecting || state == .connected else { return nil }
         let iceDeadline: Instant? =
             switch agent {
@@ -293,7 +295,7 @@ public final class PeerTransport {
         }
     }
 
-    public func handleTimeout(now: Instant) {
+    package func handleTimeout(now: Instant) {
         guard state == .connecting || state == .connected else { return }
         switch agent {
         case .lite(var a):
@@ -307,16 +309,16 @@ public final class PeerTransport {
         drain(now: now)
     }
 
-    public func pollTransmit() -> OutgoingDatagram? {
+    package func pollTransmit() -> OutgoingDatagram? {
         transmitQueue.isEmpty ? nil : transmitQueue.removeFirst()
     }
 
-    public func pollEvent() -> PeerTransportEvent? {
+    package func pollEvent() -> PeerTransportEvent? {
         events.isEmpty ? nil : events.removeFirst()
     }
 
     /// Where media goes: the address ICE selected, while consent holds.
-    public var selectedAddress: TransportAddress? {
+    package var selectedAddress: TransportAddress? {
         switch agent {
         case .lite(let a): a.selectedAddress
         case .full(let a): a.selectedPair?.remote
@@ -326,7 +328,7 @@ public final class PeerTransport {
     /// Our side of the selected pair, which media leaves from: on a
     /// wildcard-bound server socket the address the nominating check
     /// arrived on (nil where the socket has one address).
-    public var selectedLocalAddress: TransportAddress? {
+    package var selectedLocalAddress: TransportAddress? {
         switch agent {
         case .lite(let a): a.selectedLocalAddress
         case .full(let a): a.selectedPair?.local
@@ -334,7 +336,7 @@ public final class PeerTransport {
     }
 
     /// Sends DTLS close_notify; the transport is closed afterwards.
-    public func close(now: Instant) {
+    package func close(now: Instant) {
         guard state == .connecting || state == .connected else { return }
         dtls.close()
         drain(now: now)
@@ -346,7 +348,7 @@ public final class PeerTransport {
     /// Whether `address` passed an ICE check (the server's lite agent) or
     /// is the remote side of a valid pair (the client): only such
     /// addresses may send us media or receive DTLS.
-    public func isValidated(_ address: TransportAddress) -> Bool {
+    package func isValidated(_ address: TransportAddress) -> Bool {
         switch agent {
         case .lite(let a): a.isValidatedAddress(address)
         case .full(let a): a.isValidRemote(address)
@@ -446,8 +448,9 @@ public final class PeerTransport {
             inboundSSRCs.reserveCapacity(min(configuration.maxInboundSSRCs, 1024))
             inbound = try SRTPSession(
                 profile: profile, masterKey: keys.remote, direction: .inbound,
-                replayWindow: configuration.replayWindow)
-            outbound = try SRTPSession(profile: profile, masterKey: keys.local, direction: .outbound)
+                replayWindow: configuration.replayWindow, backend: configuration.srtpBackend)
+            outbound = try SRTPSession(
+                profile: profile, masterKey: keys.local, direction: .outbound, backend: configuration.srtpBackend)
         } catch {
             fail(.srtpSetupFailed)
             return

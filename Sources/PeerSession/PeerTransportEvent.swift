@@ -2,7 +2,7 @@ import DTLS
 import Wire
 
 /// What a `PeerTransport` tells its owner; drained with `pollEvent()`.
-public enum PeerTransportEvent: Equatable, Sendable {
+package enum PeerTransportEvent: Equatable, Sendable {
     /// ICE selected an address (again, after a handover): media goes there.
     case selectedAddressChanged(TransportAddress)
     /// DTLS finished and the peer's certificate matched its SDP
@@ -15,7 +15,7 @@ public enum PeerTransportEvent: Equatable, Sendable {
     case closed
 }
 
-public enum PeerTransportFailure: Equatable, Sendable, Error {
+package enum PeerTransportFailure: Equatable, Sendable, Error {
     /// No valid ICE check within the connect timeout, or checks failed.
     case iceFailed
     /// No consent for 30 s (RFC 7675 section 5.1).
@@ -27,7 +27,7 @@ public enum PeerTransportFailure: Equatable, Sendable, Error {
 }
 
 /// What `PeerTransport.receive` made of one datagram.
-public enum ReceivedDatagram: Equatable, Sendable {
+package enum ReceivedDatagram: Equatable, Sendable {
     /// Consumed by ICE or DTLS, or dropped (see the transport's counters).
     case handled
     /// An SRTP packet, authenticated and decrypted in place: the first
@@ -40,30 +40,30 @@ public enum ReceivedDatagram: Equatable, Sendable {
 /// A control datagram (STUN or DTLS) to send. `from` is the local address
 /// it must leave from, for agents with several sockets; nil means the one
 /// the transport lives on.
-public struct OutgoingDatagram: Equatable, Sendable {
-    public var bytes: [UInt8]
-    public var to: TransportAddress
-    public var from: TransportAddress?
+package struct OutgoingDatagram: Equatable, Sendable {
+    package var bytes: [UInt8]
+    package var to: TransportAddress
+    package var from: TransportAddress?
 }
 
 /// Why media packets were dropped; counted, never thrown.
-public struct PeerTransportCounters: Equatable, Sendable {
+package struct PeerTransportCounters: Equatable, Sendable {
     /// SRTP or SRTCP before keys were installed.
-    public var mediaBeforeKeys = 0
+    package var mediaBeforeKeys = 0
     /// Media from an address that never passed an ICE check.
-    public var mediaFromUnvalidatedAddress = 0
+    package var mediaFromUnvalidatedAddress = 0
     /// Authentication or replay failures in SRTP/SRTCP.
-    public var srtpRejected = 0
+    package var srtpRejected = 0
     /// Datagrams that are none of STUN, DTLS, RTP, RTCP (RFC 7983).
-    public var unknownDatagrams = 0
+    package var unknownDatagrams = 0
     /// Outgoing media dropped because no address is selected or keys are
     /// missing.
-    public var sendsWithoutRoute = 0
+    package var sendsWithoutRoute = 0
     /// SRTP or SRTCP from a new SSRC once `maxInboundSSRCs` SSRCs are
     /// known: dropped before libsrtp sees it.
-    public var ssrcLimitExceeded = 0
+    package var ssrcLimitExceeded = 0
     /// Outgoing RTP refused because its index was protected before (a
     /// second packet under one index would reuse the AES-GCM IV).
-    public var repeatedIndexRefused = 0
-    public init() {}
+    package var repeatedIndexRefused = 0
+    package init() {}
 }

@@ -6,17 +6,17 @@ import Wire
 ///     |                           SSRC/CSRC                           |
 ///     |                          name (ASCII)                         |
 ///     |                   application-dependent data                ...
-public struct ApplicationDefined: Equatable, Sendable {
+package struct ApplicationDefined: Equatable, Sendable {
     /// 5 bits.
-    public var subtype: UInt8
-    public var ssrc: SSRC
+    package var subtype: UInt8
+    package var ssrc: SSRC
     /// Four ASCII characters, big-endian in one word.
-    public var name: UInt32
+    package var name: UInt32
     /// Data bytes; a multiple of 4 long on the wire (serializing pads with
     /// zeros).
-    public var data: [UInt8]
+    package var data: [UInt8]
 
-    public init(subtype: UInt8, ssrc: SSRC, name: UInt32, data: [UInt8]) {
+    package init(subtype: UInt8, ssrc: SSRC, name: UInt32, data: [UInt8]) {
         self.subtype = subtype & 0x1F
         self.ssrc = ssrc
         self.name = name
@@ -24,7 +24,7 @@ public struct ApplicationDefined: Equatable, Sendable {
     }
 
     /// `name` from a four-character ASCII string; nil for other lengths.
-    public init?(subtype: UInt8, ssrc: SSRC, name: String, data: [UInt8]) {
+    package init?(subtype: UInt8, ssrc: SSRC, name: String, data: [UInt8]) {
         let bytes = Array(name.utf8)
         guard bytes.count == 4 else { return nil }
         let word = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -38,7 +38,7 @@ public struct ApplicationDefined: Equatable, Sendable {
         return ApplicationDefined(subtype: header.count, ssrc: ssrc, name: name, data: data)
     }
 
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         writer.rtcpPacket(count: subtype, packetType: RTCPPacketType.applicationDefined) { w in
             w.uint32(ssrc.rawValue)
             w.uint32(name)
@@ -46,7 +46,7 @@ public struct ApplicationDefined: Equatable, Sendable {
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes

@@ -3,11 +3,11 @@ import Wire
 /// One FIR FCI entry (RFC 5104 section 4.3.1.1): the SSRC of the media
 /// sender asked for a decoder refresh, and a command sequence number that
 /// increases by one for each new request (repeats keep it).
-public struct FIREntry: Equatable, Sendable {
-    public var ssrc: SSRC
-    public var sequenceNumber: UInt8
+package struct FIREntry: Equatable, Sendable {
+    package var ssrc: SSRC
+    package var sequenceNumber: UInt8
 
-    public init(ssrc: SSRC, sequenceNumber: UInt8) {
+    package init(ssrc: SSRC, sequenceNumber: UInt8) {
         self.ssrc = ssrc
         self.sequenceNumber = sequenceNumber
     }
@@ -23,15 +23,15 @@ public struct FIREntry: Equatable, Sendable {
 ///     :                       (more entries)                          :
 ///
 /// Entries are 8 bytes; a partial entry at the end is rejected.
-public struct FullIntraRequest: Equatable, Sendable {
-    public static let format: UInt8 = 4
+package struct FullIntraRequest: Equatable, Sendable {
+    package static let format: UInt8 = 4
 
-    public var senderSSRC: SSRC
+    package var senderSSRC: SSRC
     /// RFC 5104 says to set this to 0; a received value is kept as is.
-    public var mediaSSRC: SSRC
-    public var entries: [FIREntry]
+    package var mediaSSRC: SSRC
+    package var entries: [FIREntry]
 
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC = SSRC(0), entries: [FIREntry]) {
+    package init(senderSSRC: SSRC, mediaSSRC: SSRC = SSRC(0), entries: [FIREntry]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
         self.entries = entries
@@ -52,7 +52,7 @@ public struct FullIntraRequest: Equatable, Sendable {
         return FullIntraRequest(senderSSRC: sender, mediaSSRC: media, entries: entries)
     }
 
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         writer.rtcpPacket(count: Self.format, packetType: RTCPPacketType.payloadFeedback) { w in
             w.uint32(senderSSRC.rawValue)
             w.uint32(mediaSSRC.rawValue)
@@ -64,7 +64,7 @@ public struct FullIntraRequest: Equatable, Sendable {
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes

@@ -9,23 +9,23 @@ import Wire
 ///
 /// The optional reason follows the SSRC list when bytes remain; its length
 /// byte is checked against what is present.
-public struct Goodbye: Equatable, Sendable {
-    public static let maximumSources = 31
+package struct Goodbye: Equatable, Sendable {
+    package static let maximumSources = 31
 
-    public var sources: [SSRC]
+    package var sources: [SSRC]
     /// Reason bytes (UTF-8 text), at most 255; nil when absent.
-    public var reason: [UInt8]?
+    package var reason: [UInt8]?
 
-    public init(sources: [SSRC], reason: [UInt8]? = nil) {
+    package init(sources: [SSRC], reason: [UInt8]? = nil) {
         self.sources = sources
         self.reason = reason
     }
 
-    public init(sources: [SSRC], reasonText: String) {
+    package init(sources: [SSRC], reasonText: String) {
         self.init(sources: sources, reason: Array(reasonText.utf8))
     }
 
-    public var reasonText: String? { reason.map { String(decoding: $0, as: UTF8.self) } }
+    package var reasonText: String? { reason.map { String(decoding: $0, as: UTF8.self) } }
 
     static func parse(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) -> Goodbye {
         guard reader.canRead(Int(header.count) * 4) else { throw .countBeyondPacket }
@@ -42,7 +42,7 @@ public struct Goodbye: Equatable, Sendable {
 
     /// Appends the packet. Only the first `maximumSources` SSRCs fit the
     /// 5-bit count; the reason is cut to 255 bytes.
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         let selected = sources.prefix(Self.maximumSources)
         writer.rtcpPacket(count: UInt8(selected.count), packetType: RTCPPacketType.goodbye) { w in
             for s in selected { w.uint32(s.rawValue) }
@@ -54,7 +54,7 @@ public struct Goodbye: Equatable, Sendable {
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes

@@ -7,13 +7,13 @@ import Wire
 ///     |                  SSRC of media source                         |
 ///
 /// Bytes after the two SSRCs are ignored (the RFC defines no FCI).
-public struct PictureLossIndication: Equatable, Sendable {
-    public static let format: UInt8 = 1
+package struct PictureLossIndication: Equatable, Sendable {
+    package static let format: UInt8 = 1
 
-    public var senderSSRC: SSRC
-    public var mediaSSRC: SSRC
+    package var senderSSRC: SSRC
+    package var mediaSSRC: SSRC
 
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC) {
+    package init(senderSSRC: SSRC, mediaSSRC: SSRC) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
     }
@@ -22,14 +22,14 @@ public struct PictureLossIndication: Equatable, Sendable {
         PictureLossIndication(senderSSRC: try reader.ssrc(or: .truncated), mediaSSRC: try reader.ssrc(or: .truncated))
     }
 
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         writer.rtcpPacket(count: Self.format, packetType: RTCPPacketType.payloadFeedback) { w in
             w.uint32(senderSSRC.rawValue)
             w.uint32(mediaSSRC.rawValue)
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes

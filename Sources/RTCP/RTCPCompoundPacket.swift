@@ -19,28 +19,45 @@ import Wire
 ///   SRTCP authenticates the compound as a unit, so there is no partial
 ///   trust to salvage, and callers get one clear outcome to count.
 /// - At most `maximumPackets` packets per compound.
-public struct RTCPCompoundPacket: Equatable, Sendable {
+package struct RTCPCompoundPacket: Equatable, Sendable {
     /// A generous bound: a 1500-byte datagram of 4-byte packets would hold
     /// 375, but real compounds carry a handful.
-    public static let maximumPackets = 64
+    package static let maximumPackets = 64
 
-    public var packets: [RTCPPacket]
+    package var packets: [RTCPPacket]
     /// Where each packet (header through padding) lies in the parsed buffer,
     /// parallel to `packets`.
-    public var packetRanges: [Range<Int>]
+    package var packetRanges: [Range<Int>]
 
-    public init(packets: [RTCPPacket], packetRanges: [Range<Int>]) {
+    package init(packets: [RTCPPacket], packetRanges: [Range<Int>]) {
         self.packets = packets
         self.packetRanges = packetRanges
     }
 
-    public static func parse(_ bytes: RawSpan) throws(RTCPParseError) -> RTCPCompoundPacket {
-        guard bytes.byteCount > 0 else { throw .emptyCompound }
+    package static func parse(_ bytes: RawSpan) throws(RTCPParseError) -> RTCPCompoundPacket {
         var packets: [RTCPPacket] = []
         var ranges: [Range<Int>] = []
+        try walk(bytes) { header, range, contentEnd throws(RTCPParseError) in
+            var packetReader = ByteReader(bytes.extracting(range.lowerBound..<contentEnd), offset: RTCPHeader.byteCount)
+            packets.append(try RTCPPacket.parse(header, &packetReader))
+            ranges.append(range)
+        }
+        return RTCPCompoundPacket(packets: packets, packetRanges: ranges)
+    }
+
+    /// The compound's structure, checked in one pass without allocating:
+    /// calls `body` with each packet's header, its range (header through
+    /// padding) and where its content ends (before padding). The rules
+    /// above; `parse` and `RTCPCompoundView` both walk with it.
+    static func walk(
+        _ bytes: RawSpan, _ body: (RTCPHeader, Range<Int>, Int) throws(RTCPParseError) -> Void
+    ) throws(RTCPParseError) {
+        guard bytes.byteCount > 0 else { throw .emptyCompound }
         var reader = ByteReader(bytes)
+        var count = 0
         while !reader.isAtEnd {
-            guard packets.count < maximumPackets else { throw .tooManyPackets }
+            guard count < maximumPackets else { throw .tooManyPackets }
+            count += 1
             let start = reader.offset
             let header = try RTCPHeader.parse(&reader)
             let size = header.packetByteCount
@@ -55,17 +72,13 @@ public struct RTCPCompoundPacket: Equatable, Sendable {
                 guard padCount >= 1, padCount <= size - RTCPHeader.byteCount else { throw .invalidPadding }
                 contentEnd = end - padCount
             }
-            let packetSpan = bytes.extracting(start..<contentEnd)
-            var packetReader = ByteReader(packetSpan, offset: RTCPHeader.byteCount)
-            packets.append(try RTCPPacket.parse(header, &packetReader))
-            ranges.append(start..<end)
+            try body(header, start..<end, contentEnd)
             try reader.skip(size - RTCPHeader.byteCount, or: RTCPParseError.lengthBeyondBuffer)
         }
-        return RTCPCompoundPacket(packets: packets, packetRanges: ranges)
     }
 
     /// Concatenates the packets' bytes (unknown packets contribute nothing).
-    public static func serialize(_ packets: [RTCPPacket]) -> [UInt8] {
+    package static func serialize(_ packets: [RTCPPacket]) -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
         for packet in packets { packet.serialize(into: &writer) }
         return writer.bytes

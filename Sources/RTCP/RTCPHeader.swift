@@ -12,15 +12,15 @@ import Wire
 /// subtype for APP and the feedback message type (FMT) for RTPFB and PSFB
 /// (RFC 4585 section 6.1). `length` is the packet's size in 32-bit words
 /// minus one, header included.
-public struct RTCPHeader: Equatable, Sendable {
-    public var padding: Bool
+package struct RTCPHeader: Equatable, Sendable {
+    package var padding: Bool
     /// 5 bits: RC, SC, subtype or FMT depending on the packet type.
-    public var count: UInt8
-    public var packetType: UInt8
+    package var count: UInt8
+    package var packetType: UInt8
     /// The length field: words minus one.
-    public var length: UInt16
+    package var length: UInt16
 
-    public init(padding: Bool = false, count: UInt8, packetType: UInt8, length: UInt16) {
+    package init(padding: Bool = false, count: UInt8, packetType: UInt8, length: UInt16) {
         self.padding = padding
         self.count = count & 0x1F
         self.packetType = packetType
@@ -28,9 +28,20 @@ public struct RTCPHeader: Equatable, Sendable {
     }
 
     /// Size of the whole packet in bytes, header and padding included.
-    public var packetByteCount: Int { (Int(length) + 1) * 4 }
+    package var packetByteCount: Int { (Int(length) + 1) * 4 }
 
-    public static let byteCount = 4
+    package static let byteCount = 4
+
+    /// Stores the 4 header bytes at `offset`, in place (version 2); false,
+    /// with nothing written, when they do not fit.
+    @discardableResult
+    package func store(in bytes: MutableBytes, at offset: Int) -> Bool {
+        guard offset >= 0, bytes.count - offset >= Self.byteCount else { return false }
+        bytes.store(0x80 | (padding ? 0x20 : 0) | count & 0x1F, at: offset)
+        bytes.store(packetType, at: offset + 1)
+        bytes.store(length, at: offset + 2)
+        return true
+    }
 
     /// Reads the 4 header bytes. Checks the version only; the caller checks
     /// the length against the bytes present.
@@ -45,16 +56,16 @@ public struct RTCPHeader: Equatable, Sendable {
 }
 
 /// Packet type values (RFC 3550 section 12.1, RFC 4585 section 6.1).
-public enum RTCPPacketType {
-    public static let senderReport: UInt8 = 200
-    public static let receiverReport: UInt8 = 201
-    public static let sourceDescription: UInt8 = 202
-    public static let goodbye: UInt8 = 203
-    public static let applicationDefined: UInt8 = 204
+package enum RTCPPacketType {
+    package static let senderReport: UInt8 = 200
+    package static let receiverReport: UInt8 = 201
+    package static let sourceDescription: UInt8 = 202
+    package static let goodbye: UInt8 = 203
+    package static let applicationDefined: UInt8 = 204
     /// Transport-layer feedback (RTPFB).
-    public static let transportFeedback: UInt8 = 205
+    package static let transportFeedback: UInt8 = 205
     /// Payload-specific feedback (PSFB).
-    public static let payloadFeedback: UInt8 = 206
+    package static let payloadFeedback: UInt8 = 206
 }
 
 extension ByteWriter {
@@ -64,9 +75,9 @@ extension ByteWriter {
     /// block alignment is the sender's business.
     mutating func rtcpPacket(count: UInt8, packetType: UInt8, _ body: (inout ByteWriter) -> Void) {
         let start = self.count
-        uint8(0x80 | (count & 0x1F))
-        uint8(packetType)
-        uint16(0)
+        append(byteCount: RTCPHeader.byteCount) {
+            RTCPHeader(count: count, packetType: packetType, length: 0).store(in: $0, at: 0)
+        }
         body(&self)
         pad(to: 4)
         // A body longer than the 16-bit length field can describe only comes

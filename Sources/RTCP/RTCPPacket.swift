@@ -6,7 +6,7 @@ import Wire
 /// `UnknownRTCPPacket.body`) are offsets from the first byte of that
 /// packet's own common header; `RTCPCompoundPacket.packetRanges` places
 /// each packet in the buffer.
-public enum RTCPPacket: Equatable, Sendable {
+package enum RTCPPacket: Equatable, Sendable {
     case senderReport(SenderReport)
     case receiverReport(ReceiverReport)
     case sourceDescription(SourceDescription)
@@ -63,7 +63,7 @@ public enum RTCPPacket: Equatable, Sendable {
     /// own (only a range into the input) and append nothing; likewise an
     /// SR/RR profile-extension range is written as zeros here (use the
     /// type's `serialize(into:profileExtension:)` to supply its bytes).
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         switch self {
         case .senderReport(let p): p.serialize(into: &writer)
         case .receiverReport(let p): p.serialize(into: &writer)
@@ -83,12 +83,12 @@ public enum RTCPPacket: Equatable, Sendable {
 /// A packet kept opaque: its type, its 5-bit count/FMT field and where its
 /// body (after the 4-byte common header, before any padding) lies, as
 /// offsets from the packet's first byte.
-public struct UnknownRTCPPacket: Equatable, Sendable {
-    public var packetType: UInt8
-    public var count: UInt8
-    public var body: Range<Int>
+package struct UnknownRTCPPacket: Equatable, Sendable {
+    package var packetType: UInt8
+    package var count: UInt8
+    package var body: Range<Int>
 
-    public init(packetType: UInt8, count: UInt8, body: Range<Int>) {
+    package init(packetType: UInt8, count: UInt8, body: Range<Int>) {
         self.packetType = packetType
         self.count = count
         self.body = body

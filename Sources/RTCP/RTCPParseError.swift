@@ -3,7 +3,7 @@
 /// Any error rejects the whole compound (see `RTCPCompoundPacket`): SRTCP
 /// authenticates the compound as one unit, so a compound with one malformed
 /// packet is treated as damaged or hostile and dropped whole.
-public enum RTCPParseError: Error, Equatable, Sendable {
+package enum RTCPParseError: Error, Equatable, Sendable {
     /// Fewer than 4 bytes left where a common header should start.
     case truncatedHeader
     /// The version field is not 2 (RFC 3550 section 6.4.1).

@@ -15,23 +15,23 @@ import Wire
 /// an 18-bit mantissa reaches past 2^64, so `bitrate` saturates at the
 /// largest `Bitrate` instead of overflowing. PSFB FMT 15 without the
 /// identifier is rejected, as is a Num SSRC larger than the SSRCs present.
-public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
-    public static let format: UInt8 = 15
+package struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
+    package static let format: UInt8 = 15
     /// 'R' 'E' 'M' 'B'.
-    public static let identifier: UInt32 = 0x5245_4D42
-    public static let maximumMantissa: UInt32 = (1 << 18) - 1
-    public static let maximumExponent: UInt8 = 63
+    package static let identifier: UInt32 = 0x5245_4D42
+    package static let maximumMantissa: UInt32 = (1 << 18) - 1
+    package static let maximumExponent: UInt8 = 63
 
-    public var senderSSRC: SSRC
-    public var mediaSSRC: SSRC
+    package var senderSSRC: SSRC
+    package var mediaSSRC: SSRC
     /// 6 bits.
-    public var exponent: UInt8
+    package var exponent: UInt8
     /// 18 bits.
-    public var mantissa: UInt32
-    public var ssrcs: [SSRC]
+    package var mantissa: UInt32
+    package var ssrcs: [SSRC]
 
     /// Exact wire fields; `exponent` and `mantissa` are masked to their widths.
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC = SSRC(0), exponent: UInt8, mantissa: UInt32, ssrcs: [SSRC]) {
+    package init(senderSSRC: SSRC, mediaSSRC: SSRC = SSRC(0), exponent: UInt8, mantissa: UInt32, ssrcs: [SSRC]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
         self.exponent = exponent & 0x3F
@@ -42,7 +42,7 @@ public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
     /// Encodes `bitrate` with the smallest exponent whose mantissa fits,
     /// rounding down (never advertising more than asked). Negative rates
     /// encode as 0.
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC = SSRC(0), bitrate: Bitrate, ssrcs: [SSRC]) {
+    package init(senderSSRC: SSRC, mediaSSRC: SSRC = SSRC(0), bitrate: Bitrate, ssrcs: [SSRC]) {
         var value = UInt64(max(bitrate.bitsPerSecond, 0))
         var exponent: UInt8 = 0
         while value > UInt64(Self.maximumMantissa) {
@@ -55,7 +55,7 @@ public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
     }
 
     /// mantissa * 2^exponent, saturating at `Int64.max` bits per second.
-    public var bitrate: Bitrate {
+    package var bitrate: Bitrate {
         let m = Int64(mantissa)
         guard m != 0 else { return Bitrate(bitsPerSecond: 0) }
         // m < 2^18, so m << e fits in Int64 exactly when e <= 62 - 17 = 45,
@@ -85,7 +85,7 @@ public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
     }
 
     /// Appends the packet. Only the first 255 SSRCs fit the 8-bit count.
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         let selected = ssrcs.prefix(255)
         writer.rtcpPacket(count: Self.format, packetType: RTCPPacketType.payloadFeedback) { w in
             w.uint32(senderSSRC.rawValue)
@@ -97,7 +97,7 @@ public struct ReceiverEstimatedMaximumBitrate: Equatable, Sendable {
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes

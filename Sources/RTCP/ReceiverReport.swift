@@ -7,16 +7,18 @@ import Wire
 ///     |                     SSRC of packet sender                     |
 ///     |                 report blocks (RC x 24 bytes)                 |
 ///     |                  profile-specific extensions                  |
-public struct ReceiverReport: Equatable, Sendable {
-    public static let maximumReports = 31
+package struct ReceiverReport: Equatable, Sendable {
+    package static let maximumReports = 31
+    /// Header and sender SSRC: an RR without report blocks.
+    package static let fixedByteCount = RTCPHeader.byteCount + 4
 
-    public var ssrc: SSRC
-    public var reports: [ReceptionReport]
+    package var ssrc: SSRC
+    package var reports: [ReceptionReport]
     /// Profile-specific extension bytes, as offsets from the packet's first
     /// byte; empty when there are none.
-    public var profileExtension: Range<Int>
+    package var profileExtension: Range<Int>
 
-    public init(ssrc: SSRC, reports: [ReceptionReport] = [], profileExtensionLength: Int = 0) {
+    package init(ssrc: SSRC, reports: [ReceptionReport] = [], profileExtensionLength: Int = 0) {
         self.ssrc = ssrc
         self.reports = reports
         let start = RTCPHeader.byteCount + 4 + reports.count * ReceptionReport.byteCount
@@ -36,7 +38,7 @@ public struct ReceiverReport: Equatable, Sendable {
     }
 
     /// Appends the packet; see `SenderReport.serialize(into:profileExtension:)`.
-    public func serialize(into writer: inout ByteWriter, profileExtension bytes: [UInt8] = []) {
+    package func serialize(into writer: inout ByteWriter, profileExtension bytes: [UInt8] = []) {
         let blocks = reports.prefix(Self.maximumReports)
         writer.rtcpPacket(count: UInt8(blocks.count), packetType: RTCPPacketType.receiverReport) { w in
             w.uint32(ssrc.rawValue)
@@ -45,7 +47,7 @@ public struct ReceiverReport: Equatable, Sendable {
         }
     }
 
-    public func serialized(profileExtension bytes: [UInt8] = []) -> [UInt8] {
+    package func serialized(profileExtension bytes: [UInt8] = []) -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer, profileExtension: bytes)
         return writer.bytes

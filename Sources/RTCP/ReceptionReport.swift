@@ -8,28 +8,28 @@ import Wire
 ///     |                      interarrival jitter                      |
 ///     |                         last SR (LSR)                         |
 ///     |                   delay since last SR (DLSR)                  |
-public struct ReceptionReport: Equatable, Sendable {
-    public static let byteCount = 24
+package struct ReceptionReport: Equatable, Sendable {
+    package static let byteCount = 24
     /// The 24-bit signed range of the cumulative-lost field.
-    public static let cumulativeLostRange: ClosedRange<Int32> = -(1 << 23)...(1 << 23) - 1
+    package static let cumulativeLostRange: ClosedRange<Int32> = -(1 << 23)...(1 << 23) - 1
 
-    public var ssrc: SSRC
+    package var ssrc: SSRC
     /// Fraction of packets lost since the last report, as a fixed-point
     /// number with the binary point at the left edge (lost/expected * 256).
-    public var fractionLost: UInt8
+    package var fractionLost: UInt8
     /// Packets lost since reception began: a 24-bit signed value, negative
     /// when duplicates outnumber losses. Serializing clamps to
     /// `cumulativeLostRange` (RFC 3550 appendix A.3).
-    public var cumulativeLost: Int32
-    public var extendedHighestSequenceNumber: UInt32
+    package var cumulativeLost: Int32
+    package var extendedHighestSequenceNumber: UInt32
     /// Interarrival jitter in RTP timestamp units.
-    public var jitter: UInt32
+    package var jitter: UInt32
     /// Middle 32 bits of the NTP timestamp of the last SR received, or 0.
-    public var lastSenderReport: UInt32
+    package var lastSenderReport: UInt32
     /// Delay since that SR, in units of 1/65536 seconds, or 0.
-    public var delaySinceLastSenderReport: UInt32
+    package var delaySinceLastSenderReport: UInt32
 
-    public init(
+    package init(
         ssrc: SSRC, fractionLost: UInt8 = 0, cumulativeLost: Int32 = 0,
         extendedHighestSequenceNumber: UInt32 = 0, jitter: UInt32 = 0,
         lastSenderReport: UInt32 = 0, delaySinceLastSenderReport: UInt32 = 0
@@ -44,7 +44,7 @@ public struct ReceptionReport: Equatable, Sendable {
     }
 
     /// DLSR as a duration (1/65536 s units).
-    public var delaySinceLastSenderReportDuration: Duration {
+    package var delaySinceLastSenderReportDuration: Duration {
         .nanoseconds(Int64(delaySinceLastSenderReport) * 1_000_000_000 / 65536)
     }
 
@@ -72,14 +72,22 @@ public struct ReceptionReport: Equatable, Sendable {
     }
 
     func serialize(into writer: inout ByteWriter) {
-        writer.uint32(ssrc.rawValue)
-        writer.uint8(fractionLost)
+        writer.append(byteCount: Self.byteCount) { store(in: $0, at: 0) }
+    }
+
+    /// Stores the 24-byte block at `offset` (the layout above), in place;
+    /// false, with nothing written, when it does not fit.
+    @discardableResult
+    package func store(in bytes: MutableBytes, at offset: Int) -> Bool {
+        guard offset >= 0, bytes.count - offset >= Self.byteCount else { return false }
         let clamped = min(max(cumulativeLost, Self.cumulativeLostRange.lowerBound), Self.cumulativeLostRange.upperBound)
-        writer.uint24(UInt32(bitPattern: clamped) & 0xFF_FFFF)
-        writer.uint32(extendedHighestSequenceNumber)
-        writer.uint32(jitter)
-        writer.uint32(lastSenderReport)
-        writer.uint32(delaySinceLastSenderReport)
+        bytes.store(ssrc.rawValue, at: offset)
+        bytes.store(UInt32(fractionLost) << 24 | UInt32(bitPattern: clamped) & 0xFF_FFFF, at: offset + 4)
+        bytes.store(extendedHighestSequenceNumber, at: offset + 8)
+        bytes.store(jitter, at: offset + 12)
+        bytes.store(lastSenderReport, at: offset + 16)
+        bytes.store(delaySinceLastSenderReport, at: offset + 20)
+        return true
     }
 }
 

@@ -1,16 +1,16 @@
 import Wire
 
 /// The sender information block of an SR (RFC 3550 section 6.4.1).
-public struct SenderInfo: Equatable, Sendable {
-    public static let byteCount = 20
+package struct SenderInfo: Equatable, Sendable {
+    package static let byteCount = 20
     /// 64-bit NTP timestamp: seconds since 1900 in the high word, fraction
     /// in the low word.
-    public var ntpTimestamp: UInt64
-    public var rtpTimestamp: UInt32
-    public var packetCount: UInt32
-    public var octetCount: UInt32
+    package var ntpTimestamp: UInt64
+    package var rtpTimestamp: UInt32
+    package var packetCount: UInt32
+    package var octetCount: UInt32
 
-    public init(ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32) {
+    package init(ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32) {
         self.ntpTimestamp = ntpTimestamp
         self.rtpTimestamp = rtpTimestamp
         self.packetCount = packetCount
@@ -19,7 +19,20 @@ public struct SenderInfo: Equatable, Sendable {
 
     /// The middle 32 bits of the NTP timestamp, echoed as LSR in reception
     /// reports (RFC 3550 section 6.4.1).
-    public var compactNTP: UInt32 { UInt32(truncatingIfNeeded: ntpTimestamp >> 16) }
+    package var compactNTP: UInt32 { UInt32(truncatingIfNeeded: ntpTimestamp >> 16) }
+
+    /// Stores the 20 bytes at `offset`, in place; false, with nothing
+    /// written, when they do not fit.
+    @discardableResult
+    package func store(in bytes: MutableBytes, at offset: Int) -> Bool {
+        guard offset >= 0, bytes.count - offset >= Self.byteCount else { return false }
+        bytes.store(UInt32(truncatingIfNeeded: ntpTimestamp >> 32), at: offset)
+        bytes.store(UInt32(truncatingIfNeeded: ntpTimestamp), at: offset + 4)
+        bytes.store(rtpTimestamp, at: offset + 8)
+        bytes.store(packetCount, at: offset + 12)
+        bytes.store(octetCount, at: offset + 16)
+        return true
+    }
 }
 
 /// SR: sender report, packet type 200 (RFC 3550 section 6.4.1).
@@ -29,19 +42,21 @@ public struct SenderInfo: Equatable, Sendable {
 ///     |                     sender info (20 bytes)                    |
 ///     |                 report blocks (RC x 24 bytes)                 |
 ///     |                  profile-specific extensions                  |
-public struct SenderReport: Equatable, Sendable {
-    public static let maximumReports = 31
+package struct SenderReport: Equatable, Sendable {
+    package static let maximumReports = 31
+    /// Header, sender SSRC and sender info: an SR without report blocks.
+    package static let fixedByteCount = RTCPHeader.byteCount + 4 + SenderInfo.byteCount
 
-    public var ssrc: SSRC
-    public var senderInfo: SenderInfo
-    public var reports: [ReceptionReport]
+    package var ssrc: SSRC
+    package var senderInfo: SenderInfo
+    package var reports: [ReceptionReport]
     /// Profile-specific extension bytes, as offsets from the packet's first
     /// byte; empty when there are none.
-    public var profileExtension: Range<Int>
+    package var profileExtension: Range<Int>
 
     /// `profileExtensionLength` reserves room for extension bytes given to
     /// `serialize(into:profileExtension:)`, rounded up to 32 bits.
-    public init(
+    package init(
         ssrc: SSRC, senderInfo: SenderInfo, reports: [ReceptionReport] = [],
         profileExtensionLength: Int = 0
     ) {
@@ -76,20 +91,17 @@ public struct SenderReport: Equatable, Sendable {
     /// 5-bit count; callers split larger sets over several packets.
     /// `profileExtension` supplies the bytes for the extension range, cut
     /// or zero-filled to its length.
-    public func serialize(into writer: inout ByteWriter, profileExtension bytes: [UInt8] = []) {
+    package func serialize(into writer: inout ByteWriter, profileExtension bytes: [UInt8] = []) {
         let blocks = reports.prefix(Self.maximumReports)
         writer.rtcpPacket(count: UInt8(blocks.count), packetType: RTCPPacketType.senderReport) { w in
             w.uint32(ssrc.rawValue)
-            w.uint64(senderInfo.ntpTimestamp)
-            w.uint32(senderInfo.rtpTimestamp)
-            w.uint32(senderInfo.packetCount)
-            w.uint32(senderInfo.octetCount)
+            w.append(byteCount: SenderInfo.byteCount) { senderInfo.store(in: $0, at: 0) }
             for block in blocks { block.serialize(into: &w) }
             ProfileExtension.write(bytes, range: profileExtension, into: &w)
         }
     }
 
-    public func serialized(profileExtension bytes: [UInt8] = []) -> [UInt8] {
+    package func serialized(profileExtension bytes: [UInt8] = []) -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer, profileExtension: bytes)
         return writer.bytes

@@ -1,52 +1,52 @@
 import Wire
 
 /// SDES item types (RFC 3550 section 6.5, section 12.2).
-public struct SDESItemType: RawRepresentable, Hashable, Sendable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct SDESItemType: RawRepresentable, Hashable, Sendable {
+    package var rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
     /// Ends a chunk's item list; never a real item.
-    public static let end = SDESItemType(rawValue: 0)
-    public static let cname = SDESItemType(rawValue: 1)
-    public static let name = SDESItemType(rawValue: 2)
-    public static let email = SDESItemType(rawValue: 3)
-    public static let phone = SDESItemType(rawValue: 4)
-    public static let location = SDESItemType(rawValue: 5)
-    public static let tool = SDESItemType(rawValue: 6)
-    public static let note = SDESItemType(rawValue: 7)
+    package static let end = SDESItemType(rawValue: 0)
+    package static let cname = SDESItemType(rawValue: 1)
+    package static let name = SDESItemType(rawValue: 2)
+    package static let email = SDESItemType(rawValue: 3)
+    package static let phone = SDESItemType(rawValue: 4)
+    package static let location = SDESItemType(rawValue: 5)
+    package static let tool = SDESItemType(rawValue: 6)
+    package static let note = SDESItemType(rawValue: 7)
     /// PRIV: the value starts with its own prefix length and prefix; kept raw.
-    public static let priv = SDESItemType(rawValue: 8)
+    package static let priv = SDESItemType(rawValue: 8)
 }
 
 /// One SDES item: type, 8-bit length, value (RFC 3550 section 6.5).
-public struct SDESItem: Equatable, Sendable {
-    public var type: SDESItemType
+package struct SDESItem: Equatable, Sendable {
+    package var type: SDESItemType
     /// Raw value bytes (UTF-8 text for the standard items), at most 255.
-    public var value: [UInt8]
+    package var value: [UInt8]
 
-    public init(type: SDESItemType, value: [UInt8]) {
+    package init(type: SDESItemType, value: [UInt8]) {
         self.type = type
         self.value = value
     }
 
-    public init(type: SDESItemType, text: String) {
+    package init(type: SDESItemType, text: String) {
         self.init(type: type, value: Array(text.utf8))
     }
 
-    public var text: String { String(decoding: value, as: UTF8.self) }
+    package var text: String { String(decoding: value, as: UTF8.self) }
 }
 
 /// One SDES chunk: an SSRC/CSRC and its items.
-public struct SDESChunk: Equatable, Sendable {
-    public var source: SSRC
-    public var items: [SDESItem]
+package struct SDESChunk: Equatable, Sendable {
+    package var source: SSRC
+    package var items: [SDESItem]
 
-    public init(source: SSRC, items: [SDESItem]) {
+    package init(source: SSRC, items: [SDESItem]) {
         self.source = source
         self.items = items
     }
 
     /// The first CNAME item's text, if any.
-    public var cname: String? { items.first { $0.type == .cname }?.text }
+    package var cname: String? { items.first { $0.type == .cname }?.text }
 }
 
 /// SDES: source description, packet type 202 (RFC 3550 section 6.5).
@@ -60,48 +60,62 @@ public struct SDESChunk: Equatable, Sendable {
 /// with zeros to the next 32-bit boundary. Item lengths are checked against
 /// the bytes present; a chunk whose item list reaches the end of the packet
 /// without its terminating zero is rejected.
-public struct SourceDescription: Equatable, Sendable {
-    public static let maximumChunks = 31
+package struct SourceDescription: Equatable, Sendable {
+    package static let maximumChunks = 31
     /// Items allowed per packet, over all chunks. Real senders send one or
     /// two (CNAME, sometimes MID); the bound keeps a hostile packet of tiny
     /// items from costing thousands of allocations.
-    public static let maximumItems = 64
+    package static let maximumItems = 64
 
-    public var chunks: [SDESChunk]
+    package var chunks: [SDESChunk]
 
-    public init(chunks: [SDESChunk]) { self.chunks = chunks }
+    package init(chunks: [SDESChunk]) { self.chunks = chunks }
 
     static func parse(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) -> SourceDescription {
+        var builder = ChunkBuilder()
+        builder.chunks.reserveCapacity(Int(header.count))
+        try walk(header, &reader, into: &builder)
+        return SourceDescription(chunks: builder.chunks)
+    }
+
+    /// The checks of `parse` without building anything: what the router's
+    /// in-place view runs on every SDES a browser sends (one per RTCP
+    /// compound, RFC 3550 section 6.1), so it must not allocate.
+    static func validate(_ header: RTCPHeader, _ reader: inout ByteReader) throws(RTCPParseError) {
+        var counter = ItemCounter()
+        try walk(header, &reader, into: &counter)
+    }
+
+    /// Walks the chunks and their items with every check, handing each to
+    /// `sink`; one walk for `parse` and `validate`.
+    private static func walk<Sink: SDESWalkSink>(
+        _ header: RTCPHeader, _ reader: inout ByteReader, into sink: inout Sink
+    ) throws(RTCPParseError) {
         // Each chunk takes at least 8 bytes (SSRC, then the terminator padded
         // to 32 bits).
         guard reader.canRead(Int(header.count) * 8) else { throw .countBeyondPacket }
-        var chunks: [SDESChunk] = []
-        chunks.reserveCapacity(Int(header.count))
         var itemCount = 0
         for _ in 0..<header.count {
-            let source = try reader.ssrc(or: .truncated)
-            var items: [SDESItem] = []
+            sink.startChunk(try reader.ssrc(or: .truncated))
             while true {
                 let type = try reader.uint8(or: RTCPParseError.truncated)
                 if type == 0 { break }
                 itemCount += 1
                 guard itemCount <= maximumItems else { throw .tooManyItems }
                 let length = try reader.uint8(or: RTCPParseError.truncated)
-                let value = try reader.bytesArray(Int(length), or: RTCPParseError.truncated)
-                items.append(SDESItem(type: SDESItemType(rawValue: type), value: value))
+                try sink.item(type: type, length: Int(length), from: &reader)
             }
             // Skip the rest of the terminator's 32-bit word. Chunks start on
             // 32-bit boundaries, as offsets from the packet start are.
             let misalignment = reader.offset % 4
             if misalignment != 0 { try reader.skip(4 - misalignment, or: RTCPParseError.truncated) }
-            chunks.append(SDESChunk(source: source, items: items))
         }
-        return SourceDescription(chunks: chunks)
+        sink.finish()
     }
 
     /// Appends the packet. Only the first `maximumChunks` chunks fit the
     /// 5-bit count, and item values are cut to 255 bytes.
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         let selected = chunks.prefix(Self.maximumChunks)
         writer.rtcpPacket(count: UInt8(selected.count), packetType: RTCPPacketType.sourceDescription) { w in
             for chunk in selected {
@@ -119,9 +133,79 @@ public struct SourceDescription: Equatable, Sendable {
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes
     }
+
+    /// Size of the SDES packet `storeCNAME` writes for a CNAME of
+    /// `cnameLength` bytes (cut to 255): header, SSRC, the item, the
+    /// terminating zero, padding to 32 bits.
+    package static func cnameByteCount(cnameLength: Int) -> Int {
+        RTCPHeader.byteCount + 4 + (2 + min(max(cnameLength, 0), 255) + 1 + 3) / 4 * 4
+    }
+
+    /// Stores, in place at `offset`, the SDES packet every report compound
+    /// ends with (RFC 3550 section 6.1): one chunk, `source` with its CNAME
+    /// item (section 6.5.1), cut to 255 bytes. The same layout as
+    /// `serialize(into:)` of that one chunk. Returns the bytes written, or
+    /// nil (nothing written) when they do not fit.
+    package static func storeCNAME(
+        _ cname: UnsafeRawBufferPointer, source: SSRC, in bytes: MutableBytes, at offset: Int
+    ) -> Int? {
+        let value = UnsafeRawBufferPointer(rebasing: cname.prefix(255))
+        let size = cnameByteCount(cnameLength: value.count)
+        guard offset >= 0, bytes.count - offset >= size else { return nil }
+        RTCPHeader(count: 1, packetType: RTCPPacketType.sourceDescription, length: UInt16(size / 4 - 1))
+            .store(in: bytes, at: offset)
+        bytes.store(source.rawValue, at: offset + 4)
+        bytes.store(SDESItemType.cname.rawValue, at: offset + 8)
+        bytes.store(UInt8(value.count), at: offset + 9)
+        for (i, byte) in value.enumerated() { bytes.store(byte, at: offset + 10 + i) }
+        // The terminating zero and the padding after it.
+        for i in (offset + 10 + value.count)..<(offset + size) { bytes.store(UInt8(0), at: i) }
+        return size
+    }
+}
+
+/// What `SourceDescription.walk` hands its chunks and items to.
+private protocol SDESWalkSink {
+    mutating func startChunk(_ source: SSRC)
+    /// Reads (or skips) exactly `length` bytes of the item's value.
+    mutating func item(type: UInt8, length: Int, from reader: inout ByteReader) throws(RTCPParseError)
+    mutating func finish()
+}
+
+/// Builds the chunks (`parse`).
+private struct ChunkBuilder: SDESWalkSink {
+    var chunks: [SDESChunk] = []
+    private var source: SSRC?
+    private var items: [SDESItem] = []
+
+    mutating func startChunk(_ source: SSRC) {
+        finish()
+        self.source = source
+    }
+
+    mutating func item(type: UInt8, length: Int, from reader: inout ByteReader) throws(RTCPParseError) {
+        let value = try reader.bytesArray(length, or: RTCPParseError.truncated)
+        items.append(SDESItem(type: SDESItemType(rawValue: type), value: value))
+    }
+
+    mutating func finish() {
+        guard let source else { return }
+        chunks.append(SDESChunk(source: source, items: items))
+        self.source = nil
+        items = []
+    }
+}
+
+/// Skips the values (`validate`).
+private struct ItemCounter: SDESWalkSink {
+    mutating func startChunk(_ source: SSRC) {}
+    mutating func item(type: UInt8, length: Int, from reader: inout ByteReader) throws(RTCPParseError) {
+        try reader.skip(length, or: RTCPParseError.truncated)
+    }
+    mutating func finish() {}
 }

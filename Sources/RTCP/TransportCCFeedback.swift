@@ -15,23 +15,23 @@ import Wire
 /// `TransportLayerCC` is the expanded value (statuses in an array) that
 /// builders serialize; `TransportLayerCC(expanding:packet:)` converts, for
 /// control-plane callers and tests only: the media path walks.
-public struct TransportCCFeedback: Equatable, Sendable {
-    public var senderSSRC: SSRC
-    public var mediaSSRC: SSRC
-    public var baseSequenceNumber: UInt16
+package struct TransportCCFeedback: Equatable, Sendable {
+    package var senderSSRC: SSRC
+    package var mediaSSRC: SSRC
+    package var baseSequenceNumber: UInt16
     /// The packet status count field: statuses of base, base + 1, ...
-    public var statusCount: Int
+    package var statusCount: Int
     /// 24-bit signed, in 64 ms units, sign-extended.
-    public var referenceTime: Int32
-    public var feedbackPacketCount: UInt8
+    package var referenceTime: Int32
+    package var feedbackPacketCount: UInt8
     /// Packet chunks, then receive deltas, as offsets from the packet's
     /// first byte (the common header); bytes after `deltas` are padding.
-    public var chunks: Range<Int>
-    public var deltas: Range<Int>
+    package var chunks: Range<Int>
+    package var deltas: Range<Int>
     /// Statuses that are "received" (each has a delta).
-    public var receivedCount: Int
+    package var receivedCount: Int
 
-    public init(
+    package init(
         senderSSRC: SSRC, mediaSSRC: SSRC, baseSequenceNumber: UInt16, statusCount: Int, referenceTime: Int32,
         feedbackPacketCount: UInt8, chunks: Range<Int>, deltas: Range<Int>, receivedCount: Int
     ) {
@@ -47,7 +47,7 @@ public struct TransportCCFeedback: Equatable, Sendable {
     }
 
     /// The reference time as a duration in the feedback sender's time base.
-    public var referenceTimeOffset: Duration { TransportLayerCC.referenceTimeUnit * Int(referenceTime) }
+    package var referenceTimeOffset: Duration { TransportLayerCC.referenceTimeUnit * Int(referenceTime) }
 
     /// Walks the statuses at `positions` (0 is the base sequence number;
     /// clamped to 0 ..< statusCount) over `packet`, the bytes of this
@@ -57,7 +57,7 @@ public struct TransportCCFeedback: Equatable, Sendable {
     /// the status count. `packet` must be the bytes this value was parsed
     /// from.
     @_lifetime(copy packet)
-    public func statuses(in packet: RawSpan, positions: Range<Int>? = nil) -> TransportCCStatusWalker {
+    package func statuses(in packet: RawSpan, positions: Range<Int>? = nil) -> TransportCCStatusWalker {
         let all = 0..<statusCount
         let wanted = positions?.clamped(to: all) ?? all
         return TransportCCStatusWalker(feedback: self, packet: packet, positions: wanted)
@@ -115,7 +115,7 @@ public struct TransportCCFeedback: Equatable, Sendable {
 /// packet's bytes: (sequence number, status, arrival) per position in the
 /// requested range, in order. Allocates nothing. The feedback was
 /// validated when parsed, so every read here is inside the packet.
-public struct TransportCCStatusWalker: ~Escapable {
+package struct TransportCCStatusWalker: ~Escapable {
     private let packet: RawSpan
     private let base: UInt16
     private let endPosition: Int
@@ -131,7 +131,7 @@ public struct TransportCCStatusWalker: ~Escapable {
     private var chunkUsed = 0
     private var chunkLeft = 0
     /// Statuses produced so far.
-    public private(set) var visited = 0
+    package private(set) var visited = 0
 
     @_lifetime(copy packet)
     init(feedback: TransportCCFeedback, packet: RawSpan, positions: Range<Int>) {
@@ -153,7 +153,7 @@ public struct TransportCCStatusWalker: ~Escapable {
             ? UInt8(truncatingIfNeeded: chunk >> (13 - i)) & 0x1 : UInt8(truncatingIfNeeded: chunk >> (12 - 2 * i)) & 0x3
     }
 
-    public mutating func next() -> TransportCCPacketResult? {
+    package mutating func next() -> TransportCCPacketResult? {
         guard position < endPosition else { return nil }
         while chunkLeft == 0 { loadChunk() }
         let symbol =
@@ -221,7 +221,7 @@ extension TransportLayerCC {
     /// The expanded value of parsed feedback: every status in an array.
     /// Control plane and tests only (it allocates up to 65,535 entries);
     /// the media path walks `TransportCCFeedback` instead.
-    public init(expanding feedback: TransportCCFeedback, packet: RawSpan) {
+    package init(expanding feedback: TransportCCFeedback, packet: RawSpan) {
         var statuses: [TransportCCStatus] = []
         statuses.reserveCapacity(feedback.statusCount)
         var walker = feedback.statuses(in: packet)
@@ -237,7 +237,7 @@ extension TransportCCFeedback {
     /// The feedback of `bytes` when they are one transport-cc packet (a
     /// compound of one, as `TransportLayerCC.serialized()` makes), else nil.
     /// Offsets in the result are from the start of `bytes`.
-    public static func parsedPacket(_ bytes: RawSpan) -> TransportCCFeedback? {
+    package static func parsedPacket(_ bytes: RawSpan) -> TransportCCFeedback? {
         guard let compound = try? RTCPCompoundPacket.parse(bytes), compound.packets.count == 1,
             case .transportCCFeedback(let feedback) = compound.packets[0]
         else { return nil }
@@ -249,7 +249,7 @@ extension RTCPCompoundPacket {
     /// `packets` with each parsed transport-cc feedback expanded to a
     /// `TransportLayerCC` (`bytes`: what this compound was parsed from).
     /// Control plane and tests only: expansion allocates per status.
-    public func expandedPackets(_ bytes: RawSpan) -> [RTCPPacket] {
+    package func expandedPackets(_ bytes: RawSpan) -> [RTCPPacket] {
         var out: [RTCPPacket] = []
         for (packet, range) in zip(packets, packetRanges) {
             if case .transportCCFeedback(let feedback) = packet {

@@ -2,11 +2,11 @@ import Wire
 
 /// One packet to report in transport-wide feedback: its transport-wide
 /// sequence number and when it arrived, or nil if it did not.
-public struct TransportCCArrival: Equatable, Sendable {
-    public var sequenceNumber: UInt16
-    public var arrival: Instant?
+package struct TransportCCArrival: Equatable, Sendable {
+    package var sequenceNumber: UInt16
+    package var arrival: Instant?
 
-    public init(sequenceNumber: UInt16, arrival: Instant?) {
+    package init(sequenceNumber: UInt16, arrival: Instant?) {
         self.sequenceNumber = sequenceNumber
         self.arrival = arrival
     }
@@ -24,14 +24,26 @@ extension TransportLayerCC {
     /// (a duplicate, or a step of 32768 or more), one whose delta does not
     /// fit 16 signed bits, or one past 65535 statuses. `consumed` says how
     /// many entries went in; the caller starts the next feedback there.
-    public static func build(
+    package static func build(
         senderSSRC: SSRC, mediaSSRC: SSRC, feedbackPacketCount: UInt8,
         arrivals: [TransportCCArrival]
     ) -> (feedback: TransportLayerCC, consumed: Int) {
-        let base = arrivals.first?.sequenceNumber ?? 0
         var feedback = TransportLayerCC(
-            senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, baseSequenceNumber: base,
+            senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, baseSequenceNumber: 0,
             referenceTime: 0, feedbackPacketCount: feedbackPacketCount, statuses: [])
+        let consumed = build(into: &feedback, arrivals: arrivals[...])
+        return (feedback, consumed)
+    }
+
+    /// The same into `feedback`, whose SSRCs and count the caller set and
+    /// whose status storage is reused (the server's feedback to each
+    /// publisher every 50 ms allocates nothing once it has grown).
+    /// Returns how many of `arrivals` went in.
+    package static func build(into feedback: inout TransportLayerCC, arrivals: ArraySlice<TransportCCArrival>) -> Int {
+        let base = arrivals.first?.sequenceNumber ?? 0
+        feedback.baseSequenceNumber = base
+        feedback.referenceTime = 0
+        feedback.statuses.removeAll(keepingCapacity: true)
         var previousTicks: Int64?
         var consumed = 0
         for entry in arrivals {
@@ -71,7 +83,7 @@ extension TransportLayerCC {
             if let ticks { previousTicks = ticks }
             consumed += 1
         }
-        return (feedback, consumed)
+        return consumed
     }
 
     /// Appends the packet, choosing chunks greedily from the current
@@ -80,7 +92,7 @@ extension TransportLayerCC {
     /// more where a large delta is near, 14 or more elsewhere); else a
     /// two-bit vector when a large delta is among the next 14 statuses; else
     /// a one-bit vector. At most 65535 statuses are written.
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         let selected = statuses.prefix(Int(UInt16.max))
         writer.rtcpPacket(count: Self.format, packetType: RTCPPacketType.transportFeedback) { w in
             w.uint32(senderSSRC.rawValue)
@@ -100,7 +112,7 @@ extension TransportLayerCC {
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes

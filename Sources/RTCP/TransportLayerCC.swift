@@ -8,16 +8,16 @@ import Wire
 /// in the feedback, or to the reference time for the first one. Small
 /// deltas are one unsigned byte (0 to 63.75 ms); large ones two signed bytes
 /// (-8192 ms to 8191.75 ms).
-public enum TransportCCStatus: Equatable, Hashable, Sendable {
+package enum TransportCCStatus: Equatable, Hashable, Sendable {
     case notReceived
     case receivedSmallDelta(UInt8)
     case receivedLargeDelta(Int16)
 
     /// One tick of receive delta.
-    public static let tick: Duration = .microseconds(250)
+    package static let tick: Duration = .microseconds(250)
 
     /// The 2-bit status symbol: 0 not received, 1 small delta, 2 large delta.
-    public var symbol: UInt8 {
+    package var symbol: UInt8 {
         switch self {
         case .notReceived: 0
         case .receivedSmallDelta: 1
@@ -26,7 +26,7 @@ public enum TransportCCStatus: Equatable, Hashable, Sendable {
     }
 
     /// The delta in ticks, nil when not received.
-    public var deltaTicks: Int32? {
+    package var deltaTicks: Int32? {
         switch self {
         case .notReceived: nil
         case .receivedSmallDelta(let t): Int32(t)
@@ -34,25 +34,25 @@ public enum TransportCCStatus: Equatable, Hashable, Sendable {
         }
     }
 
-    public var receiveDelta: Duration? { deltaTicks.map { .microseconds(Int64($0) * 250) } }
+    package var receiveDelta: Duration? { deltaTicks.map { .microseconds(Int64($0) * 250) } }
 }
 
 /// One entry of parsed feedback: a transport-wide sequence number and its
 /// status.
-public struct TransportCCPacketResult: Equatable, Sendable {
-    public var sequenceNumber: UInt16
-    public var status: TransportCCStatus
+package struct TransportCCPacketResult: Equatable, Sendable {
+    package var sequenceNumber: UInt16
+    package var status: TransportCCStatus
     /// Arrival time in the feedback sender's time base: reference time plus
     /// every delta up to and including this one. Nil when not received.
-    public var arrival: Duration?
+    package var arrival: Duration?
 
-    public init(sequenceNumber: UInt16, status: TransportCCStatus, arrival: Duration?) {
+    package init(sequenceNumber: UInt16, status: TransportCCStatus, arrival: Duration?) {
         self.sequenceNumber = sequenceNumber
         self.status = status
         self.arrival = arrival
     }
 
-    public var receiveDelta: Duration? { status.receiveDelta }
+    package var receiveDelta: Duration? { status.receiveDelta }
 }
 
 /// Transport-wide congestion control feedback: RTPFB (205) with FMT 15
@@ -81,24 +81,24 @@ public struct TransportCCPacketResult: Equatable, Sendable {
 ///
 /// Serializing chooses its own chunks (see `serialize(into:)`), so a
 /// re-encoding expands to equal statuses, not necessarily equal bytes.
-public struct TransportLayerCC: Equatable, Sendable {
-    public static let format: UInt8 = 15
+package struct TransportLayerCC: Equatable, Sendable {
+    package static let format: UInt8 = 15
     /// Reference time unit.
-    public static let referenceTimeUnit: Duration = .milliseconds(64)
+    package static let referenceTimeUnit: Duration = .milliseconds(64)
     /// Statuses a run-length chunk can carry.
     static let maximumRunLength = 8191
 
-    public var senderSSRC: SSRC
-    public var mediaSSRC: SSRC
-    public var baseSequenceNumber: UInt16
+    package var senderSSRC: SSRC
+    package var mediaSSRC: SSRC
+    package var baseSequenceNumber: UInt16
     /// 24-bit signed, in 64 ms units, sign-extended.
-    public var referenceTime: Int32
+    package var referenceTime: Int32
     /// Feedback packet count: increments per feedback sent, wraps at 256.
-    public var feedbackPacketCount: UInt8
+    package var feedbackPacketCount: UInt8
     /// Statuses of packets base, base + 1, ... (wrapping), at most 65535.
-    public var statuses: [TransportCCStatus]
+    package var statuses: [TransportCCStatus]
 
-    public init(
+    package init(
         senderSSRC: SSRC, mediaSSRC: SSRC, baseSequenceNumber: UInt16, referenceTime: Int32,
         feedbackPacketCount: UInt8, statuses: [TransportCCStatus]
     ) {
@@ -111,10 +111,10 @@ public struct TransportLayerCC: Equatable, Sendable {
     }
 
     /// The reference time as a duration in the feedback sender's time base.
-    public var referenceTimeOffset: Duration { Self.referenceTimeUnit * Int(referenceTime) }
+    package var referenceTimeOffset: Duration { Self.referenceTimeUnit * Int(referenceTime) }
 
     /// (sequence number, status, receive delta and arrival) per packet.
-    public var packets: [TransportCCPacketResult] {
+    package var packets: [TransportCCPacketResult] {
         var out: [TransportCCPacketResult] = []
         out.reserveCapacity(statuses.count)
         var arrival = referenceTimeOffset

@@ -3,18 +3,18 @@ import Wire
 /// One generic NACK FCI entry (RFC 4585 section 6.2.1): the packet ID
 /// (PID) of a lost packet and a bitmask of following lost packets (BLP),
 /// where bit i (least significant first) reports PID + i + 1 lost.
-public struct NACKPair: Equatable, Hashable, Sendable {
-    public var packetID: UInt16
-    public var lostPackets: UInt16
+package struct NACKPair: Equatable, Hashable, Sendable {
+    package var packetID: UInt16
+    package var lostPackets: UInt16
 
-    public init(packetID: UInt16, lostPackets: UInt16 = 0) {
+    package init(packetID: UInt16, lostPackets: UInt16 = 0) {
         self.packetID = packetID
         self.lostPackets = lostPackets
     }
 
     /// The sequence numbers this entry reports lost, PID first, in order
     /// (wrapping past 65535).
-    public var lostSequenceNumbers: [UInt16] {
+    package var lostSequenceNumbers: [UInt16] {
         var out = [packetID]
         for bit in 0..<16 where lostPackets & (1 << bit) != 0 {
             out.append(packetID &+ UInt16(bit + 1))
@@ -32,26 +32,26 @@ public struct NACKPair: Equatable, Hashable, Sendable {
 ///     :                  (more PID/BLP pairs)                         :
 ///
 /// A NACK carries at least one pair; one with none is rejected.
-public struct TransportLayerNACK: Equatable, Sendable {
-    public static let format: UInt8 = 1
+package struct TransportLayerNACK: Equatable, Sendable {
+    package static let format: UInt8 = 1
 
-    public var senderSSRC: SSRC
-    public var mediaSSRC: SSRC
-    public var pairs: [NACKPair]
+    package var senderSSRC: SSRC
+    package var mediaSSRC: SSRC
+    package var pairs: [NACKPair]
 
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC, pairs: [NACKPair]) {
+    package init(senderSSRC: SSRC, mediaSSRC: SSRC, pairs: [NACKPair]) {
         self.senderSSRC = senderSSRC
         self.mediaSSRC = mediaSSRC
         self.pairs = pairs
     }
 
     /// A NACK for exactly `lost`, with the fewest pairs.
-    public init(senderSSRC: SSRC, mediaSSRC: SSRC, lostSequenceNumbers lost: some Sequence<UInt16>) {
+    package init(senderSSRC: SSRC, mediaSSRC: SSRC, lostSequenceNumbers lost: some Sequence<UInt16>) {
         self.init(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, pairs: Self.pairs(covering: lost))
     }
 
     /// Every sequence number the pairs report lost, in pair order.
-    public var lostSequenceNumbers: [UInt16] { pairs.flatMap(\.lostSequenceNumbers) }
+    package var lostSequenceNumbers: [UInt16] { pairs.flatMap(\.lostSequenceNumbers) }
 
     /// The minimal list of PID/BLP pairs that reports exactly the given
     /// sequence numbers lost.
@@ -61,7 +61,7 @@ public struct TransportLayerNACK: Equatable, Sendable {
     /// (65534, 65535, 0, 1) is one run. Then each pair takes the lowest
     /// uncovered number as PID and the next 16 as BLP bits; this greedy
     /// cover is optimal for fixed-width windows on a line.
-    public static func pairs(covering lost: some Sequence<UInt16>) -> [NACKPair] {
+    package static func pairs(covering lost: some Sequence<UInt16>) -> [NACKPair] {
         let sorted = Array(Set(lost)).sorted()
         guard let first = sorted.first, let last = sorted.last else { return [] }
         // Find the widest circular gap; start after it.
@@ -109,7 +109,7 @@ public struct TransportLayerNACK: Equatable, Sendable {
         return TransportLayerNACK(senderSSRC: sender, mediaSSRC: media, pairs: pairs)
     }
 
-    public func serialize(into writer: inout ByteWriter) {
+    package func serialize(into writer: inout ByteWriter) {
         writer.rtcpPacket(count: Self.format, packetType: RTCPPacketType.transportFeedback) { w in
             w.uint32(senderSSRC.rawValue)
             w.uint32(mediaSSRC.rawValue)
@@ -120,7 +120,7 @@ public struct TransportLayerNACK: Equatable, Sendable {
         }
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var writer = ByteWriter()
         serialize(into: &writer)
         return writer.bytes

@@ -8,17 +8,17 @@ import Wire
 /// transport-wide sequence number (draft-holmer-rmcat-transport-wide-cc-
 /// extensions-01 section 2) and abs-send-time (the 6.18 fixed-point send
 /// time of libwebrtc's REMB), with the ids of our own offer.
-public struct EgressHeaderExtensions: Equatable, Sendable {
+package struct EgressHeaderExtensions: Equatable, Sendable {
     /// Id and value of the transport-wide sequence number, if negotiated.
-    public var transportSequenceNumber: (id: UInt8, value: UInt16)?
+    package var transportSequenceNumber: (id: UInt8, value: UInt16)?
     /// Id and 24-bit value of abs-send-time, if negotiated.
-    public var absoluteSendTime: (id: UInt8, value: UInt32)?
+    package var absoluteSendTime: (id: UInt8, value: UInt32)?
     /// Id and value of abs-capture-time, passed through from the publisher:
     /// the 64-bit NTP capture timestamp and, when the publisher sent it,
     /// the estimated capture clock offset (signed Q32.32).
-    public var absoluteCaptureTime: (id: UInt8, timestamp: UInt64, clockOffset: Int64?)?
+    package var absoluteCaptureTime: (id: UInt8, timestamp: UInt64, clockOffset: Int64?)?
 
-    public init(
+    package init(
         transportSequenceNumber: (id: UInt8, value: UInt16)? = nil, absoluteSendTime: (id: UInt8, value: UInt32)? = nil,
         absoluteCaptureTime: (id: UInt8, timestamp: UInt64, clockOffset: Int64?)? = nil
     ) {
@@ -27,7 +27,7 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
         self.absoluteCaptureTime = absoluteCaptureTime
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.transportSequenceNumber?.id == b.transportSequenceNumber?.id
             && a.transportSequenceNumber?.value == b.transportSequenceNumber?.value
             && a.absoluteSendTime?.id == b.absoluteSendTime?.id && a.absoluteSendTime?.value == b.absoluteSendTime?.value
@@ -38,7 +38,7 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
 
     /// Reads an abs-capture-time value (8 or 16 bytes) at `range` of
     /// `bytes`; nil for any other length.
-    public static func absoluteCaptureTime(
+    package static func absoluteCaptureTime(
         in bytes: RawSpan, range: Range<Int>
     ) -> (
         timestamp: UInt64, clockOffset: Int64?
@@ -59,7 +59,7 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
     /// Bytes of the one-byte-header block (RFC 8285 section 4.2) these
     /// elements take, with its 4-byte header and padding to 32 bits; 0 when
     /// there are none.
-    public var blockLength: Int {
+    package var blockLength: Int {
         var data = 0
         if transportSequenceNumber != nil { data += 3 }
         if absoluteSendTime != nil { data += 4 }
@@ -73,25 +73,57 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
     /// block is removed and the X bit cleared. Returns the new length, or
     /// nil (buffer unchanged) when the packet does not match `header`, an
     /// id is outside 1...14, or the buffer has no room.
-    public func write(into buffer: UnsafeMutableRawBufferPointer, length: Int, header: RTPHeader) -> Int? {
-        guard let base = buffer.baseAddress, length <= buffer.count, header.packetLength == length,
-            length >= RTPHeader.fixedHeaderLength
+    package func write(into buffer: UnsafeMutableRawBufferPointer, length: Int, header: RTPHeader) -> Int? {
+        guard let base = buffer.baseAddress, length <= buffer.count, let layout = layout(length: length, header: header)
         else { return nil }
+        let newLength = layout.blockStart + layout.newBlock + layout.rest
+        guard newLength <= buffer.count else { return nil }
+        if layout.rest > 0 {
+            (base + layout.blockStart + layout.newBlock).copyMemory(from: base + layout.oldEnd, byteCount: layout.rest)
+        }
+        writeBlock(into: buffer, at: layout.blockStart, length: layout.newBlock)
+        return newLength
+    }
+
+    /// The same result as copying `packet` (parsed as `header`) into
+    /// `buffer` and calling `write`, with every byte copied once: the
+    /// fixed header and CSRCs, then the payload and padding straight to
+    /// their place after our block (a forwarded packet's payload is copied
+    /// once on egress). Nil (buffer unspecified) when `write` would fail.
+    package func copy(_ packet: UnsafeRawBufferPointer, header: RTPHeader, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let base = buffer.baseAddress, let source = packet.baseAddress,
+            let layout = layout(length: packet.count, header: header)
+        else { return nil }
+        let newLength = layout.blockStart + layout.newBlock + layout.rest
+        guard newLength <= buffer.count else { return nil }
+        base.copyMemory(from: source, byteCount: layout.blockStart)
+        if layout.rest > 0 {
+            (base + layout.blockStart + layout.newBlock).copyMemory(from: source + layout.oldEnd, byteCount: layout.rest)
+        }
+        writeBlock(into: buffer, at: layout.blockStart, length: layout.newBlock)
+        return newLength
+    }
+
+    /// Where the old block is and what follows it, or nil when the packet
+    /// does not match `header` or an id is outside 1...14.
+    private func layout(length: Int, header: RTPHeader) -> (blockStart: Int, oldEnd: Int, newBlock: Int, rest: Int)? {
+        guard header.packetLength == length, length >= RTPHeader.fixedHeaderLength else { return nil }
         for id in [transportSequenceNumber?.id, absoluteSendTime?.id, absoluteCaptureTime?.id] {
             if let id, !(1...14).contains(id) { return nil }
         }
         let blockStart = RTPHeader.fixedHeaderLength + 4 * header.csrcCount
         let oldEnd = header.headerExtension?.dataRange.upperBound ?? blockStart
         guard blockStart <= oldEnd, oldEnd <= header.payloadOffset, header.payloadOffset <= length else { return nil }
-        let newBlock = blockLength
-        let rest = length - oldEnd
-        let newLength = blockStart + newBlock + rest
-        guard newLength <= buffer.count else { return nil }
-        if rest > 0 { (base + blockStart + newBlock).copyMemory(from: base + oldEnd, byteCount: rest) }
+        return (blockStart, oldEnd, blockLength, length - oldEnd)
+    }
+
+    /// Our block (`length` bytes, `blockLength`) at `blockStart`, and the
+    /// X bit; with no elements, only the X bit cleared.
+    private func writeBlock(into buffer: UnsafeMutableRawBufferPointer, at blockStart: Int, length newBlock: Int) {
         let first = buffer[0]
         guard newBlock > 0 else {
             buffer[0] = first & ~0x10
-            return newLength
+            return
         }
         buffer[0] = first | 0x10
         var at = blockStart
@@ -124,6 +156,5 @@ public struct EgressHeaderExtensions: Equatable, Sendable {
             }
         }
         while at < blockStart + newBlock { put(0) }  // padding (RFC 8285 section 4.2)
-        return newLength
     }
 }

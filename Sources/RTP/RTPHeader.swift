@@ -18,39 +18,39 @@ import Wire
 ///     |           synchronization source (SSRC) identifier            |
 ///     |            contributing source (CSRC) identifiers             |
 ///     |                             ....                              |
-public struct RTPHeader: Equatable, Sendable {
+package struct RTPHeader: Equatable, Sendable {
     /// Size of the fixed header, before the CSRC list.
-    public static let fixedHeaderLength = 12
+    package static let fixedHeaderLength = 12
 
-    public var marker: Bool
-    public var payloadType: PayloadType
-    public var sequenceNumber: UInt16
-    public var timestamp: UInt32
-    public var ssrc: SSRC
+    package var marker: Bool
+    package var payloadType: PayloadType
+    package var sequenceNumber: UInt16
+    package var timestamp: UInt32
+    package var ssrc: SSRC
     /// Number of CSRC identifiers (the CC field, 0...15); they start at
     /// byte 12.
-    public var csrcCount: Int
+    package var csrcCount: Int
     /// The P bit was set.
-    public var hasPadding: Bool
+    package var hasPadding: Bool
     /// Bytes of padding at the end of the packet, count byte included; 0
     /// without the P bit.
-    public var paddingLength: Int
+    package var paddingLength: Int
     /// The header extension, when the X bit is set.
-    public var headerExtension: RTPHeaderExtension?
+    package var headerExtension: RTPHeaderExtension?
     /// Offset of the payload: the end of the fixed header, CSRCs and
     /// extension.
-    public var payloadOffset: Int
+    package var payloadOffset: Int
     /// Payload bytes, padding excluded.
-    public var payloadLength: Int
+    package var payloadLength: Int
     /// Bytes of the whole packet that was parsed.
-    public var packetLength: Int
+    package var packetLength: Int
 
     /// The payload as a range of the packet's bytes.
-    public var payloadRange: Range<Int> { payloadOffset..<payloadOffset + payloadLength }
+    package var payloadRange: Range<Int> { payloadOffset..<payloadOffset + payloadLength }
     /// Header length: fixed header, CSRCs and extension.
-    public var headerLength: Int { payloadOffset }
+    package var headerLength: Int { payloadOffset }
 
-    public init(parsing bytes: RawSpan) throws(RTPParseError) {
+    package init(parsing bytes: RawSpan) throws(RTPParseError) {
         var reader = ByteReader(bytes)
         let first = try reader.uint8(or: RTPParseError.truncated)
         let version = first >> 6
@@ -96,7 +96,7 @@ public struct RTPHeader: Equatable, Sendable {
 
     /// The `index`th CSRC, read from the packet this header was parsed
     /// from; nil when out of range.
-    public func csrc(at index: Int, in bytes: RawSpan) -> SSRC? {
+    package func csrc(at index: Int, in bytes: RawSpan) -> SSRC? {
         guard index >= 0, index < csrcCount else { return nil }
         let offset = Self.fixedHeaderLength + 4 * index
         guard offset + 4 <= bytes.byteCount else { return nil }
@@ -107,7 +107,7 @@ public struct RTPHeader: Equatable, Sendable {
 
     /// The byte range of the value of RFC 8285 element `id`, or nil when
     /// the packet has no such element (or no RFC 8285 extension).
-    public func extensionValueRange(id: UInt8, in bytes: RawSpan) -> Range<Int>? {
+    package func extensionValueRange(id: UInt8, in bytes: RawSpan) -> Range<Int>? {
         headerExtension?.valueRange(id: id, in: bytes)
     }
 
@@ -115,7 +115,7 @@ public struct RTPHeader: Equatable, Sendable {
     /// rtcp-mux port (RFC 5761 section 4): RTCP packet types 192...223
     /// occupy the byte where RTP has marker and payload type, so such
     /// values are never used as RTP payload types 64...95.
-    public static func isRTCP(_ bytes: RawSpan) -> Bool {
+    package static func isRTCP(_ bytes: RawSpan) -> Bool {
         guard bytes.byteCount >= 2 else { return false }
         let type = bytes.byte(at: 1)
         return type >= 192 && type <= 223

@@ -7,24 +7,24 @@ import Wire
 /// (section 4.2); with 0x100 in the top 12 bits it holds two-byte elements
 /// (section 4.3) and the low 4 bits are "appbits". Any other profile is
 /// kept opaque: its bytes are `dataRange` and no elements are read.
-public struct RTPHeaderExtension: Equatable, Sendable {
+package struct RTPHeaderExtension: Equatable, Sendable {
     /// The 16-bit "defined by profile" field.
-    public var profile: UInt16
+    package var profile: UInt16
     /// The extension data after the 4-byte extension header, a multiple of
     /// 4 bytes long.
-    public var dataRange: Range<Int>
+    package var dataRange: Range<Int>
 
-    public init(profile: UInt16, dataRange: Range<Int>) {
+    package init(profile: UInt16, dataRange: Range<Int>) {
         self.profile = profile
         self.dataRange = dataRange
     }
 
-    public static let oneByteProfile: UInt16 = 0xBEDE
+    package static let oneByteProfile: UInt16 = 0xBEDE
     /// Two-byte profiles are 0x1000...0x100F.
-    public static let twoByteProfileMask: UInt16 = 0xFFF0
-    public static let twoByteProfile: UInt16 = 0x1000
+    package static let twoByteProfileMask: UInt16 = 0xFFF0
+    package static let twoByteProfile: UInt16 = 0x1000
 
-    public var form: Form {
+    package var form: Form {
         if profile == Self.oneByteProfile { return .oneByte }
         if profile & Self.twoByteProfileMask == Self.twoByteProfile {
             return .twoByte(appBits: UInt8(profile & 0x0F))
@@ -33,9 +33,9 @@ public struct RTPHeaderExtension: Equatable, Sendable {
     }
 
     /// Offset of the 4-byte extension header (profile and length).
-    public var headerOffset: Int { dataRange.lowerBound - 4 }
+    package var headerOffset: Int { dataRange.lowerBound - 4 }
 
-    public enum Form: Equatable, Sendable {
+    package enum Form: Equatable, Sendable {
         case oneByte
         case twoByte(appBits: UInt8)
         case opaque(profile: UInt16)
@@ -43,7 +43,7 @@ public struct RTPHeaderExtension: Equatable, Sendable {
 
     /// A cursor over the elements; call `next(in:)` with the same packet
     /// bytes until it returns nil. Opaque profiles yield nothing.
-    public func elements() -> Elements {
+    package func elements() -> Elements {
         switch form {
         case .oneByte: return Elements(offset: dataRange.lowerBound, end: dataRange.upperBound, twoByte: false)
         case .twoByte: return Elements(offset: dataRange.lowerBound, end: dataRange.upperBound, twoByte: true)
@@ -52,7 +52,7 @@ public struct RTPHeaderExtension: Equatable, Sendable {
     }
 
     /// The value range of the first element with `id`.
-    public func valueRange(id: UInt8, in bytes: RawSpan) -> Range<Int>? {
+    package func valueRange(id: UInt8, in bytes: RawSpan) -> Range<Int>? {
         var cursor = elements()
         while true {
             switch cursor.step(in: bytes) {
@@ -77,9 +77,9 @@ public struct RTPHeaderExtension: Equatable, Sendable {
     }
 
     /// One RFC 8285 element: its local identifier and value bytes.
-    public struct Element: Equatable, Sendable {
-        public var id: UInt8
-        public var valueRange: Range<Int>
+    package struct Element: Equatable, Sendable {
+        package var id: UInt8
+        package var valueRange: Range<Int>
     }
 
     /// Walks RFC 8285 elements without allocating.
@@ -90,7 +90,7 @@ public struct RTPHeaderExtension: Equatable, Sendable {
     /// is the value length minus one (1...16 bytes), the two-byte one the
     /// value length itself (0...255 bytes). An element whose value would
     /// run past the block makes the block malformed.
-    public struct Elements: Equatable, Sendable {
+    package struct Elements: Equatable, Sendable {
         var offset: Int
         let end: Int
         let twoByte: Bool
@@ -99,7 +99,7 @@ public struct RTPHeaderExtension: Equatable, Sendable {
 
         /// The next element, or nil at the end of the block (or on a
         /// malformed element, which `RTPHeader` has already rejected).
-        public mutating func next(in bytes: RawSpan) -> Element? {
+        package mutating func next(in bytes: RawSpan) -> Element? {
             if case .element(let id, let range) = step(in: bytes) { return Element(id: id, valueRange: range) }
             return nil
         }

@@ -8,7 +8,7 @@ import Wire
 /// Extension values need the `RTPHeader` parsed from the same buffer.
 /// Every function checks its bounds and returns `false` instead of
 /// trapping; a `false` means the buffer was left unchanged.
-public enum RTPHeaderRewriter {
+package enum RTPHeaderRewriter {
     @inline(__always)
     static func isRTPHeader(_ packet: MutableBytes) -> Bool {
         guard packet.count >= RTPHeader.fixedHeaderLength, let first = packet.load(UInt8.self, at: 0) else { return false }
@@ -16,30 +16,30 @@ public enum RTPHeaderRewriter {
     }
 
     @discardableResult
-    public static func setSSRC(_ ssrc: SSRC, in packet: MutableBytes) -> Bool {
+    package static func setSSRC(_ ssrc: SSRC, in packet: MutableBytes) -> Bool {
         isRTPHeader(packet) && packet.store(ssrc.rawValue, at: 8)
     }
 
     @discardableResult
-    public static func setSequenceNumber(_ value: UInt16, in packet: MutableBytes) -> Bool {
+    package static func setSequenceNumber(_ value: UInt16, in packet: MutableBytes) -> Bool {
         isRTPHeader(packet) && packet.store(value, at: 2)
     }
 
     @discardableResult
-    public static func setTimestamp(_ value: UInt32, in packet: MutableBytes) -> Bool {
+    package static func setTimestamp(_ value: UInt32, in packet: MutableBytes) -> Bool {
         isRTPHeader(packet) && packet.store(value, at: 4)
     }
 
     /// Sets the payload type and keeps the marker bit.
     @discardableResult
-    public static func setPayloadType(_ payloadType: PayloadType, in packet: MutableBytes) -> Bool {
+    package static func setPayloadType(_ payloadType: PayloadType, in packet: MutableBytes) -> Bool {
         guard isRTPHeader(packet), let second = packet.load(UInt8.self, at: 1) else { return false }
         return packet.store((second & 0x80) | payloadType.rawValue, at: 1)
     }
 
     /// Sets the marker bit and keeps the payload type.
     @discardableResult
-    public static func setMarker(_ marker: Bool, in packet: MutableBytes) -> Bool {
+    package static func setMarker(_ marker: Bool, in packet: MutableBytes) -> Bool {
         guard isRTPHeader(packet), let second = packet.load(UInt8.self, at: 1) else { return false }
         return packet.store((second & 0x7F) | (marker ? 0x80 : 0), at: 1)
     }
@@ -58,8 +58,9 @@ public enum RTPHeaderRewriter {
     /// must have the element's length (an element never changes size in
     /// place). `header` must come from parsing this same buffer.
     @discardableResult
-    public static func overwriteExtensionValue(id: UInt8, with value: RawSpan, header: RTPHeader, in packet: MutableBytes) -> Bool
-    {
+    package static func overwriteExtensionValue(
+        id: UInt8, with value: RawSpan, header: RTPHeader, in packet: MutableBytes
+    ) -> Bool {
         guard let range = valueRange(id: id, header: header, in: packet), range.count == value.byteCount else { return false }
         for i in 0..<range.count {
             packet.store(value.byte(at: i), at: range.lowerBound + i)
@@ -70,7 +71,7 @@ public enum RTPHeaderRewriter {
     /// Overwrites a 2-byte element, such as the transport-wide sequence
     /// number (draft-holmer-rmcat-transport-wide-cc-extensions-01).
     @discardableResult
-    public static func overwriteExtensionValue(
+    package static func overwriteExtensionValue(
         id: UInt8, uint16 value: UInt16, header: RTPHeader, in packet: MutableBytes
     ) -> Bool {
         guard let range = valueRange(id: id, header: header, in: packet), range.count == 2 else { return false }
@@ -80,7 +81,7 @@ public enum RTPHeaderRewriter {
     /// Overwrites a 3-byte element, such as abs-send-time; the top byte of
     /// `value` is ignored.
     @discardableResult
-    public static func overwriteExtensionValue(
+    package static func overwriteExtensionValue(
         id: UInt8, uint24 value: UInt32, header: RTPHeader, in packet: MutableBytes
     ) -> Bool {
         guard let range = valueRange(id: id, header: header, in: packet), range.count == 3 else { return false }
@@ -90,14 +91,14 @@ public enum RTPHeaderRewriter {
 
     /// Sets the transport-wide sequence number carried in element `id`.
     @discardableResult
-    public static func setTransportSequenceNumber(_ value: UInt16, id: UInt8, header: RTPHeader, in packet: MutableBytes) -> Bool
+    package static func setTransportSequenceNumber(_ value: UInt16, id: UInt8, header: RTPHeader, in packet: MutableBytes) -> Bool
     {
         overwriteExtensionValue(id: id, uint16: value, header: header, in: packet)
     }
 
     /// Sets the abs-send-time carried in element `id`.
     @discardableResult
-    public static func setAbsoluteSendTime(
+    package static func setAbsoluteSendTime(
         _ value: AbsoluteSendTime, id: UInt8, header: RTPHeader, in packet: MutableBytes
     ) -> Bool {
         overwriteExtensionValue(id: id, uint24: value.rawValue, header: header, in: packet)

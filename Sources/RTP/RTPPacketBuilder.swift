@@ -12,12 +12,12 @@ import Wire
 /// with `write(payload:into:)` does not. A sender that builds many packets
 /// keeps one builder, or writes once and then rewrites sequence number,
 /// timestamp and extension values in place with `RTPHeaderRewriter`.
-public struct RTPPacketBuilder: Sendable {
+package struct RTPPacketBuilder: Sendable {
     /// One RFC 8285 element to write.
-    public struct Extension: Equatable, Sendable {
-        public var id: UInt8
-        public var value: [UInt8]
-        public init(id: UInt8, value: [UInt8]) {
+    package struct Extension: Equatable, Sendable {
+        package var id: UInt8
+        package var value: [UInt8]
+        package init(id: UInt8, value: [UInt8]) {
             self.id = id
             self.value = value
         }
@@ -25,33 +25,33 @@ public struct RTPPacketBuilder: Sendable {
 
     /// A non-RFC 8285 extension, written verbatim; `data` must be a multiple
     /// of 4 bytes.
-    public struct OpaqueExtension: Equatable, Sendable {
-        public var profile: UInt16
-        public var data: [UInt8]
-        public init(profile: UInt16, data: [UInt8]) {
+    package struct OpaqueExtension: Equatable, Sendable {
+        package var profile: UInt16
+        package var data: [UInt8]
+        package init(profile: UInt16, data: [UInt8]) {
             self.profile = profile
             self.data = data
         }
     }
 
-    public var marker: Bool
-    public var payloadType: PayloadType
-    public var sequenceNumber: UInt16
-    public var timestamp: UInt32
-    public var ssrc: SSRC
+    package var marker: Bool
+    package var payloadType: PayloadType
+    package var sequenceNumber: UInt16
+    package var timestamp: UInt32
+    package var ssrc: SSRC
     /// At most 15.
-    public var csrcs: [SSRC]
+    package var csrcs: [SSRC]
     /// RFC 8285 elements, written in this order.
-    public var extensions: [Extension]
+    package var extensions: [Extension]
     /// Used instead of `extensions` when set.
-    public var opaqueExtension: OpaqueExtension?
+    package var opaqueExtension: OpaqueExtension?
     /// Low 4 bits of the profile when the two-byte form is used.
-    public var twoByteAppBits: UInt8
+    package var twoByteAppBits: UInt8
     /// Padding bytes to append, count byte included: 0 (no P bit) or
     /// 1...255.
-    public var paddingLength: Int
+    package var paddingLength: Int
 
-    public init(
+    package init(
         marker: Bool = false, payloadType: PayloadType, sequenceNumber: UInt16, timestamp: UInt32, ssrc: SSRC,
         csrcs: [SSRC] = [], extensions: [Extension] = [], opaqueExtension: OpaqueExtension? = nil,
         twoByteAppBits: UInt8 = 0, paddingLength: Int = 0
@@ -68,7 +68,7 @@ public struct RTPPacketBuilder: Sendable {
         self.paddingLength = paddingLength
     }
 
-    public enum BuildError: Error, Equatable, Sendable {
+    package enum BuildError: Error, Equatable, Sendable {
         case tooManyCSRCs
         /// ID 0 (padding), or ID 15 in a one-byte-only context.
         case invalidExtensionID(UInt8)
@@ -82,7 +82,7 @@ public struct RTPPacketBuilder: Sendable {
 
     /// The extension form the builder will use, or nil for no RFC 8285
     /// block (no elements, or an opaque extension).
-    public func rfc8285Form() throws(BuildError) -> RTPHeaderExtension.Form? {
+    package func rfc8285Form() throws(BuildError) -> RTPHeaderExtension.Form? {
         guard opaqueExtension == nil, !extensions.isEmpty else { return nil }
         var oneByte = true
         for e in extensions {
@@ -110,7 +110,7 @@ public struct RTPPacketBuilder: Sendable {
     }
 
     /// Length of the packet for a payload of `payloadLength` bytes.
-    public func encodedLength(payloadLength: Int) throws(BuildError) -> Int {
+    package func encodedLength(payloadLength: Int) throws(BuildError) -> Int {
         guard csrcs.count <= 15 else { throw .tooManyCSRCs }
         guard paddingLength >= 0, paddingLength <= 255 else { throw .invalidPadding }
         var length = RTPHeader.fixedHeaderLength + 4 * csrcs.count
@@ -120,7 +120,7 @@ public struct RTPPacketBuilder: Sendable {
 
     /// Writes the packet at the start of `buffer`; returns its length.
     /// Allocates nothing.
-    public func write(payload: RawSpan, into buffer: MutableBytes) throws(BuildError) -> Int {
+    package func write(payload: RawSpan, into buffer: MutableBytes) throws(BuildError) -> Int {
         let length = try encodedLength(payloadLength: payload.byteCount)
         guard buffer.count >= length else { throw .bufferTooSmall(needed: length) }
         let extensionData = try extensionDataLength()
@@ -195,7 +195,7 @@ public struct RTPPacketBuilder: Sendable {
     }
 
     /// The packet as a new array (control plane, tests, seeds).
-    public func build(payload: RawSpan) throws(BuildError) -> [UInt8] {
+    package func build(payload: RawSpan) throws(BuildError) -> [UInt8] {
         let length = try encodedLength(payloadLength: payload.byteCount)
         var out = [UInt8](repeating: 0, count: length)
         let result: Result<Int, BuildError> = out.withUnsafeMutableBytes { raw in
@@ -207,7 +207,7 @@ public struct RTPPacketBuilder: Sendable {
         return out
     }
 
-    public func build(payload: [UInt8] = []) throws(BuildError) -> [UInt8] {
+    package func build(payload: [UInt8] = []) throws(BuildError) -> [UInt8] {
         try build(payload: payload.span.bytes)
     }
 }

@@ -1,7 +1,7 @@
 /// Why an RTP packet was rejected. Bad network input costs one packet,
 /// never the process: every length and count from the wire is checked
 /// against the bytes present before it is used.
-public enum RTPParseError: Error, Equatable, Sendable {
+package enum RTPParseError: Error, Equatable, Sendable {
     /// Fewer bytes than the fixed header, the CSRC list or the extension
     /// header announce.
     case truncated

@@ -28,16 +28,16 @@ import Wire
 /// Every function parses the header first with `RTPHeader(parsing:)`,
 /// checks that the result fits `slot`, and returns nil (leaving the slot
 /// as it was) rather than trapping on a malformed packet.
-public enum RTXPacket {
+package enum RTXPacket {
     /// Length of the original sequence number field.
-    public static let originalSequenceNumberLength = 2
+    package static let originalSequenceNumberLength = 2
 
     /// Turns the RTP packet held in `slot[0..<length]` into its
     /// retransmission packet, in place. Returns the new length: `length`
     /// plus 2, minus the original padding. Fails (nil, slot unchanged) when
     /// `length` is out of the slot, the packet does not parse, or the slot
     /// has no room for the 2 extra bytes.
-    public static func wrap(
+    package static func wrap(
         in slot: UnsafeMutableRawBufferPointer, length: Int, rtxSSRC: SSRC, rtxSequenceNumber: UInt16,
         rtxPayloadType: PayloadType
     ) -> Int? {
@@ -66,7 +66,7 @@ public enum RTXPacket {
     /// number; the RTX packet's own padding is dropped. Fails (nil, slot
     /// unchanged) when the packet does not parse or its payload is shorter
     /// than the OSN (a padding-only probe has nothing to restore).
-    public static func unwrap(
+    package static func unwrap(
         in slot: UnsafeMutableRawBufferPointer, length: Int, originalSSRC: SSRC, originalPayloadType: PayloadType
     ) -> (length: Int, originalSequenceNumber: UInt16)? {
         guard let header = parse(slot, length: length),
@@ -89,7 +89,7 @@ public enum RTXPacket {
 
     /// The range of padding sizes one packet can carry: the count byte is
     /// 8 bits and counts itself (RFC 3550 section 5.1).
-    public static let paddingRange = 1...255
+    package static let paddingRange = 1...255
 
     /// Writes a padding-only packet on the repair stream into `slot`: a
     /// 12-byte header with the P bit set, no payload, no OSN, and
@@ -98,7 +98,7 @@ public enum RTXPacket {
     /// probes with RTX padding); receivers drop them after SRTP. Returns
     /// the packet length, or nil when `paddingBytes` is outside 1...255 or
     /// the slot is too small.
-    public static func makePadding(
+    package static func makePadding(
         in slot: UnsafeMutableRawBufferPointer, rtxSSRC: SSRC, sequenceNumber: UInt16, payloadType: PayloadType,
         timestamp: UInt32, paddingBytes: Int
     ) -> Int? {
@@ -118,7 +118,7 @@ public enum RTXPacket {
 
     /// The original sequence number of a parsed retransmission packet, or
     /// nil when its payload is shorter than the OSN (padding-only).
-    public static func originalSequenceNumber(header: RTPHeader, in bytes: RawSpan) -> UInt16? {
+    package static func originalSequenceNumber(header: RTPHeader, in bytes: RawSpan) -> UInt16? {
         guard header.payloadLength >= originalSequenceNumberLength,
             header.payloadOffset + originalSequenceNumberLength <= bytes.byteCount
         else { return nil }

@@ -9,7 +9,7 @@ import Wire
 
 extension MID {
     /// Reads an `sdes:mid` element value.
-    public init?(extensionValue value: RawSpan) {
+    package init?(extensionValue value: RawSpan) {
         guard let token = ShortToken(bytes: value) else { return nil }
         self.init(token)
     }
@@ -18,7 +18,7 @@ extension MID {
 extension RID {
     /// Reads an `sdes:rtp-stream-id` or `sdes:repaired-rtp-stream-id`
     /// element value.
-    public init?(extensionValue value: RawSpan) {
+    package init?(extensionValue value: RawSpan) {
         guard let token = ShortToken(bytes: value) else { return nil }
         self.init(token)
     }
@@ -27,19 +27,19 @@ extension RID {
 extension RTPHeader {
     /// The value bytes of element `id`, as a span over `bytes`.
     @_lifetime(copy bytes)
-    public func extensionValue(id: UInt8, in bytes: RawSpan) -> RawSpan? {
+    package func extensionValue(id: UInt8, in bytes: RawSpan) -> RawSpan? {
         guard let range = extensionValueRange(id: id, in: bytes), range.upperBound <= bytes.byteCount else { return nil }
         return bytes.extracting(range)
     }
 
     /// The `sdes:mid` in element `id`, if present and valid.
-    public func mid(id: UInt8, in bytes: RawSpan) -> MID? {
+    package func mid(id: UInt8, in bytes: RawSpan) -> MID? {
         guard let value = extensionValue(id: id, in: bytes) else { return nil }
         return MID(extensionValue: value)
     }
 
     /// The rid (or repaired rid) in element `id`, if present and valid.
-    public func rid(id: UInt8, in bytes: RawSpan) -> RID? {
+    package func rid(id: UInt8, in bytes: RawSpan) -> RID? {
         guard let value = extensionValue(id: id, in: bytes) else { return nil }
         return RID(extensionValue: value)
     }

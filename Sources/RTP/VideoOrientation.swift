@@ -3,13 +3,13 @@ import Wire
 /// Coordination of video orientation (3GPP TS 26.114 section 7.4.5), one
 /// byte: camera (C), horizontal flip (F) and rotation in quarter turns
 /// clockwise (R1 R0) in the low 4 bits.
-public struct VideoOrientation: Equatable, Hashable, Sendable {
-    public var backFacingCamera: Bool
-    public var horizontalFlip: Bool
+package struct VideoOrientation: Equatable, Hashable, Sendable {
+    package var backFacingCamera: Bool
+    package var horizontalFlip: Bool
     /// Rotation in quarter turns, 0...3 (0, 90, 180, 270 degrees).
-    public var quarterTurns: UInt8
+    package var quarterTurns: UInt8
 
-    public init(backFacingCamera: Bool, horizontalFlip: Bool, quarterTurns: UInt8) {
+    package init(backFacingCamera: Bool, horizontalFlip: Bool, quarterTurns: UInt8) {
         self.backFacingCamera = backFacingCamera
         self.horizontalFlip = horizontalFlip
         self.quarterTurns = quarterTurns & 0x03
@@ -17,7 +17,7 @@ public struct VideoOrientation: Equatable, Hashable, Sendable {
 
     /// Reads the element value: at least 1 byte (the two-byte form may
     /// carry more, which is ignored).
-    public init?(value: RawSpan) {
+    package init?(value: RawSpan) {
         guard value.byteCount >= 1 else { return nil }
         let b = value.byte(at: 0)
         backFacingCamera = b & 0x08 != 0
@@ -25,5 +25,5 @@ public struct VideoOrientation: Equatable, Hashable, Sendable {
         quarterTurns = b & 0x03
     }
 
-    public var byte: UInt8 { (backFacingCamera ? 0x08 : 0) | (horizontalFlip ? 0x04 : 0) | quarterTurns }
+    package var byte: UInt8 { (backFacingCamera ? 0x08 : 0) | (horizontalFlip ? 0x04 : 0) | quarterTurns }
 }

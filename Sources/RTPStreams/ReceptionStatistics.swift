@@ -3,7 +3,7 @@ import Wire
 
 /// What `ReceptionStatistics.record` made of one packet (RFC 3550 appendix
 /// A.1).
-public enum ReceivedPacketKind: Equatable, Sendable {
+package enum ReceivedPacketKind: Equatable, Sendable {
     /// The first packet, or one that advanced the highest sequence number
     /// (possibly past a gap of fewer than `maxDropout` packets).
     case inOrder
@@ -35,23 +35,23 @@ public enum ReceivedPacketKind: Equatable, Sendable {
 /// - Jitter (appendix A.8) is updated on in-order packets only; a late
 ///   packet's transit time says more about reordering than about jitter.
 /// - Nothing allocates; `record` is safe to call per media packet.
-public struct ReceptionStatistics: Sendable {
+package struct ReceptionStatistics: Sendable {
     /// Appendix A.1's MAX_DROPOUT: the largest forward jump accepted at once.
-    public static let maxDropout: UInt16 = 3000
+    package static let maxDropout: UInt16 = 3000
     /// Appendix A.1's MAX_MISORDER: how far behind a late packet may be.
-    public static let maxMisorder: UInt16 = 100
+    package static let maxMisorder: UInt16 = 100
 
-    public let ssrc: SSRC
+    package let ssrc: SSRC
     /// RTP clock rate in Hz, for jitter in timestamp units.
-    public let clockRate: UInt32
+    package let clockRate: UInt32
 
     /// Accepted packets since the last (re)start, duplicates included.
-    public private(set) var packetsReceived: UInt64 = 0
-    public private(set) var duplicates: UInt64 = 0
-    public private(set) var reordered: UInt64 = 0
+    package private(set) var packetsReceived: UInt64 = 0
+    package private(set) var duplicates: UInt64 = 0
+    package private(set) var reordered: UInt64 = 0
     /// Packets ignored as untrusted jumps (`ReceivedPacketKind.outOfRange`).
-    public private(set) var outOfRange: UInt64 = 0
-    public private(set) var restarts: UInt64 = 0
+    package private(set) var outOfRange: UInt64 = 0
+    package private(set) var restarts: UInt64 = 0
 
     private var unwrapper = SequenceNumberUnwrapper()
     private var started = false
@@ -74,32 +74,32 @@ public struct ReceptionStatistics: Sendable {
 
     private var lastSenderReport: (compactNTP: UInt32, arrival: Instant)?
 
-    public init(ssrc: SSRC, clockRate: UInt32) {
+    package init(ssrc: SSRC, clockRate: UInt32) {
         self.ssrc = ssrc
         self.clockRate = clockRate
     }
 
     /// Whether any packet has been accepted (a report block is meaningful).
-    public var hasReceived: Bool { started }
+    package var hasReceived: Bool { started }
 
     /// Extended highest sequence number as reported: cycles count from 0 at
     /// the first packet (appendix A.1), truncated to 32 bits.
-    public var extendedHighestSequenceNumber: UInt32 {
+    package var extendedHighestSequenceNumber: UInt32 {
         UInt32(truncatingIfNeeded: highestExtended &- (1 << 16))
     }
 
     /// Packets expected since the (re)start: highest - base + 1.
-    public var expected: UInt64 { started ? highestExtended - baseExtended + 1 : 0 }
+    package var expected: UInt64 { started ? highestExtended - baseExtended + 1 : 0 }
 
     /// Expected minus received, unclamped (negative with duplicates).
-    public var cumulativeLost: Int64 { Int64(truncatingIfNeeded: expected) - Int64(truncatingIfNeeded: packetsReceived) }
+    package var cumulativeLost: Int64 { Int64(truncatingIfNeeded: expected) - Int64(truncatingIfNeeded: packetsReceived) }
 
     /// Interarrival jitter in timestamp units (appendix A.8).
-    public var jitter: UInt32 { UInt32(clamping: jitterQ4 >> 4) }
+    package var jitter: UInt32 { UInt32(clamping: jitterQ4 >> 4) }
 
     /// Records one RTP packet of this SSRC (appendix A.1 `update_seq`, A.8).
     @discardableResult
-    public mutating func record(sequenceNumber: UInt16, timestamp: UInt32, arrival: Instant) -> ReceivedPacketKind {
+    package mutating func record(sequenceNumber: UInt16, timestamp: UInt32, arrival: Instant) -> ReceivedPacketKind {
         guard started else {
             begin(at: sequenceNumber)
             packetsReceived = 1
@@ -152,18 +152,18 @@ public struct ReceptionStatistics: Sendable {
 
     /// Records an SR from this source for the LSR/DLSR echo (RFC 3550
     /// section 6.4.1): its compact NTP time and when it arrived.
-    public mutating func recordSenderReport(compactNTP: UInt32, arrival: Instant) {
+    package mutating func recordSenderReport(compactNTP: UInt32, arrival: Instant) {
         lastSenderReport = (compactNTP, arrival)
     }
 
-    public mutating func recordSenderReport(_ info: SenderInfo, arrival: Instant) {
+    package mutating func recordSenderReport(_ info: SenderInfo, arrival: Instant) {
         recordSenderReport(compactNTP: info.compactNTP, arrival: arrival)
     }
 
     /// The report block for this source at `now`, or nil before the first
     /// packet. Starts a new interval for the fraction lost (appendix A.3):
     /// call it once per report actually sent.
-    public mutating func makeReportBlock(now: Instant) -> ReceptionReport? {
+    package mutating func makeReportBlock(now: Instant) -> ReceptionReport? {
         guard started else { return nil }
         let expectedNow = expected
         let expectedInterval = expectedNow &- expectedPrior

@@ -8,13 +8,13 @@ import Wire
 /// over one transport with few sources, and congestion control and loss
 /// recovery want fresh reports, so we use fixed intervals as libwebrtc
 /// does: 1 s for a stream of video, 5 s for audio alone.
-public enum RTCPReportInterval {
-    public static let video: Duration = .seconds(1)
-    public static let audio: Duration = .seconds(5)
+package enum RTCPReportInterval {
+    package static let video: Duration = .seconds(1)
+    package static let audio: Duration = .seconds(5)
 }
 
 /// What `ReportScheduler.poll` says to do.
-public enum ReportSchedulerOutput: Equatable, Sendable {
+package enum ReportSchedulerOutput: Equatable, Sendable {
     /// Send a report now; the following one is due at `next`.
     case sendReport(next: Instant)
     /// Nothing to send before `until`.
@@ -33,12 +33,12 @@ public enum ReportSchedulerOutput: Equatable, Sendable {
 ///
 /// The random source is injected: the shell passes a system generator,
 /// tests a seeded one.
-public struct ReportScheduler<Random: RandomNumberGenerator> {
-    public var interval: Duration
-    public private(set) var nextDeadline: Instant
+package struct ReportScheduler<Random: RandomNumberGenerator> {
+    package var interval: Duration
+    package private(set) var nextDeadline: Instant
     private var random: Random
 
-    public init(interval: Duration, random: Random, now: Instant) {
+    package init(interval: Duration, random: Random, now: Instant) {
         self.interval = interval
         self.random = random
         self.nextDeadline = now
@@ -47,7 +47,7 @@ public struct ReportScheduler<Random: RandomNumberGenerator> {
 
     /// Says whether a report is due at `now`; when it is, the next deadline
     /// is set from `now` (a late poll does not cause a burst).
-    public mutating func poll(now: Instant) -> ReportSchedulerOutput {
+    package mutating func poll(now: Instant) -> ReportSchedulerOutput {
         guard now >= nextDeadline else { return .wait(until: nextDeadline) }
         nextDeadline = now + randomized(interval)
         return .sendReport(next: nextDeadline)

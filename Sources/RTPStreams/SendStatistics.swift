@@ -13,23 +13,23 @@ import Wire
 ///   arithmetic), with the instant its first packet was sent: packets of one
 ///   frame share a timestamp, and the first is nearest to the frame's time.
 /// - Counts wrap modulo 2^32 on the wire, as the RFC allows.
-public struct SendStatistics: Sendable {
-    public let ssrc: SSRC
+package struct SendStatistics: Sendable {
+    package let ssrc: SSRC
     /// RTP clock rate in Hz.
-    public let clockRate: UInt32
+    package let clockRate: UInt32
 
-    public private(set) var packetsSent: UInt64 = 0
-    public private(set) var payloadOctetsSent: UInt64 = 0
+    package private(set) var packetsSent: UInt64 = 0
+    package private(set) var payloadOctetsSent: UInt64 = 0
     /// The newest RTP timestamp sent and when its first packet was sent.
-    public private(set) var lastTimestamp: (value: UInt32, sentAt: Instant)?
+    package private(set) var lastTimestamp: (value: UInt32, sentAt: Instant)?
 
-    public init(ssrc: SSRC, clockRate: UInt32) {
+    package init(ssrc: SSRC, clockRate: UInt32) {
         self.ssrc = ssrc
         self.clockRate = clockRate
     }
 
     /// Records one packet sent on this SSRC.
-    public mutating func record(timestamp: UInt32, payloadOctets: Int, sentAt: Instant) {
+    package mutating func record(timestamp: UInt32, payloadOctets: Int, sentAt: Instant) {
         packetsSent &+= 1
         payloadOctetsSent &+= UInt64(clamping: max(0, payloadOctets))
         if let last = lastTimestamp, !timestamp.isNewer(than: last.value) { return }
@@ -37,14 +37,14 @@ public struct SendStatistics: Sendable {
     }
 
     /// Records a packet from its parsed header (payload excludes padding).
-    public mutating func record(header: RTPHeader, sentAt: Instant) {
+    package mutating func record(header: RTPHeader, sentAt: Instant) {
         record(timestamp: header.timestamp, payloadOctets: header.payloadLength, sentAt: sentAt)
     }
 
     /// Sender info for an SR sent at `now`, whose wall-clock time the shell
     /// gives as `wallClock`. Nil before the first packet: a source that has
     /// sent nothing reports with an RR (RFC 3550 section 6.4).
-    public func makeSenderInfo(now: Instant, wallClock: NTPTimestamp) -> SenderInfo? {
+    package func makeSenderInfo(now: Instant, wallClock: NTPTimestamp) -> SenderInfo? {
         guard let last = lastTimestamp else { return nil }
         let ticks = (now - last.sentAt).rtpTicks(clockRate: clockRate)
         return SenderInfo(

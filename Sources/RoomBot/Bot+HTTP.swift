@@ -89,6 +89,7 @@ extension Bot {
                         sentIn: m))
             }
             announce(tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: description), now: now)
+            useTransportFeedback(in: description)
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {

@@ -1,4 +1,5 @@
 import BotMedia
+import RoomProtocol
 import Wire
 
 /// What subscribers and participants ask of each received video track's
@@ -22,7 +23,7 @@ extension Bot {
         switchStep += 1
         let layer = cycle[switchStep % cycle.count]
         let heights: [UInt16] = VideoClipPreset.simulcast.map { UInt16($0.height) }
-        for id in videoTrackIDs { send(["type": "set-preference", "trackId": id, "maxLayer": layer]) }
+        for id in videoTrackIDs { send(.setPreference(trackID: id, preference: ReceivePreference(maxLayer: layer))) }
         record.switchesRequested += videoTrackIDs.count
         for (ssrc, track) in announced where track.kind == .video {
             sinks[ssrc]?.switchRequested(height: heights[layer], at: now)
@@ -35,7 +36,7 @@ extension Bot {
         guard let layout = context.options.layout, record.role.subscribes, !usesWHEP else { return }
         for (index, id) in videoTrackIDs.enumerated() where !layoutSent.contains(id) {
             layoutSent.insert(id)
-            send(["type": "set-preference", "trackId": id, "maxWidth": layout.maxWidth(tile: index)])
+            send(.setPreference(trackID: id, preference: ReceivePreference(maxWidth: layout.maxWidth(tile: index))))
         }
     }
 }

@@ -1,5 +1,6 @@
 import BotMedia
 import DTLS
+import Forwarding
 import Foundation
 import ICE
 import Negotiation
@@ -8,6 +9,7 @@ import PeerSession
 import RTCP
 import RTP
 import RTPStreams
+import RoomProtocol
 import SDP
 import Signaling
 import Wire
@@ -23,7 +25,8 @@ import Wire
 /// `ClientAnswerBuilder` answer, echoing `version`.
 final class Bot {
     let record: BotRecord
-    let context: BotContext
+    /// Set again by `BotLoopGroup` to the context of the loop that runs it.
+    var context: BotContext
     var signaling: SignalingClient?
     var publisher: BotTransport?
     var subscriber: BotTransport?
@@ -33,12 +36,12 @@ final class Bot {
     private var answerBuilder: ClientAnswerBuilder?
     private var mediaSource: BotMediaSource?
     var sinks: [SSRC: BotMediaSink] { record.sinks }
-    var announced: [SSRC: AnnouncedTrack] = [:]
-    /// RTX SSRC -> the SSRC it repairs (RFC 4588 section 4).
-    private var repairs: [SSRC: SSRC] = [:]
+    private(set) var announced: [SSRC: AnnouncedTrack] = [:]
+    private var repairs = RepairStreams()
     /// NACKs with retries and reorder tolerance, per received video SSRC.
     private var lossRecovery = SubscriberLossRecovery()
-    private var lastPLI: [SSRC: Instant] = [:]
+    /// The server's own keyframe-request throttle, per received track.
+    private var keyframeRequests: [SSRC: KeyframeRequestThrottle] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
     var videoTrackIDs: [String] = []
     /// Video tracks whose `--layout` width was sent.
@@ -51,8 +54,20 @@ final class Bot {
     private var sendStats: [SSRC: SendStatistics] = [:]
     private var nextReport: Instant?
     /// Our SSRC as a receiver, in RRs (RFC 3550 section 6.4.2).
-    private lazy var reportSSRC = SSRC(UInt32.random(in: 1...UInt32.max, using: &random))
+    private(set) lazy var reportSSRC = SSRC(UInt32.random(in: 1...UInt32.max, using: &random))
+    /// Our SRs and RRs, assembled as the server assembles its own; the
+    /// CNAME is the one our publication's SDP gives (RFC 3550 section
+    /// 6.5.1: one per participant).
+    private lazy var reports = ReportCompoundBuilder(reporterSSRC: reportSSRC, cname: record.identity)
     static let reportInterval = Duration.seconds(1)
+
+    /// A light subscriber (`--light`): counts received RTP from its
+    /// header (`Bot+Light.swift`), no sinks, no NACKs.
+    var light: Bool { record.light }
+    /// Light: per received SSRC, the abs-capture-time id its mid maps to.
+    var captureTimeIDs: [SSRC: UInt8] = [:]
+    /// transport-cc feedback on the subscriber transport (`Bot+Feedback.swift`).
+    var feedback: SubscriberFeedback?
 
     init(record: BotRecord, context: BotContext) {
         self.record = record
@@ -129,61 +144,53 @@ final class Bot {
     }
 
     private func sendJoin() {
-        send(["type": "join", "token": token])
+        send(.join(token: token, mode: nil))
     }
 
-    func send(_ object: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else { return }
-        signaling?.send(text: String(decoding: data, as: UTF8.self))
+    func send(_ message: ClientMessage) {
+        // Only a mesh payload holding a non-finite number fails to encode;
+        // roombot sends none.
+        guard let text = try? message.json() else { return }
+        signaling?.send(text: text)
     }
 
     private func handleMessage(_ text: String, now: Instant) {
-        guard let data = text.data(using: .utf8),
-            let message = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let type = message["type"] as? String
-        else {
-            record.error("bad_server_message")
-            return
+        let message: ServerMessage
+        do throws(RoomProtocolError) {
+            message = try ServerMessage(json: text)
+        } catch .unknownType {
+            return  // a newer server's message: nothing roombot acts on
+        } catch {
+            return record.error("bad_server_message", "\(error)")
         }
-        switch type {
-        case "joined":
+        switch message {
+        case .joined:
             record.joinedAt = now
             if record.role.publishes { startPublishing(now: now) }
-        case "publish-answer":
-            guard let sdp = message["sdp"] as? String else { return record.error("bad_server_message") }
+        case .publishAnswer(let sdp, _):
             applyPublishAnswer(sdp, now: now)
-        case "subscriber-offer":
-            guard let sdp = message["sdp"] as? String, let version = message["version"] as? Int else {
-                return record.error("bad_server_message")
-            }
+        case .subscriberOffer(let sdp, let version):
             answerSubscriberOffer(sdp, version: version, now: now)
-        case "error":
-            record.error("server_" + ((message["code"] as? String) ?? "unknown"), message["message"] as? String)
-        case "going-away":
+        case .error(let code, let text):
+            record.error("server_" + code.rawValue, text)
+        case .goingAway(let reason, _, _):
             // The server drains (docs/PROTOCOL.md): this bot will be cut off.
-            record.error("going_away", (message["reason"] as? String) ?? "server is shutting down")
-        case "stream-state":
+            record.error("going_away", reason)
+        case .streamState(let track, _, let layer, _):
             record.streamStates += 1
-            if let track = message["trackId"] as? String {
-                record.forwardedLayer[track] = message["layer"] as? Int
-            }
-        case "publisher-layers":
+            record.forwardedLayer[track] = layer
+        case .publisherLayers(_, let layers):
             record.publisherLayerMessages += 1
-            for layer in (message["layers"] as? [[String: Any]]) ?? [] {
-                guard let rid = layer["rid"] as? String, let active = layer["active"] as? Bool,
-                    let r = RID(rid)
-                else { continue }
-                mediaSource?.setActive(rid: r, active)
+            for layer in layers {
+                guard let rid = RID(layer.rid) else { continue }
+                mediaSource?.setActive(rid: rid, layer.active)
             }
-        case "active-speakers":
+        case .activeSpeakers:
             record.activeSpeakerMessages += 1
-        case "track-published":
-            if let track = message["track"] as? [String: Any], track["kind"] as? String == "video",
-                let id = track["id"] as? String, !videoTrackIDs.contains(id)
-            {
-                videoTrackIDs.append(id)
-            }
-        default:
+        case .trackPublished(_, let track):
+            if track.kind == .video, !videoTrackIDs.contains(track.id) { videoTrackIDs.append(track.id) }
+        case .participantJoined, .participantLeft, .trackUnpublished, .trackMuted, .incomingCall, .callRinging,
+            .callStarted, .callDeclined, .callEnded, .meshSignal, .pong:
             break
         }
     }
@@ -231,7 +238,7 @@ final class Bot {
         if usesWHIP {
             post(path: "/whip/\(record.room)", sdp: offer.text, purpose: .whip)
         } else {
-            send(["type": "publish", "sdp": offer.text])
+            send(.publish(sdp: offer.text))
         }
     }
 
@@ -268,13 +275,14 @@ final class Bot {
             record.tracks[ssrc]?.endedAt = now
         }
         announced = [:]
-        repairs = [:]
+        repairs.announce(tracks)
         for track in tracks {
             guard let ssrc = track.ssrc else { continue }
             announced[ssrc] = track
-            if let rtx = track.rtxSSRC { repairs[rtx] = ssrc }
             if track.kind == .video, let id = track.trackID, !videoTrackIDs.contains(id) { videoTrackIDs.append(id) }
-            if record.sinks[ssrc] == nil,
+            if light {
+                captureTimeIDs[ssrc] = absCaptureTimeIDs[track.mid]
+            } else if record.sinks[ssrc] == nil,
                 let sink = context.media.makeSink(for: track, absCaptureTimeID: absCaptureTimeIDs[track.mid])
             {
                 record.sinks[ssrc] = sink
@@ -288,6 +296,7 @@ final class Bot {
         if subscriber == nil {
             guard let (t, local) = openTransport(now: now) else { return }
             subscriber = t
+            t.countsHeadersOnly = light
             answerBuilder = ClientAnswerBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
         }
         guard var builder = answerBuilder, let subscriber else { return }
@@ -295,9 +304,10 @@ final class Bot {
             let offer = try SessionDescription.parse(sdp)
             let answer = try builder.makeAnswer(to: offer)
             answerBuilder = builder
-            send(["type": "subscriber-answer", "version": version, "sdp": answer.description.text])
+            send(.subscriberAnswer(sdp: answer.description.text, version: version))
             record.subscriberOffersAnswered += 1
             announce(answer.tracks, absCaptureTimeIDs: absCaptureTimeIDs(in: offer), now: now)
+            useTransportFeedback(in: offer)
             let t = answer.transport
             subscriber.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
         } catch {
@@ -316,11 +326,14 @@ final class Bot {
         guard var header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: raw)) else {
             return record.error("bad_rtp")
         }
+        // Before RTX is unwrapped: the transport-wide number is the
+        // packet's as sent, probes included.
+        feedback?.record(header, packet: RawSpan(_unsafeBytes: raw), arrival: arrival)
         var isRetransmission = false
-        if let original = repairs[header.ssrc] {
-            guard let repaired = Self.unwrapRTX(bytes, header: header, ssrc: original),
-                let h = try? RTPHeader(parsing: RawSpan(_unsafeBytes: repaired))
-            else { return }  // padding-only probe
+        switch repairs.restore(bytes, header: header) {
+        case .media: break
+        case .nothing: return  // a padding-only probe
+        case .original(let repaired, let h):
             record.retransmissionsReceived += 1
             isRetransmission = true
             raw = repaired
@@ -361,13 +374,17 @@ final class Bot {
         for ssrc in plis { sendPLI(ssrc: ssrc, now: now) }
     }
 
-    /// At most one PLI per track per 300 ms while frames stay undecodable.
+    /// At most one PLI per track per 300 ms while frames stay undecodable
+    /// (RFC 4585 section 6.3.1), throttled as the server throttles its own.
     private func sendPLI(ssrc: SSRC, now: Instant) {
-        if let last = lastPLI[ssrc], now - last < .milliseconds(300) { return }
         guard let s = subscriber, s.isConnected else { return }
-        lastPLI[ssrc] = now
+        var throttle =
+            keyframeRequests[ssrc]
+            ?? KeyframeRequestThrottle(senderSSRC: reportSSRC, mediaSSRC: ssrc, interval: .milliseconds(300))
+        defer { keyframeRequests[ssrc] = throttle }
+        guard case .send(.pli(let pli)) = throttle.request(.pli, now: now) else { return }
         record.plisSent += 1
-        sendRTCP(PictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc).serialized(), on: s)
+        sendRTCP(pli.serialized(), on: s)
     }
 
     /// Timers of both transports, then whatever media is due.
@@ -393,6 +410,7 @@ final class Bot {
         }
         if !leaving {
             sendNACKs(now: now)
+            sendTransportFeedback(now: now)
             sendReports(now: now)
             cycleLayers(now: now)
             applyLayout()
@@ -471,7 +489,8 @@ final class Bot {
     }
 
     /// Once a second: an SR per SSRC we sent on (publisher), an RR with a
-    /// block per received track (subscriber); RFC 3550 section 6.4.
+    /// block per received track (subscriber); RFC 3550 section 6.4. Each
+    /// compound ends with our SDES CNAME (section 6.1).
     private func sendReports(now: Instant) {
         if let next = nextReport, now < next { return }
         nextReport = now + Self.reportInterval
@@ -480,40 +499,57 @@ final class Bot {
             // timestamps to send times: the end-to-end delay of frames
             // that arrive without abs-capture-time.
             let ntp = context.clock.map { NTPTimestamp(rawValue: $0.ntp(at: now)) } ?? RoundTripEstimator.ntp(now)
-            for (ssrc, stats) in sendStats {
-                guard let info = stats.makeSenderInfo(now: now, wallClock: ntp) else { continue }
+            for stats in sendStats.values {
+                guard let info = reports.addSenderReport(of: stats, now: now, wallClock: ntp) else { continue }
                 roundTrip.senderReportSent(compactNTP: info.compactNTP, at: now)
-                sendRTCP(SenderReport(ssrc: ssrc, senderInfo: info).serialized(), on: p)
             }
+            sendReports(on: p)
         }
         if let s = subscriber, s.isConnected, !record.tracks.isEmpty {
-            var blocks: [ReceptionReport] = []
             for ssrc in record.tracks.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-                if let block = record.tracks[ssrc]?.reception.makeReportBlock(now: now) { blocks.append(block) }
+                if let block = record.tracks[ssrc]?.reception.makeReportBlock(now: now) { reports.addReportBlock(block) }
             }
-            // At most 31 blocks per RR (the 5-bit count).
-            var start = 0
-            while start < blocks.count {
-                let chunk = Array(blocks[start..<min(start + 31, blocks.count)])
-                sendRTCP(ReceiverReport(ssrc: reportSSRC, reports: chunk).serialized(), on: s)
-                start += 31
-            }
+            sendReports(on: s)
         }
     }
 
-    private func sendRTCP(_ packet: [UInt8], on transport: BotTransport) {
+    /// The round's compounds, each protected in place and sent.
+    private func sendReports(on transport: BotTransport) {
+        context.sendBuffer.withUnsafeMutableBytes { buffer in
+            // Room for the SRTCP trailer after the compound.
+            let room = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(buffer.count - 32)])
+            reports.write(into: room) { transport.sendMedia(buffer, length: $0.bytes.count, rtcp: true) }
+        }
+    }
+
+    func sendRTCP(_ packet: [UInt8], on transport: BotTransport) {
+        packet.withUnsafeBytes { sendRTCP($0, on: transport) }
+    }
+
+    func sendRTCP(_ packet: UnsafeRawBufferPointer, on transport: BotTransport) {
         guard packet.count + 32 <= context.sendBuffer.count else { return }
         context.sendBuffer.withUnsafeMutableBytes { buffer in
-            buffer.copyBytes(from: packet)
+            buffer.copyMemory(from: packet)
             transport.sendMedia(buffer, length: packet.count, rtcp: true)
         }
     }
 
+    /// The earliest of the bot's timers; asked every loop round, so
+    /// without building an array.
     var nextDeadline: Instant? {
-        [
-            publisher?.nextDeadline, subscriber?.nextDeadline, mediaSource?.nextDeadline(), lossRecovery.nextDeadline,
-            reconnectAt, retryAt, connectDeadline,
-        ].compactMap { $0 }.min()
+        var earliest: Instant?
+        func consider(_ d: Instant?) {
+            if let d, earliest.map({ d < $0 }) ?? true { earliest = d }
+        }
+        consider(publisher?.nextDeadline)
+        consider(subscriber?.nextDeadline)
+        consider(mediaSource?.nextDeadline())
+        consider(lossRecovery.nextDeadline)
+        consider(feedback?.nextDeadline)
+        consider(reconnectAt)
+        consider(retryAt)
+        consider(connectDeadline)
+        return earliest
     }
 
     func leave(now: Instant) {
@@ -521,7 +557,7 @@ final class Bot {
         // Still trying when the run ended: that is a failed connect too.
         if connectFailures > 0, record.joinedAt == nil { giveUpConnecting(now: now) }
         leaving = true
-        send(["type": "leave"])
+        send(.leave)
         signaling?.close()
         if let location = sessionLocation {
             // DELETE needs no token: the Location is the capability.

@@ -74,10 +74,14 @@ final class BotLoop {
     private var watchingWritable: [UInt64: Bool] = [:]
     private var nextTag: UInt64 = 1
     private let progress: (Instant) -> Void
+    /// Bots started per second by this loop: `--ramp` shared among the
+    /// loops (`BotLoopGroup`).
+    let ramp: Double
 
-    init(context: BotContext, bots: [Bot], progress: @escaping (Instant) -> Void) {
+    init(context: BotContext, bots: [Bot], ramp: Double? = nil, progress: @escaping (Instant) -> Void) {
         self.context = context
         self.bots = bots
+        self.ramp = ramp ?? context.options.ramp
         self.progress = progress
         epoll = swiftlet_epoll_create()
         context.register = { [unowned self] transport, bot in
@@ -108,7 +112,7 @@ final class BotLoop {
     /// Runs until the duration has passed (after every bot started) or a
     /// signal; returns the instant the run started.
     func run(start: Instant) {
-        let interval = Duration.nanoseconds(Int64(1e9 / context.options.ramp))
+        let interval = Duration.nanoseconds(Int64(1e9 / ramp))
         let end = context.options.duration > 0 ? start + .nanoseconds(Int64(context.options.duration * 1e9)) : nil
         var started = 0
         var nextStart = start
@@ -149,7 +153,11 @@ final class BotLoop {
                 case .http(let bot, let exchange)?:
                     dispatchHTTP(bot, exchange, tag: tags[i], bits: bits, now: now)
                 case .media(let bot, let transport)?:
-                    transport.pump(now: now) { kind, bytes, at in bot.received(kind, bytes, at: at, from: transport) }
+                    transport.pump(now: now) { kind, bytes, at in
+                        bot.received(kind, bytes, at: at, from: transport)
+                    } headerOnly: { bytes, at in
+                        bot.receivedHeaderOnly(bytes, at: at)
+                    }
                 case nil:
                     break
                 }

@@ -69,6 +69,21 @@ struct BotOptions: Equatable {
     /// `lk load-test --layout` (with `--participants`: each one's grid of
     /// the others).
     var layout: Layout?
+    /// Light subscribers (issue #14): ICE, DTLS and RTCP like any other,
+    /// but received RTP is counted from its header alone (SRTP leaves it
+    /// in clear, RFC 3711 section 3.1); no NACK, no decryption.
+    var light = false
+    /// With `light`: one subscriber in this many decrypts and decodes as
+    /// today (the first of each run of N); 0: none.
+    var decodeEvery = 20
+    /// The publishers' paced synthetic clip: the top layer's bitrate in
+    /// kbit/s (lower simulcast layers a third and a tenth, as the default
+    /// 1500/500/150) and the frame rate; nil: the default presets.
+    var videoKbps: Int?
+    var framesPerSecond: Int?
+    /// Bot loops, each on its own thread with its own epoll set; bots are
+    /// dealt out round robin.
+    var threads = 1
 
     /// A viewer's screen layout: the width of the tile each video track
     /// is shown in, sent as `set-preference` `maxWidth` (the server then
@@ -156,6 +171,14 @@ struct BotOptions: Equatable {
           --layout L           subscribers and participants view the room as L: speaker (one track at
                                1280 wide, the rest at 356), 3x3 (400), 4x4 (320), 5x5 (256), sent per
                                received video track as set-preference maxWidth
+          --light              subscribers count received RTP from its header alone (loss from sequence
+                               numbers, delay from abs-capture-time), decrypting and decoding only a
+                               sample; they send RRs but no NACKs (see docs/ROOMBOT.md)
+          --decode-every N     with --light: one subscriber in N decrypts and decodes (default 20; 0: none)
+          --video-kbps K       publishers send a synthetic VP8 clip at K kbit/s (the top layer with
+                               simulcast; the others K/3 and K/10), paced in real time
+          --fps F              the clip's frame rate (default 30)
+          --threads N          run the bots on N loops, each its own thread (default 1)
           --version            print the version
 
         THRESHOLDS (any one missed makes the exit status 1):
@@ -183,6 +206,7 @@ struct BotOptions: Equatable {
         var dev = false
         var publishers: Int?
         var subscribers: Int?
+        var decodeEvery: Int?
         var i = 0
         func value(_ name: String) throws(Invalid) -> String {
             i += 1
@@ -266,6 +290,11 @@ struct BotOptions: Equatable {
                     throw Invalid(description: "--layout wants speaker, 3x3, 4x4 or 5x5, got '\(v)'")
                 }
                 o.layout = layout
+            case "--light": o.light = true
+            case "--decode-every": decodeEvery = try count(a)
+            case "--video-kbps": o.videoKbps = try count(a, min: 50)
+            case "--fps": o.framesPerSecond = try count(a, min: 1)
+            case "--threads": o.threads = try count(a, min: 1)
             default: throw Invalid(description: "unknown option '\(a)'; see roombot --help")
             }
             i += 1
@@ -281,6 +310,20 @@ struct BotOptions: Equatable {
         case (let name, let n?): o.rooms = (1...n).map { "\(name ?? "roombot")-\($0)" }
         case (nil, nil): throw Invalid(description: "give --room NAME or --rooms N")
         }
+        if let n = decodeEvery {
+            guard o.light else { throw Invalid(description: "--decode-every applies to --light only") }
+            o.decodeEvery = n
+        }
+        // 120 fps is the clip's limit (VideoClipEncoder); kbps is bounded
+        // by `count` at 100,000, the encoder's 100 Mbit/s.
+        if let f = o.framesPerSecond, f > 120 { throw Invalid(description: "--fps wants at most 120, got \(f)") }
+        if o.videoKbps != nil || o.framesPerSecond != nil {
+            guard !o.audioOnly, !o.noMedia else {
+                throw Invalid(description: "--video-kbps and --fps shape the video clip; --audio-only and --no-media send none")
+            }
+            guard o.videoCodec == .vp8 else { throw Invalid(description: "--video-kbps and --fps encode VP8 only") }
+        }
+        if o.threads > 64 { throw Invalid(description: "--threads wants at most 64, got \(o.threads)") }
         if o.layout != nil, o.switchEvery != nil {
             throw Invalid(description: "--layout and --switch-every exclude each other (both set each track's layer)")
         }
@@ -349,6 +392,13 @@ struct BotOptions: Equatable {
         } else {
             port = defaultPort
         }
+    }
+
+    /// Whether the subscribing bot at `index` of the plan (0-based,
+    /// counted over subscribing bots only) is light: all are with
+    /// `--light` but the first of every `decodeEvery`.
+    func isLight(subscriberIndex index: Int) -> Bool {
+        light && (decodeEvery == 0 || index % decodeEvery != 0)
     }
 
     /// The tracks one bot of `role` should be offered: a room-protocol

@@ -21,6 +21,11 @@ struct TrackStats {
     /// When the track left the subscriber offer (its publisher left, or
     /// unpublished): its silence after that is no stall.
     var endedAt: Instant?
+    /// Light subscribers: end-to-end delay per packet from abs-capture-time
+    /// (sinks measure it per frame otherwise).
+    var delay: LatencySamples?
+    /// Light subscribers: the abs-capture-time id of the track's mid.
+    var captureTimeID: UInt8?
 
     init(track: AnnouncedTrack, ssrc: SSRC) {
         self.track = track
@@ -97,6 +102,8 @@ final class BotRecord {
     var nacksSent = 0
     var packetsNacked = 0
     var plisSent = 0
+    /// transport-cc feedback packets sent on the subscriber transport.
+    var transportFeedbackSent = 0
     var retransmissionsReceived = 0
     var keyframeRequestsReceived = 0
     var nacksReceived = 0
@@ -110,6 +117,8 @@ final class BotRecord {
     var signalingUp = false
     /// Gave up connecting (`--connect-timeout` passed): nothing more to do.
     var gaveUp = false
+    /// `--light`: RTP counted from its header alone, not decrypted.
+    var light = false
 
     init(role: BotRole, room: String, identity: String) {
         self.role = role

@@ -15,6 +15,7 @@ extension BotReport {
         let shown = groups.filter { $0.bots > 0 || $0.name == "overall" }
         lines += wide ? shown.wideRows : shown.narrowRows
         for g in shown { lines += Self.wrap(g.details, first: "  \(g.name): ") }
+        if let light = lightSummary { lines += Self.wrap(light, first: "") }
         let errors = overall.errors.sorted { $0.key < $1.key }
         if !errors.isEmpty {
             lines += Self.wrap(errors.map { "\($0.key)=\($0.value)" }, first: "errors by kind: ")
@@ -61,7 +62,8 @@ extension GroupSummary {
             "freezes \(freezeCount)" + String(format: " (%.1f s)", freezeSeconds),
             "switches \(switches) (not on keyframe \(switchesNotOnKeyframe))",
             "requested \(switchesRequested) took p50/p95 \(switchMs) ms", "audio decode errors \(audioDecodeErrors)",
-            "NACKs \(nacksSent) sent/\(nacksReceived) received", "PLIs \(plisSent)", "RTX \(retransmissionsReceived)",
+            "NACKs \(nacksSent) sent/\(nacksReceived) received", "PLIs \(plisSent)", "transport-cc \(transportFeedbackSent)",
+            "RTX \(retransmissionsReceived)",
         ]
     }
 }

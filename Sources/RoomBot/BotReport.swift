@@ -75,6 +75,7 @@ struct GroupSummary {
     var nacksSent = 0
     var packetsNacked = 0
     var plisSent = 0
+    var transportFeedbackSent = 0
     var retransmissionsReceived = 0
     var keyframeRequestsReceived = 0
     var nacksReceived = 0
@@ -120,6 +121,7 @@ struct GroupSummary {
                 switchesNotOnKeyframe += f.switchesNotOnKeyframe
                 switchesUnfinished += f.switchesUnfinished
             }
+            for stats in r.tracks.values { if let d = stats.delay { delays += d.kept.map(\.milliseconds) } }
             switchesRequested += r.switchesRequested
             packetsSent += r.packetsSent
             sentMbps += r.sentBitsPerSecond(until: end) / 1e6
@@ -128,6 +130,7 @@ struct GroupSummary {
             nacksSent += r.nacksSent
             packetsNacked += r.packetsNacked
             plisSent += r.plisSent
+            transportFeedbackSent += r.transportFeedbackSent
             retransmissionsReceived += r.retransmissionsReceived
             keyframeRequestsReceived += r.keyframeRequestsReceived
             nacksReceived += r.nacksReceived
@@ -171,6 +174,7 @@ struct GroupSummary {
             "switchesRequested": switchesRequested, "switchMs": switchTime.json, "switchesUnfinished": switchesUnfinished,
             "streamStateMessages": streamStates, "publisherLayerMessages": publisherLayerMessages,
             "nacksSent": nacksSent, "packetsNacked": packetsNacked, "plisSent": plisSent,
+            "transportFeedbackSent": transportFeedbackSent,
             "retransmissionsReceived": retransmissionsReceived, "keyframeRequestsReceived": keyframeRequestsReceived,
             "nacksReceived": nacksReceived,
         ]
@@ -196,6 +200,10 @@ struct BotSummary: Equatable {
     var packetsReceived: UInt64
     var receivedKbps: Double
     var errors: Int
+    /// `--light`: counted RTP headers only.
+    var light = false
+    /// Packets received by kind ("audio", "video").
+    var packetsByKind: [String: UInt64] = [:]
 
     init(_ r: BotRecord, end: Instant) {
         identity = r.identity
@@ -212,6 +220,8 @@ struct BotSummary: Equatable {
         var kinds: [String: Int] = [:]
         for t in r.tracks.values where t.reception.packetsReceived > 0 { kinds["\(t.track.kind)", default: 0] += 1 }
         flowingByKind = kinds
+        light = r.light
+        for t in r.tracks.values { packetsByKind["\(t.track.kind)", default: 0] += t.reception.packetsReceived }
         packetsReceived = r.tracks.values.reduce(0) { $0 + $1.reception.packetsReceived }
         receivedKbps = r.tracks.values.reduce(0) { $0 + $1.bitsPerSecond(until: end) } / 1000
         errors = r.errors.values.reduce(0, +)
@@ -223,6 +233,7 @@ struct BotSummary: Equatable {
             "tracksPublished": tracksPublished, "packetsSent": packetsSent, "sentKbps": sentKbps,
             "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
             "flowingByKind": flowingByKind, "packetsReceived": packetsReceived, "receivedKbps": receivedKbps, "errors": errors,
+            "light": light, "packetsByKind": packetsByKind,
         ]
     }
 }
@@ -255,6 +266,11 @@ struct BotReport {
     /// Tracks that never delivered a packet though announced, with media on.
     var mediaChecked: Bool
     var wide: Bool
+    /// `--light`: subscribing bots that counted headers only, and those
+    /// that decrypted and decoded (the sample).
+    var lightCounts: (light: Int, decoded: Int)
+    /// The table's `--light` line (nil without it).
+    var lightSummary: [String]?
 
     init(
         records: [BotRecord], options: BotOptions, end: Instant, durationSeconds: Double, interrupted: Bool,
@@ -270,6 +286,8 @@ struct BotReport {
         self.cutShortBy = cutShortBy
         mediaChecked = !options.noMedia
         wide = options.wideTable
+        let subscribing = records.filter(\.role.subscribes)
+        lightCounts = (subscribing.filter(\.light).count, subscribing.filter { !$0.light }.count)
         var stalls: [TrackStall] = []
         var details: [String: String] = [:]
         for r in records {
@@ -288,6 +306,8 @@ struct BotReport {
         }
         self.stalls = stalls.sorted { $0.longest > $1.longest }
         errorDetails = details
+        lightSummary = nil
+        lightSummary = lightLine(options)
     }
 
     var overall: GroupSummary { groups[groups.count - 1] }
@@ -364,11 +384,36 @@ struct BotReport {
             "audioOnly": o.audioOnly, "simulcast": o.simulcast, "whip": o.whip, "whep": o.whep,
             "durationSeconds": durationSeconds, "interrupted": interrupted, "cutShort": cutShortBy != nil,
             "exitStatus": Int(status), "failures": reasons, "groups": byRole, "longestStalls": stallList,
-            "maxFreezeSeconds": o.maxFreezeSeconds, "errorDetails": errorDetails,
+            "maxFreezeSeconds": o.maxFreezeSeconds, "errorDetails": errorDetails, "light": lightJSON(o),
+            "threads": o.threads, "videoKbps": o.videoKbps ?? NSNull(), "fps": o.framesPerSecond ?? NSNull(),
         ]
     }
 }
 
 extension Duration {
     var milliseconds: Double { Double(nanoseconds) / 1e6 }
+}
+
+extension BotReport {
+    /// `--light` as run: off, or the sample and what light bots skip.
+    func lightJSON(_ o: BotOptions) -> Any {
+        guard o.light else { return false }
+        let c = lightCounts
+        return [
+            "headerOnlySubscribers": c.light, "decodedSubscribers": c.decoded, "decodeEvery": o.decodeEvery,
+            "nack": false,
+        ] as [String: Any]
+    }
+
+    /// The table's line about `--light` in pieces, nil without it.
+    func lightLine(_ o: BotOptions) -> [String]? {
+        guard o.light else { return nil }
+        let c = lightCounts
+        let sample = o.decodeEvery == 0 ? "none" : "1 in \(o.decodeEvery)"
+        return [
+            "light mode: \(c.light) subscribers counted RTP headers only",
+            "\(c.decoded) decrypted and decoded (sample: \(sample))",
+            "light ones send RRs but no NACKs (their loss is what the server did not deliver)",
+        ]
+    }
 }

@@ -135,21 +135,33 @@ if options.noMedia {
         exit(70)
     }
 }
-let context = BotContext(endpoint: endpoint, options: options, bindIP: bindIP, certificate: certificate, media: media)
-context.log = writeError
-context.clock = (media as? ClipMedia)?.clock
+/// One context per loop (`--threads`): buffers and epoll registration are
+/// per thread; the media factory and its clips are shared read-only.
+let makeContext = { (_: Int) -> BotContext in
+    let context = BotContext(endpoint: endpoint, options: options, bindIP: bindIP, certificate: certificate, media: media)
+    context.log = writeError
+    context.clock = (media as? ClipMedia)?.clock
+    return context
+}
 let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+var subscribingIndex = 0
+let firstContext = makeContext(0)
 let bots = options.plan.enumerated().map { index, entry in
     let record = BotRecord(role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)")
     record.tracksExpected = options.tracksExpected(for: entry.role)
-    return Bot(record: record, context: context)
+    if entry.role.subscribes {
+        record.light = options.isLight(subscriberIndex: subscribingIndex) && !options.noMedia
+        subscribingIndex += 1
+    }
+    return Bot(record: record, context: firstContext)
 }
 let start = MonotonicClock.now()
 let isTerminal = isatty(1) == 1
-var progress = LiveProgress(start: start)
-let loop = BotLoop(context: context, bots: bots) { now in
-    let line = LiveProgress.line(
-        progress.sample(bots.map(\.record), now: now), elapsedSeconds: Double((now - start).nanoseconds) / 1e9)
+let loops = BotLoopGroup(
+    bots: bots, threads: options.threads, ramp: options.ramp, start: start,
+    makeContext: { $0 == 0 ? firstContext : makeContext($0) }
+) { sample, now in
+    let line = LiveProgress.line(sample, elapsedSeconds: Double((now - start).nanoseconds) / 1e9)
     if isTerminal {
         print("\r\u{1B}[2K" + line, terminator: "")
         fflush(nil)
@@ -159,11 +171,10 @@ let loop = BotLoop(context: context, bots: bots) { now in
         fflush(nil)
     }
 }
-loop.run(start: start)
+// Each loop shuts down (leave, close, close_notify) on its own thread.
+let end = loops.run(start: start)
 let interrupted = stopRequested.load(ordering: .relaxed)
-let end = MonotonicClock.now()
 let elapsed = Double((end - start).nanoseconds) / 1e9
-loop.shutdown()
 if isTerminal { print("") }
 
 // A signal before --duration ended cuts the run short; with --duration 0

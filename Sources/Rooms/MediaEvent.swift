@@ -1,7 +1,9 @@
+import RoomProtocol
+
 /// What a media worker tells the rooms layer about an SFU room: the
 /// reverse direction of `MediaCommand`. The rooms layer turns each into
 /// messages for the participants concerned (`RoomDirectory.handle(_:)`).
-public enum MediaEvent: Equatable, Sendable {
+package enum MediaEvent: Equatable, Sendable {
     /// The room's active speakers changed (at most about three times a
     /// second per room; the worker rate-limits).
     case activeSpeakers(room: String, speakers: [SpeakerLevel])
@@ -12,7 +14,7 @@ public enum MediaEvent: Equatable, Sendable {
     case streamState(
         room: String, subscriber: ParticipantID, trackID: String, state: StreamState, layer: Int?, reason: StreamStateReason)
 
-    public var room: String {
+    package var room: String {
         switch self {
         case .activeSpeakers(let room, _), .publisherLayers(let room, _, _, _), .streamState(let room, _, _, _, _, _): room
         }

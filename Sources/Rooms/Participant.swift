@@ -1,5 +1,6 @@
 import ICE
 import Negotiation
+import RoomProtocol
 import Wire
 
 /// A participant's state inside the directory.
@@ -28,6 +29,9 @@ struct Participant {
     var session: String?
     /// A WHEP participant's transport: it offered, we send.
     var playback: PlaybackState?
+    /// The media worker holding this participant's transports, chosen when
+    /// its first transport opens (`RoomDirectory.mediaWorker(for:)`).
+    var worker: Int?
 
     var info: ParticipantInfo { ParticipantInfo(id: id, identity: identity, tracks: tracks) }
 }
@@ -39,7 +43,8 @@ struct Room {
     var members: [ParticipantID] = []
     /// A private two-party room made for a call.
     var isCallRoom = false
-    /// The media worker that owns the room (SFU).
+    /// The room's first media worker: its participants share it while the
+    /// room is small (`WorkerPlacement`).
     var worker = 0
 }
 

@@ -1,3 +1,4 @@
+import RoomProtocol
 import SDP
 
 /// Which grant each client message needs (docs/TOKENS.md, "What each

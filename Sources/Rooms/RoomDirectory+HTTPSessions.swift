@@ -1,5 +1,6 @@
 import ICE
 import Negotiation
+import RoomProtocol
 import SDP
 import Wire
 
@@ -18,14 +19,14 @@ import Wire
 extension RoomDirectory {
     /// A WHIP offer from `request.identity` (verified token: publish grant
     /// and room checked by the shell).
-    public mutating func whipPublish(_ request: JoinRequest, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
+    package mutating func whipPublish(_ request: JoinRequest, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
         whipPublish(request, parsed: configuration.limits.parse(sdp, offer: true), now: now)
     }
 
     /// `whipPublish` with the offer already parsed (`RoomLimits.parse`,
     /// outside the shell's lock). Every refusal comes before any state
     /// changes.
-    public mutating func whipPublish(
+    package mutating func whipPublish(
         _ request: JoinRequest, parsed: Result<SessionDescription, RoomError>, now: Instant
     ) -> Result<HTTPSessionAnswer, RoomError> {
         if let refusal = refuseHTTPSession(request) { return .failure(refusal) }
@@ -49,14 +50,14 @@ extension RoomDirectory {
     /// `nothingPublished` when there is no such publisher yet (the shell
     /// answers 409 with Retry-After); with `negotiationFailed` when the
     /// SDP is unusable or none of the publisher's tracks fits the offer.
-    public mutating func whepPlay(
+    package mutating func whepPlay(
         _ request: JoinRequest, target: String?, sdp: String, now: Instant
     ) -> Result<HTTPSessionAnswer, RoomError> {
         whepPlay(request, target: target, parsed: configuration.limits.parse(sdp, offer: true), now: now)
     }
 
     /// `whepPlay` with the offer already parsed (`RoomLimits.parse`).
-    public mutating func whepPlay(
+    package mutating func whepPlay(
         _ request: JoinRequest, target: String?, parsed: Result<SessionDescription, RoomError>, now: Instant
     ) -> Result<HTTPSessionAnswer, RoomError> {
         if let refusal = refuseHTTPSession(request) { return .failure(refusal) }
@@ -96,21 +97,27 @@ extension RoomDirectory {
         var state = PlaybackState(
             credentials: .random(), answerer: PlaybackAnswerer(sessionID: nextSessionID()), publisher: publisher)
         guard let room = rooms[request.room] else { return .failure(RoomError(.nothingPublished, "no room")) }
+        let worker = workerForNewParticipant(in: room.name)
         let local = LocalTransportParameters(
             credentials: state.credentials, fingerprint: media.fingerprint,
-            candidates: media.workers[room.worker % media.workers.count])
+            candidates: media.workers[worker % media.workers.count])
         let answer = state.answerer.makeAnswer(to: offer, sources: sources, local: local)
         guard !answer.assignments.isEmpty else {
             return .failure(
                 RoomError(.negotiationFailed, "the offer receives none of the publisher's tracks (kinds or codecs differ)"))
         }
         let (id, session, joined) = addHTTPParticipant(request, kind: .whep)
+        place(id, on: worker)
         var effects = joined
+        // The worker writes the client's header-extension ids, not ours:
+        // the client offered them (PlaybackAnswerer.makeAnswer).
+        var remote = offer.transport
+        remote.egressHeaderExtensions = answer.headerExtensions
         effects.append(
             .media(
                 .openTransport(
-                    room: room.name, worker: room.worker, participant: id, role: .subscriber, local: state.credentials,
-                    remote: offer.transport)))
+                    room: room.name, worker: worker, participant: id, role: .subscriber, local: state.credentials,
+                    remote: remote)))
         for a in answer.assignments {
             state.tracks[a.track.trackID] = a.track
             effects.append(.media(.forward(room: room.name, trackID: a.track.trackID, subscriber: id, outgoing: a.track)))
@@ -123,14 +130,14 @@ extension RoomDirectory {
     }
 
     /// Whether `session` is a live session of `kind` in `room`.
-    public func hasSession(_ kind: HTTPSessionKind, room: String, session: String) -> Bool {
+    package func hasSession(_ kind: HTTPSessionKind, room: String, session: String) -> Bool {
         httpParticipant(kind, room: room, session: session) != nil
     }
 
     /// DELETE on a session's Location: the participant leaves (the others
     /// see `participant-left`, its media is released). nil when there is no
     /// such session.
-    public mutating func endSession(_ kind: HTTPSessionKind, room: String, session: String) -> [RoomEffect]? {
+    package mutating func endSession(_ kind: HTTPSessionKind, room: String, session: String) -> [RoomEffect]? {
         guard let id = httpParticipant(kind, room: room, session: session) else { return nil }
         return remove(id, reason: "left")
     }
@@ -138,7 +145,7 @@ extension RoomDirectory {
     /// The media layer reports a transport failed or closed. An HTTP
     /// participant has no other way to leave, so it is removed; a WebSocket
     /// participant stays (its client renegotiates or leaves).
-    public mutating func transportFailed(_ participant: ParticipantID, now: Instant) -> [RoomEffect] {
+    package mutating func transportFailed(_ participant: ParticipantID, now: Instant) -> [RoomEffect] {
         guard let p = participants[participant], p.kind != .webSocket else { return [] }
         return remove(participant, reason: "transport failed")
     }

@@ -1,5 +1,6 @@
 import ICE
 import Negotiation
+import RoomProtocol
 import SDP
 import Wire
 
@@ -65,6 +66,7 @@ extension RoomDirectory {
         guard let media = configuration.media, let room = rooms[p.room] else { return nil }
         var transport: [RoomEffect] = []
         var state: PublisherState
+        let (worker, candidates) = candidates(for: p.id, media)
         if let existing = p.publisher {
             state = existing
             transport.append(.media(.setRemote(room: room.name, participant: p.id, role: .publisher, remote: offer.transport)))
@@ -73,12 +75,11 @@ extension RoomDirectory {
             transport.append(
                 .media(
                     .openTransport(
-                        room: room.name, worker: room.worker, participant: p.id, role: .publisher,
+                        room: room.name, worker: worker, participant: p.id, role: .publisher,
                         local: state.credentials, remote: offer.transport)))
         }
         let local = LocalTransportParameters(
-            credentials: state.credentials, fingerprint: media.fingerprint,
-            candidates: media.workers[room.worker % media.workers.count])
+            credentials: state.credentials, fingerprint: media.fingerprint, candidates: candidates)
         let answer = state.answerer.makeAnswer(to: offer, local: local)
 
         // Tracks that appeared, and tracks whose m-section stopped sending.
@@ -134,15 +135,15 @@ extension RoomDirectory {
             state = existing
         } else {
             let credentials = ICECredentials.random()
+            let (worker, candidates) = candidates(for: member, media)
             let local = LocalTransportParameters(
-                credentials: credentials, fingerprint: media.fingerprint,
-                candidates: media.workers[room.worker % media.workers.count])
+                credentials: credentials, fingerprint: media.fingerprint, candidates: candidates)
             state = SubscriberState(
                 credentials: credentials, builder: SubscriberOfferBuilder(sessionID: nextSessionID(), local: local))
             effects.append(
                 .media(
                     .openTransport(
-                        room: room.name, worker: room.worker, participant: member, role: .subscriber,
+                        room: room.name, worker: worker, participant: member, role: .subscriber,
                         local: credentials, remote: nil)))
         }
         // Each subscriber's copy has its own SSRC; the payload types stay
@@ -281,6 +282,7 @@ extension RoomDirectory {
         participants[id]?.subscriber = nil
         participants[id]?.playback = nil
         participants[id]?.tracks = []
+        unplace(id)
         return effects
     }
 
@@ -317,5 +319,54 @@ extension RoomDirectory {
             return [.media(.setPreference(room: p.room, trackID: trackID, subscriber: p.id, preference: preference))]
         default: return []
         }
+    }
+}
+
+/// Worker placement (`WorkerPlacement`, docs/ARCHITECTURE.md "Rooms over
+/// every worker").
+extension RoomDirectory {
+    /// The worker `id`'s transports go on, chosen on its first transport
+    /// and kept until it leaves the room's media (`releaseMedia`).
+    mutating func mediaWorker(for id: ParticipantID) -> Int {
+        guard let p = participants[id] else { return 0 }
+        if let w = p.worker { return w }
+        let w = workerForNewParticipant(in: p.room)
+        place(id, on: w)
+        return w
+    }
+
+    /// Where a participant of `room` that has no worker yet would go.
+    func workerForNewParticipant(in room: String) -> Int {
+        let placedInRoom = members(of: room).filter { participants[$0]?.worker != nil }.count
+        return configuration.placement.place(
+            roomWorker: rooms[room]?.worker ?? 0, roomParticipants: placedInRoom, scores: workerScores())
+    }
+
+    mutating func place(_ id: ParticipantID, on w: Int) {
+        guard participants[id] != nil, participants[id]?.worker == nil else { return }
+        participants[id]?.worker = w
+        placedParticipants[w, default: 0] += 1
+    }
+
+    /// Forgets `id`'s worker (its transports are released).
+    mutating func unplace(_ id: ParticipantID) {
+        guard let w = participants[id]?.worker else { return }
+        participants[id]?.worker = nil
+        placedParticipants[w] = max(0, (placedParticipants[w] ?? 1) - 1)
+        if placedParticipants[w] == 0 { placedParticipants[w] = nil }
+    }
+
+    /// Each worker's load: the shell's last snapshot with what this
+    /// directory placed (two transports a participant).
+    func workerScores() -> [Double] {
+        let workers = max(1, configuration.media?.workers.count ?? 1)
+        return configuration.placement.scores(
+            workers: workers, loads: configuration.workerLoads?(), placed: placedParticipants.mapValues { $0 * 2 })
+    }
+
+    /// The ICE candidates of `id`'s worker.
+    mutating func candidates(for id: ParticipantID, _ media: MediaEndpoint) -> (worker: Int, candidates: [ICECandidate]) {
+        let w = mediaWorker(for: id)
+        return (w, media.workers.isEmpty ? [] : media.workers[w % media.workers.count])
     }
 }

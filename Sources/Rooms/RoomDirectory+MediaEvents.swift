@@ -4,7 +4,7 @@ extension RoomDirectory {
     /// departure) are dropped. Participants within their grace period have
     /// no connection and miss the event; a resumed participant learns the
     /// current state from the next change.
-    public mutating func handle(_ event: MediaEvent) -> [RoomEffect] {
+    package mutating func handle(_ event: MediaEvent) -> [RoomEffect] {
         guard rooms[event.room] != nil else { return [] }
         switch event {
         case .activeSpeakers(let room, let speakers):

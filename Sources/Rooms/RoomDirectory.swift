@@ -1,3 +1,4 @@
+import RoomProtocol
 import SDP
 import Wire
 
@@ -18,28 +19,36 @@ import Wire
 /// - every message needs the grant docs/TOKENS.md lists for it
 ///   (`RoomDirectory+Grants.swift`), and a resume takes the new token's;
 /// - a draining server refuses joins and keeps everyone else.
-public struct RoomDirectory<IDs: IdentifierSource> {
-    public struct Configuration: Sendable {
-        public var gracePeriod: Duration = .seconds(20)
+package struct RoomDirectory<IDs: IdentifierSource> {
+    package struct Configuration: Sendable {
+        package var gracePeriod: Duration = .seconds(20)
         /// Mesh rooms send every stream to every peer: each browser encodes
         /// and uploads N-1 copies. Six keeps a typical uplink workable.
-        public var meshLimit = 6
+        package var meshLimit = 6
         /// Where SFU media goes; nil: a signalling-only server (mesh rooms
         /// and calls' signalling work, SFU media is refused).
-        public var media: MediaEndpoint?
+        package var media: MediaEndpoint?
         /// What one client may make the directory hold (docs/SECURITY.md).
-        public var limits = RoomLimits()
-        public init(media: MediaEndpoint? = nil, limits: RoomLimits = RoomLimits()) {
+        package var limits = RoomLimits()
+        /// Which worker a participant's transports go on.
+        package var placement = WorkerPlacement()
+        /// Each media worker's load as last published (read without I/O:
+        /// the shell reads its snapshot cells); nil places by the
+        /// directory's own counts alone.
+        package var workerLoads: (@Sendable () -> [WorkerLoad])?
+        package init(media: MediaEndpoint? = nil, limits: RoomLimits = RoomLimits()) {
             self.media = media
             self.limits = limits
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     var ids: IDs
     var rooms: [String: Room] = [:]
     var participants: [ParticipantID: Participant] = [:]
     private var nextWorker = 0
+    /// Participants placed on each media worker (`mediaWorker(for:)`).
+    var placedParticipants: [Int: Int] = [:]
     private var ssrcCounter: UInt32 = 0x5317_0000
     private var sessionCounter: UInt64 = 0x5317_0000_0000
     private var byConnection: [ConnectionID: ParticipantID] = [:]
@@ -47,46 +56,46 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     var httpSessions: [String: ParticipantID] = [:]
     private var calls: [CallID: Call] = [:]
     /// Set by `startDraining`: when this server closes its sessions.
-    public private(set) var drain: Drain?
-    public var isDraining: Bool { drain != nil }
+    package private(set) var drain: Drain?
+    package var isDraining: Bool { drain != nil }
 
     /// A SIGTERM drain: sessions close at `deadline` (monotonic) and
     /// clients are told `deadlineEpochMilliseconds` (wall clock, which the
     /// shell reads: this value never does).
-    public struct Drain: Equatable, Sendable {
-        public var reason: String
-        public var deadline: Instant
-        public var deadlineEpochMilliseconds: Int64
-        public init(reason: String, deadline: Instant, deadlineEpochMilliseconds: Int64) {
+    package struct Drain: Equatable, Sendable {
+        package var reason: String
+        package var deadline: Instant
+        package var deadlineEpochMilliseconds: Int64
+        package init(reason: String, deadline: Instant, deadlineEpochMilliseconds: Int64) {
             self.reason = reason
             self.deadline = deadline
             self.deadlineEpochMilliseconds = deadlineEpochMilliseconds
         }
 
         /// `going-away` as sent at `now`: whole seconds left, rounded up.
-        public func notice(now: Instant) -> ServerMessage {
+        package func notice(now: Instant) -> ServerMessage {
             let left = max(0, (deadline - now).nanoseconds)
             return .goingAway(
                 reason: reason, deadline: deadlineEpochMilliseconds, seconds: Int((left + 999_999_999) / 1_000_000_000))
         }
     }
 
-    public init(configuration: Configuration = Configuration(), ids: IDs) {
+    package init(configuration: Configuration = Configuration(), ids: IDs) {
         self.configuration = configuration
         self.ids = ids
     }
 
     // MARK: Queries
 
-    public var roomCount: Int { rooms.count }
-    public var participantCount: Int { participants.count }
-    public func participant(on connection: ConnectionID) -> ParticipantID? { byConnection[connection] }
-    public func members(of room: String) -> [ParticipantID] { rooms[room]?.members ?? [] }
-    public func room(of participant: ParticipantID) -> String? { participants[participant]?.room }
-    public func mode(of room: String) -> RoomMode? { rooms[room]?.mode }
+    package var roomCount: Int { rooms.count }
+    package var participantCount: Int { participants.count }
+    package func participant(on connection: ConnectionID) -> ParticipantID? { byConnection[connection] }
+    package func members(of room: String) -> [ParticipantID] { rooms[room]?.members ?? [] }
+    package func room(of participant: ParticipantID) -> String? { participants[participant]?.room }
+    package func mode(of room: String) -> RoomMode? { rooms[room]?.mode }
 
     /// The earliest grace deadline.
-    public var nextDeadline: Instant? { participants.values.compactMap(\.graceDeadline).min() }
+    package var nextDeadline: Instant? { participants.values.compactMap(\.graceDeadline).min() }
 
     // MARK: Input
 
@@ -94,7 +103,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     /// every participant with a connection hears `going-away` so that its
     /// client can move to another server before the deadline. A second
     /// call changes nothing.
-    public mutating func startDraining(_ drain: Drain, now: Instant) -> [RoomEffect] {
+    package mutating func startDraining(_ drain: Drain, now: Instant) -> [RoomEffect] {
         guard self.drain == nil else { return [] }
         self.drain = drain
         let notice = drain.notice(now: now)
@@ -103,9 +112,9 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     /// Every signalling connection of a participant (the shell closes them
     /// at the drain's end).
-    public var connections: [ConnectionID] { byConnection.keys.sorted() }
+    package var connections: [ConnectionID] { byConnection.keys.sorted() }
 
-    public mutating func join(_ request: JoinRequest, connection: ConnectionID, now: Instant) -> [RoomEffect] {
+    package mutating func join(_ request: JoinRequest, connection: ConnectionID, now: Instant) -> [RoomEffect] {
         guard byConnection[connection] == nil else {
             return [.send(connection, .error(code: .alreadyJoined, message: "this connection already joined"))]
         }
@@ -153,7 +162,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     /// `parsedSDP`: the SDP of a `publish` or `subscriber-answer`, parsed
     /// by the shell outside its lock (`RoomLimits.parse`); nil: parsed here.
-    public mutating func handle(
+    package mutating func handle(
         _ message: ClientMessage, from connection: ConnectionID, now: Instant,
         parsedSDP: Result<SessionDescription, RoomError>? = nil
     ) -> [RoomEffect] {
@@ -179,7 +188,7 @@ public struct RoomDirectory<IDs: IdentifierSource> {
 
     /// The connection dropped without `leave`: keep the participant for
     /// the grace period.
-    public mutating func disconnected(_ connection: ConnectionID, now: Instant) -> [RoomEffect] {
+    package mutating func disconnected(_ connection: ConnectionID, now: Instant) -> [RoomEffect] {
         guard let id = byConnection.removeValue(forKey: connection) else { return [] }
         participants[id]?.connection = nil
         let deadline = now + configuration.gracePeriod
@@ -191,12 +200,12 @@ public struct RoomDirectory<IDs: IdentifierSource> {
     /// with 1000 or 1001, docs/PROTOCOL.md): the same as `leave`, at once,
     /// with no grace period. Nothing when the connection had not joined
     /// (or already left).
-    public mutating func closedByClient(_ connection: ConnectionID, now: Instant) -> [RoomEffect] {
+    package mutating func closedByClient(_ connection: ConnectionID, now: Instant) -> [RoomEffect] {
         guard let id = byConnection[connection] else { return [] }
         return remove(id, reason: "left")
     }
 
-    public mutating func handleTimeout(now: Instant) -> [RoomEffect] {
+    package mutating func handleTimeout(now: Instant) -> [RoomEffect] {
         let expired = participants.values.filter { ($0.graceDeadline.map { $0 <= now }) ?? false }.map(\.id).sorted()
         return expired.flatMap { remove($0, reason: "timed out") }
     }
@@ -309,14 +318,15 @@ public struct RoomDirectory<IDs: IdentifierSource> {
         return .joined(participantID: id, room: room.name, mode: room.mode, participants: others, resumed: resumed)
     }
 
-    /// A new room, placed on the next media worker in turn. `worker` is an
+    /// A new room, its first worker the least-loaded (the next in turn on
+    /// a tie, so idle workers take new rooms round-robin). `worker` is an
     /// index into `MediaEndpoint.workers`: the worker executing
     /// `openTransport` ignores a command for any index but its own.
     mutating func newRoom(_ name: String, mode: RoomMode, isCallRoom: Bool = false) -> Room {
         var room = Room(name: name, mode: mode, isCallRoom: isCallRoom)
         let workers = max(1, configuration.media?.workers.count ?? 1)
-        room.worker = nextWorker % workers
-        nextWorker = (nextWorker + 1) % workers
+        room.worker = configuration.placement.leastLoaded(workerScores(), startingAt: nextWorker % workers)
+        nextWorker = (room.worker + 1) % workers
         return room
     }
 

@@ -1,17 +1,18 @@
 import DTLS
 import ICE
 import Negotiation
+import RoomProtocol
 import Wire
 
 /// The verified content of a `join`: the signalling shell checked the
 /// token's signature, expiry and room before the rooms layer sees it.
-public struct JoinRequest: Equatable, Sendable {
-    public var identity: String
-    public var room: String
-    public var grants: Grants
+package struct JoinRequest: Equatable, Sendable {
+    package var identity: String
+    package var room: String
+    package var grants: Grants
     /// The mode to create the room in, if it does not exist yet.
-    public var mode: RoomMode?
-    public init(identity: String, room: String, grants: Grants, mode: RoomMode? = nil) {
+    package var mode: RoomMode?
+    package init(identity: String, room: String, grants: Grants, mode: RoomMode? = nil) {
         self.identity = identity
         self.room = room
         self.grants = grants
@@ -21,7 +22,7 @@ public struct JoinRequest: Equatable, Sendable {
 
 /// What the rooms layer decides; the shell carries it out. Tests assert
 /// on these values (STYLE.md item 3).
-public enum RoomEffect: Equatable, Sendable {
+package enum RoomEffect: Equatable, Sendable {
     /// Send a message on a connection.
     case send(ConnectionID, ServerMessage)
     /// Close a connection (replaced by a newer one of the same identity).
@@ -31,7 +32,7 @@ public enum RoomEffect: Equatable, Sendable {
 }
 
 /// Which of a participant's two transports.
-public enum TransportRole: String, Equatable, Sendable {
+package enum TransportRole: String, Equatable, Sendable {
     /// The participant sends; it offered.
     case publisher
     /// The participant receives; we offered.
@@ -41,7 +42,7 @@ public enum TransportRole: String, Equatable, Sendable {
 /// What the media layer must do for SFU rooms. The rooms layer decides
 /// who forwards what to whom; the worker owning the room (`worker`, an
 /// index into `MediaEndpoint.workers`) executes it.
-public enum MediaCommand: Equatable, Sendable {
+package enum MediaCommand: Equatable, Sendable {
     /// Create a server-role transport with these local credentials; the
     /// remote parameters come now (publisher) or with the first answer.
     case openTransport(
@@ -66,10 +67,10 @@ public enum MediaCommand: Equatable, Sendable {
 /// Where SFU media is received: the server's DTLS certificate fingerprint
 /// and, per media worker, the ICE candidates (its UDP port on each
 /// announced address).
-public struct MediaEndpoint: Equatable, Sendable {
-    public var fingerprint: CertificateFingerprint
-    public var workers: [[ICECandidate]]
-    public init(fingerprint: CertificateFingerprint, workers: [[ICECandidate]]) {
+package struct MediaEndpoint: Equatable, Sendable {
+    package var fingerprint: CertificateFingerprint
+    package var workers: [[ICECandidate]]
+    package init(fingerprint: CertificateFingerprint, workers: [[ICECandidate]]) {
         self.fingerprint = fingerprint
         self.workers = workers
     }

@@ -1,17 +1,19 @@
+import RoomProtocol
+
 /// Why the rooms layer refused a request that is answered synchronously
 /// (WHIP and WHEP over HTTP), with the room protocol's error code; the
 /// HTTP shell maps the code to a status.
-public struct RoomError: Error, Equatable, Sendable {
-    public var code: ErrorCode
-    public var message: String
-    public init(_ code: ErrorCode, _ message: String) {
+package struct RoomError: Error, Equatable, Sendable {
+    package var code: ErrorCode
+    package var message: String
+    package init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }
 }
 
 /// Which HTTP session protocol a participant came through.
-public enum HTTPSessionKind: String, Equatable, Sendable {
+package enum HTTPSessionKind: String, Equatable, Sendable {
     /// WebRTC-HTTP Ingestion Protocol (RFC 9725): the client publishes.
     case whip
     /// WebRTC-HTTP Egress Protocol: the client plays.
@@ -20,14 +22,14 @@ public enum HTTPSessionKind: String, Equatable, Sendable {
 
 /// An accepted WHIP or WHEP offer: what the 201 response carries, and the
 /// effects for the others in the room and for the media worker.
-public struct HTTPSessionAnswer: Equatable, Sendable {
-    public var participant: ParticipantID
+package struct HTTPSessionAnswer: Equatable, Sendable {
+    package var participant: ParticipantID
     /// The session's id: the last segment of its Location, unguessable.
-    public var session: String
+    package var session: String
     /// The SDP answer.
-    public var answer: String
+    package var answer: String
     /// The entity tag of the session's ICE state, quoted (RFC 9110 section
     /// 8.8.3): our ICE ufrag, which an ICE restart would change.
-    public var etag: String
-    public var effects: [RoomEffect]
+    package var etag: String
+    package var effects: [RoomEffect]
 }

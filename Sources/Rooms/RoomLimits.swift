@@ -4,32 +4,32 @@ import SDP
 /// defaults' reasons and what an over-limit client gets). Every count a
 /// client controls is bounded here, before any state changes: a refused
 /// request leaves no participant, track, subscription or transport behind.
-public struct RoomLimits: Equatable, Sendable {
+package struct RoomLimits: Equatable, Sendable {
     /// Bytes of one SDP from a client (offer or answer): refused before it
     /// is parsed (`tooLarge`, HTTP 413).
-    public var sdpBytes = 128 * 1024
+    package var sdpBytes = 128 * 1024
     /// m-sections in one publish (WHIP, `publish`) or playback (WHEP)
     /// offer; the parser stops at the first one over (`tooManyTracks`).
-    public var sectionsPerOffer = 16
+    package var sectionsPerOffer = 16
     /// Tracks one participant publishes at once (`tooManyTracks`).
-    public var tracksPerParticipant = 8
+    package var tracksPerParticipant = 8
     /// Members of one SFU room (`roomFull`); mesh rooms keep their own,
     /// smaller `meshLimit`.
-    public var participantsPerRoom = 100
+    package var participantsPerRoom = 100
     /// Rooms on this server (`serverFull`, HTTP 503); call rooms are not
     /// counted (each holds two participants who left a counted room).
-    public var rooms = 1000
+    package var rooms = 1000
     /// Tracks one participant receives at once (`tooManySubscriptions`).
-    public var subscriptionsPerParticipant = 128
+    package var subscriptionsPerParticipant = 128
 
-    public init() {}
+    package init() {}
 
     /// A client's SDP parsed under these limits, or why it is refused. Pure
     /// and lock-free: the shell calls it before it takes the rooms lock, so
     /// a large offer costs its own connection's time, not everyone's.
     /// `offer`: an offer (its m-sections are bounded); otherwise an answer
     /// to our own offer, whose sections the subscriber builder checks.
-    public func parse(_ sdp: String, offer: Bool) -> Result<SessionDescription, RoomError> {
+    package func parse(_ sdp: String, offer: Bool) -> Result<SessionDescription, RoomError> {
         guard sdp.utf8.count <= sdpBytes else {
             return .failure(RoomError(.tooLarge, "the SDP is larger than \(sdpBytes) bytes"))
         }

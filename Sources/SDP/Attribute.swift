@@ -8,7 +8,7 @@ import Wire
 /// A known property attribute written with a value (`a=rtcp-mux:x`) is not
 /// that attribute and is kept as `.other`; a known value attribute without
 /// its value (`a=mid`) is an error.
-public enum Attribute: Equatable, Sendable {
+package enum Attribute: Equatable, Sendable {
     // Session or media level.
     case group(Group)
     case msidSemantic(MSIDSemantic)
@@ -104,7 +104,7 @@ public enum Attribute: Equatable, Sendable {
     }
 
     /// The text after `a=`.
-    public var text: String {
+    package var text: String {
         switch self {
         case .group(let g): "group:\(g.text)"
         case .msidSemantic(let m): "msid-semantic:\(m.text)"

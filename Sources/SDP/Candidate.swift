@@ -3,42 +3,42 @@
 /// (RFC 8839 section 5.1). `raddr`, `rport` and `tcptype` get fields; every
 /// other extension pair (`generation`, `ufrag`, `network-id`, ...) is kept
 /// in order.
-public struct Candidate: Equatable, Sendable {
+package struct Candidate: Equatable, Sendable {
     /// `host`, `srflx`, `prflx`, `relay`, or another token kept as written.
-    public struct CandidateType: RawRepresentable, Hashable, Sendable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public static let host = CandidateType(rawValue: "host")
-        public static let serverReflexive = CandidateType(rawValue: "srflx")
-        public static let peerReflexive = CandidateType(rawValue: "prflx")
-        public static let relayed = CandidateType(rawValue: "relay")
+    package struct CandidateType: RawRepresentable, Hashable, Sendable {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package static let host = CandidateType(rawValue: "host")
+        package static let serverReflexive = CandidateType(rawValue: "srflx")
+        package static let peerReflexive = CandidateType(rawValue: "prflx")
+        package static let relayed = CandidateType(rawValue: "relay")
     }
 
-    public struct Extension: Equatable, Sendable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) {
+    package struct Extension: Equatable, Sendable {
+        package var name: String
+        package var value: String
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
-    public var foundation: String
-    public var component: UInt16
+    package var foundation: String
+    package var component: UInt16
     /// `UDP` or `TCP` (case-insensitive on the wire, RFC 8839 section 5.1), as written.
-    public var transport: String
-    public var priority: UInt32
+    package var transport: String
+    package var priority: UInt32
     /// An IP address or an FQDN (mDNS `.local` names included), as written.
-    public var address: String
-    public var port: UInt16
-    public var type: CandidateType
-    public var relatedAddress: String?
-    public var relatedPort: UInt16?
+    package var address: String
+    package var port: UInt16
+    package var type: CandidateType
+    package var relatedAddress: String?
+    package var relatedPort: UInt16?
     /// `active`, `passive` or `so` for TCP candidates (RFC 6544 section 4.5).
-    public var tcpType: String?
-    public var extensions: [Extension]
+    package var tcpType: String?
+    package var extensions: [Extension]
 
-    public init(
+    package init(
         foundation: String, component: UInt16 = 1, transport: String = "udp", priority: UInt32,
         address: String, port: UInt16, type: CandidateType = .host,
         relatedAddress: String? = nil, relatedPort: UInt16? = nil, tcpType: String? = nil,
@@ -58,16 +58,16 @@ public struct Candidate: Equatable, Sendable {
     }
 
     /// The value of the first extension named `name`.
-    public func extensionValue(_ name: String) -> String? {
+    package func extensionValue(_ name: String) -> String? {
         extensions.first { $0.name == name }?.value
     }
 
-    public var generation: UInt32? { extensionValue("generation").flatMap { decimal(Substring($0), as: UInt32.self) } }
-    public var ufrag: String? { extensionValue("ufrag") }
+    package var generation: UInt32? { extensionValue("generation").flatMap { decimal(Substring($0), as: UInt32.self) } }
+    package var ufrag: String? { extensionValue("ufrag") }
 
     /// Parses the attribute value (the text after `candidate:`), as found in
     /// SDP or in a trickled candidate string with that prefix removed.
-    public static func parse(attributeValue value: Substring, line: Int = 0) throws(SDPParseError) -> Candidate {
+    package static func parse(attributeValue value: Substring, line: Int = 0) throws(SDPParseError) -> Candidate {
         let f = fields(value)
         guard f.count >= 8, f.count % 2 == 0, f[6] == "typ" else { throw .malformed(.candidate, line: line) }
         // foundation = 1*32 ice-char; ice-char = ALPHA / DIGIT / "+" / "/"
@@ -96,7 +96,7 @@ public struct Candidate: Equatable, Sendable {
         return c
     }
 
-    public var value: String {
+    package var value: String {
         var s = "\(foundation) \(component) \(transport) \(priority) \(address) \(port) typ \(type.rawValue)"
         if let relatedAddress { s += " raddr \(relatedAddress)" }
         if let relatedPort { s += " rport \(relatedPort)" }

@@ -2,13 +2,13 @@
 /// (RFC 8285 section 5). Ids 1...14 fit the one-byte header form, 15...255
 /// need the two-byte form (and `a=extmap-allow-mixed` to mix them, RFC 8285
 /// section 6); 0 is never valid, and we refuse ids above 255.
-public struct ExtensionMap: Equatable, Sendable {
-    public var id: UInt8
-    public var direction: Direction?
-    public var uri: String
-    public var attributes: [String]
+package struct ExtensionMap: Equatable, Sendable {
+    package var id: UInt8
+    package var direction: Direction?
+    package var uri: String
+    package var attributes: [String]
 
-    public init(id: UInt8, direction: Direction? = nil, uri: String, attributes: [String] = []) {
+    package init(id: UInt8, direction: Direction? = nil, uri: String, attributes: [String] = []) {
         self.id = id
         self.direction = direction
         self.uri = uri
@@ -16,14 +16,14 @@ public struct ExtensionMap: Equatable, Sendable {
     }
 
     /// True when the id can be sent in an RFC 8285 one-byte header (1...14).
-    public var fitsOneByteHeader: Bool { id >= 1 && id <= 14 }
+    package var fitsOneByteHeader: Bool { id >= 1 && id <= 14 }
 
-    public static let sdesMID = "urn:ietf:params:rtp-hdrext:sdes:mid"
-    public static let sdesRTPStreamID = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
-    public static let sdesRepairedRTPStreamID = "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id"
-    public static let transportWideCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
-    public static let absSendTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
-    public static let audioLevel = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
+    package static let sdesMID = "urn:ietf:params:rtp-hdrext:sdes:mid"
+    package static let sdesRTPStreamID = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
+    package static let sdesRepairedRTPStreamID = "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id"
+    package static let transportWideCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+    package static let absSendTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+    package static let audioLevel = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
 
     static func parse(_ value: Substring, line: Int) throws(SDPParseError) -> ExtensionMap {
         let f = fields(value)
@@ -41,7 +41,7 @@ public struct ExtensionMap: Equatable, Sendable {
             attributes: f.dropFirst(2).map(String.init))
     }
 
-    public var value: String {
+    package var value: String {
         var s = "\(id)"
         if let direction { s += "/\(direction.rawValue)" }
         s += " \(uri)"

@@ -1,13 +1,13 @@
 /// `a=fingerprint:<hash-func> <fingerprint>` (RFC 8122 section 5): the hash
 /// of the DTLS certificate as upper-case hex pairs joined by colons.
 /// A description may carry several (aiortc sends sha-256, 384 and 512).
-public struct Fingerprint: Equatable, Sendable {
+package struct Fingerprint: Equatable, Sendable {
     /// Hash function name, stored lower-case (the textual names are
     /// case-insensitive, RFC 8122 section 5).
-    public var algorithm: String
-    public var bytes: [UInt8]
+    package var algorithm: String
+    package var bytes: [UInt8]
 
-    public init(algorithm: String, bytes: [UInt8]) {
+    package init(algorithm: String, bytes: [UInt8]) {
         self.algorithm = algorithm.lowercased()
         self.bytes = bytes
     }
@@ -43,7 +43,7 @@ public struct Fingerprint: Equatable, Sendable {
     }
 
     /// Upper-case colon hex, as RFC 8122's grammar (UHEX) asks.
-    public var hex: String {
+    package var hex: String {
         let digits = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 3)
@@ -55,7 +55,7 @@ public struct Fingerprint: Equatable, Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public var value: String { "\(algorithm) \(hex)" }
+    package var value: String { "\(algorithm) \(hex)" }
 }
 
 /// Hex digits in either case; RFC 8122 asks for upper case but browsers

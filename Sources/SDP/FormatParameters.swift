@@ -4,30 +4,30 @@ import Wire
 /// The parameter text is kept exactly as written (its meaning belongs to the
 /// codec's payload format); `parameters` reads it as the usual
 /// `key=value;key=value` list.
-public struct FormatParameters: Equatable, Sendable {
-    public var payloadType: PayloadType
+package struct FormatParameters: Equatable, Sendable {
+    package var payloadType: PayloadType
     /// Everything after the space that follows the payload type.
-    public var raw: String
+    package var raw: String
 
-    public init(payloadType: PayloadType, raw: String) {
+    package init(payloadType: PayloadType, raw: String) {
         self.payloadType = payloadType
         self.raw = raw
     }
 
     /// Builds the `key=value;key=value` text from pairs, in order.
-    public init(payloadType: PayloadType, parameters: [(String, String?)]) {
+    package init(payloadType: PayloadType, parameters: [(String, String?)]) {
         self.payloadType = payloadType
         raw = parameters.map { k, v in v.map { "\(k)=\($0)" } ?? k }.joined(separator: ";")
     }
 
-    public struct Parameter: Equatable, Sendable {
-        public var name: String
+    package struct Parameter: Equatable, Sendable {
+        package var name: String
         /// Nil for an entry without `=` (such as RED's `111/111`).
-        public var value: String?
+        package var value: String?
     }
 
     /// The `;`-separated entries with surrounding spaces removed, in order.
-    public var parameters: [Parameter] {
+    package var parameters: [Parameter] {
         var out: [Parameter] = []
         for piece in pieces(Substring(raw), ";") {
             let t = trimSpaces(piece)
@@ -40,7 +40,7 @@ public struct FormatParameters: Equatable, Sendable {
 
     /// The value of the first parameter named `name` (names compare
     /// case-insensitively, RFC 4855 section 3).
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         let wanted = name.lowercased()
         for p in parameters where p.name.lowercased() == wanted { return p.value }
         return nil
@@ -52,7 +52,7 @@ public struct FormatParameters: Equatable, Sendable {
         return FormatParameters(payloadType: pt, raw: rest.map(String.init) ?? "")
     }
 
-    public var value: String { raw.isEmpty ? "\(payloadType.rawValue)" : "\(payloadType.rawValue) \(raw)" }
+    package var value: String { raw.isEmpty ? "\(payloadType.rawValue)" : "\(payloadType.rawValue) \(raw)" }
 }
 
 private func trimSpaces(_ s: Substring) -> Substring {

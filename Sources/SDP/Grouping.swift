@@ -2,13 +2,13 @@ import Wire
 
 /// `a=group:<semantics> <identification-tag> ...` (RFC 5888 section 5),
 /// here `BUNDLE` (RFC 8843) or `LS` and others, kept by name. Tags are MIDs.
-public struct Group: Equatable, Sendable {
-    public var semantics: String
-    public var mids: [MID]
+package struct Group: Equatable, Sendable {
+    package var semantics: String
+    package var mids: [MID]
 
-    public static let bundle = "BUNDLE"
+    package static let bundle = "BUNDLE"
 
-    public init(semantics: String, mids: [MID]) {
+    package init(semantics: String, mids: [MID]) {
         self.semantics = semantics
         self.mids = mids
     }
@@ -21,16 +21,16 @@ public struct Group: Equatable, Sendable {
         return Group(semantics: String(first), mids: mids)
     }
 
-    public var text: String { ([semantics] + mids.map(\.description)).joined(separator: " ") }
+    package var text: String { ([semantics] + mids.map(\.description)).joined(separator: " ") }
 }
 
 /// `a=msid:<stream id> [<track id>]` (RFC 8830 section 2); Chromium writes
 /// `-` as the stream id of a track without a stream.
-public struct MediaStreamID: Equatable, Sendable {
-    public var streamID: String
-    public var trackID: String?
+package struct MediaStreamID: Equatable, Sendable {
+    package var streamID: String
+    package var trackID: String?
 
-    public init(streamID: String, trackID: String? = nil) {
+    package init(streamID: String, trackID: String? = nil) {
         self.streamID = streamID
         self.trackID = trackID
     }
@@ -41,17 +41,17 @@ public struct MediaStreamID: Equatable, Sendable {
         return MediaStreamID(streamID: String(f[0]), trackID: f.count == 2 ? String(f[1]) : nil)
     }
 
-    public var text: String { trackID.map { "\(streamID) \($0)" } ?? streamID }
+    package var text: String { trackID.map { "\(streamID) \($0)" } ?? streamID }
 }
 
 /// `a=msid-semantic: WMS [<stream id> ...]`, the pre-RFC 8830 session
 /// attribute browsers still send. Written the way libwebrtc writes it,
 /// with a space after the colon.
-public struct MSIDSemantic: Equatable, Sendable {
-    public var semantic: String
-    public var streamIDs: [String]
+package struct MSIDSemantic: Equatable, Sendable {
+    package var semantic: String
+    package var streamIDs: [String]
 
-    public init(semantic: String = "WMS", streamIDs: [String] = []) {
+    package init(semantic: String = "WMS", streamIDs: [String] = []) {
         self.semantic = semantic
         self.streamIDs = streamIDs
     }
@@ -62,5 +62,5 @@ public struct MSIDSemantic: Equatable, Sendable {
         return MSIDSemantic(semantic: String(first), streamIDs: f.dropFirst().map(String.init))
     }
 
-    public var text: String { " " + ([semantic] + streamIDs).joined(separator: " ") }
+    package var text: String { " " + ([semantic] + streamIDs).joined(separator: " ") }
 }

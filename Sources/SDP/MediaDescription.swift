@@ -2,21 +2,21 @@ import Wire
 
 /// One media section: `m=<media> <port>[/<count>] <proto> <fmt> ...`
 /// (RFC 8866 section 5.14) and the lines after it up to the next `m=`.
-public struct MediaDescription: Equatable, Sendable {
+package struct MediaDescription: Equatable, Sendable {
     /// `audio`, `video`, `application`, ...
-    public var media: String
-    public var port: UInt16
-    public var portCount: UInt16?
+    package var media: String
+    package var port: UInt16
+    package var portCount: UInt16?
     /// `UDP/TLS/RTP/SAVPF`, `UDP/DTLS/SCTP`, ...
-    public var proto: String
+    package var proto: String
     /// Payload types for RTP, `webrtc-datachannel` for SCTP; as written.
-    public var formats: [String]
-    public var connection: ConnectionData?
-    public var bandwidths: [Bandwidth]
-    public var otherLines: [OtherLine]
-    public var attributes: [Attribute]
+    package var formats: [String]
+    package var connection: ConnectionData?
+    package var bandwidths: [Bandwidth]
+    package var otherLines: [OtherLine]
+    package var attributes: [Attribute]
 
-    public init(
+    package init(
         media: String, port: UInt16 = 9, portCount: UInt16? = nil, proto: String = "UDP/TLS/RTP/SAVPF",
         formats: [String], connection: ConnectionData? = nil, bandwidths: [Bandwidth] = [],
         otherLines: [OtherLine] = [], attributes: [Attribute] = []
@@ -48,7 +48,7 @@ public struct MediaDescription: Equatable, Sendable {
     }
 
     /// The text after `m=`.
-    public var mediaLine: String {
+    package var mediaLine: String {
         var s = "\(media) \(port)"
         if let portCount { s += "/\(portCount)" }
         s += " \(proto)"
@@ -61,80 +61,80 @@ public struct MediaDescription: Equatable, Sendable {
 // media level only; see `SessionDescription.transport(for:)` for values
 // inherited from the session level.
 extension MediaDescription {
-    public var mid: MID? {
+    package var mid: MID? {
         for case .mid(let m) in attributes { return m }
         return nil
     }
 
     /// The last direction attribute; `sendrecv` when there is none (RFC 8866 section 6.7).
-    public var direction: Direction {
+    package var direction: Direction {
         var d = Direction.sendrecv
         for case .direction(let x) in attributes { d = x }
         return d
     }
 
-    public var msid: MediaStreamID? {
+    package var msid: MediaStreamID? {
         for case .msid(let m) in attributes { return m }
         return nil
     }
 
-    public var rtpMaps: [RTPMap] { attributes.compactMap { if case .rtpmap(let r) = $0 { r } else { nil } } }
-    public var formatParameters: [FormatParameters] {
+    package var rtpMaps: [RTPMap] { attributes.compactMap { if case .rtpmap(let r) = $0 { r } else { nil } } }
+    package var formatParameters: [FormatParameters] {
         attributes.compactMap { if case .fmtp(let f) = $0 { f } else { nil } }
     }
-    public var rtcpFeedback: [RTCPFeedback] {
+    package var rtcpFeedback: [RTCPFeedback] {
         attributes.compactMap { if case .rtcpFeedback(let f) = $0 { f } else { nil } }
     }
-    public var extensionMaps: [ExtensionMap] { attributes.compactMap { if case .extmap(let e) = $0 { e } else { nil } } }
-    public var sourceAttributes: [SourceAttribute] {
+    package var extensionMaps: [ExtensionMap] { attributes.compactMap { if case .extmap(let e) = $0 { e } else { nil } } }
+    package var sourceAttributes: [SourceAttribute] {
         attributes.compactMap { if case .ssrc(let s) = $0 { s } else { nil } }
     }
-    public var sourceGroups: [SourceGroup] { attributes.compactMap { if case .ssrcGroup(let g) = $0 { g } else { nil } } }
-    public var rids: [RIDDescription] { attributes.compactMap { if case .rid(let r) = $0 { r } else { nil } } }
-    public var simulcast: Simulcast? {
+    package var sourceGroups: [SourceGroup] { attributes.compactMap { if case .ssrcGroup(let g) = $0 { g } else { nil } } }
+    package var rids: [RIDDescription] { attributes.compactMap { if case .rid(let r) = $0 { r } else { nil } } }
+    package var simulcast: Simulcast? {
         for case .simulcast(let s) in attributes { return s }
         return nil
     }
-    public var candidates: [Candidate] { attributes.compactMap { if case .candidate(let c) = $0 { c } else { nil } } }
-    public var fingerprints: [Fingerprint] {
+    package var candidates: [Candidate] { attributes.compactMap { if case .candidate(let c) = $0 { c } else { nil } } }
+    package var fingerprints: [Fingerprint] {
         attributes.compactMap { if case .fingerprint(let f) = $0 { f } else { nil } }
     }
-    public var iceUfrag: String? {
+    package var iceUfrag: String? {
         for case .iceUfrag(let s) in attributes { return s }
         return nil
     }
-    public var icePwd: String? {
+    package var icePwd: String? {
         for case .icePwd(let s) in attributes { return s }
         return nil
     }
-    public var setup: SetupRole? {
+    package var setup: SetupRole? {
         for case .setup(let r) in attributes { return r }
         return nil
     }
 
     /// The value of `a=ssrc:<ssrc> <name>:<value>` (`cname`, `msid`), if any.
-    public func sourceAttribute(_ name: String, of ssrc: SSRC) -> String? {
+    package func sourceAttribute(_ name: String, of ssrc: SSRC) -> String? {
         sourceAttributes.first { $0.ssrc == ssrc && $0.name == name }?.value
     }
 
-    public func has(_ attribute: Attribute) -> Bool { attributes.contains(attribute) }
+    package func has(_ attribute: Attribute) -> Bool { attributes.contains(attribute) }
 
     /// `a=bundle-only` (RFC 8843 section 6): port 0 then means "accept me
     /// only inside the BUNDLE group", not "rejected".
-    public var isBundleOnly: Bool { has(.bundleOnly) }
+    package var isBundleOnly: Bool { has(.bundleOnly) }
 
     /// Port 0 without `a=bundle-only`: rejected in an answer, disabled in
     /// an offer (RFC 8843 section 7.3, note, and section 7.5.3; RFC 3264
     /// section 6). A bundle-only section with port 0 is not rejected.
-    public var isRejected: Bool { port == 0 && !isBundleOnly }
+    package var isRejected: Bool { port == 0 && !isBundleOnly }
 
     /// The rtpmap for `payloadType`, if any.
-    public func rtpMap(for payloadType: PayloadType) -> RTPMap? {
+    package func rtpMap(for payloadType: PayloadType) -> RTPMap? {
         rtpMaps.first { $0.payloadType == payloadType }
     }
 
     /// The id negotiated for header extension `uri`, if any.
-    public func extensionID(for uri: String) -> UInt8? {
+    package func extensionID(for uri: String) -> UInt8? {
         extensionMaps.first { $0.uri == uri }?.id
     }
 

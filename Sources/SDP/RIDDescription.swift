@@ -4,24 +4,24 @@ import Wire
 /// (RFC 8851 section 10). The payload type list is parsed; the other
 /// restrictions (`max-width`, `max-height`, `max-fps`, `max-br`, ...) are
 /// kept as name/value pairs in order.
-public struct RIDDescription: Equatable, Sendable {
-    public enum RIDDirection: String, Equatable, Sendable { case send, recv }
+package struct RIDDescription: Equatable, Sendable {
+    package enum RIDDirection: String, Equatable, Sendable { case send, recv }
 
-    public struct Restriction: Equatable, Sendable {
-        public var name: String
-        public var value: String?
-        public init(name: String, value: String?) {
+    package struct Restriction: Equatable, Sendable {
+        package var name: String
+        package var value: String?
+        package init(name: String, value: String?) {
             self.name = name
             self.value = value
         }
     }
 
-    public var id: RID
-    public var direction: RIDDirection
-    public var payloadTypes: [PayloadType]
-    public var restrictions: [Restriction]
+    package var id: RID
+    package var direction: RIDDirection
+    package var payloadTypes: [PayloadType]
+    package var restrictions: [Restriction]
 
-    public init(id: RID, direction: RIDDirection, payloadTypes: [PayloadType] = [], restrictions: [Restriction] = []) {
+    package init(id: RID, direction: RIDDirection, payloadTypes: [PayloadType] = [], restrictions: [Restriction] = []) {
         self.id = id
         self.direction = direction
         self.payloadTypes = payloadTypes
@@ -29,7 +29,7 @@ public struct RIDDescription: Equatable, Sendable {
     }
 
     /// The value of restriction `name` read as a number (`max-width`, ...).
-    public func numericRestriction(_ name: String) -> UInt64? {
+    package func numericRestriction(_ name: String) -> UInt64? {
         for r in restrictions where r.name == name { return r.value.flatMap { decimal(Substring($0), as: UInt64.self) } }
         return nil
     }
@@ -60,7 +60,7 @@ public struct RIDDescription: Equatable, Sendable {
         return out
     }
 
-    public var text: String {
+    package var text: String {
         var s = "\(id) \(direction.rawValue)"
         var params: [String] = []
         if !payloadTypes.isEmpty { params.append("pt=" + payloadTypes.map { "\($0.rawValue)" }.joined(separator: ",")) }

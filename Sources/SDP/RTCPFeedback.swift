@@ -2,14 +2,14 @@ import Wire
 
 /// `a=rtcp-fb:<pt or *> <type> [<parameters>]` (RFC 4585 section 4.2),
 /// e.g. `nack pli`, `ccm fir`, `transport-cc`, `goog-remb`.
-public struct RTCPFeedback: Equatable, Sendable {
+package struct RTCPFeedback: Equatable, Sendable {
     /// Nil for `*`: every payload type of the section.
-    public var payloadType: PayloadType?
-    public var type: String
+    package var payloadType: PayloadType?
+    package var type: String
     /// The rest of the line (`pli`, `fir`, `smaxpr=120`), single-spaced.
-    public var parameter: String?
+    package var parameter: String?
 
-    public init(payloadType: PayloadType?, type: String, parameter: String? = nil) {
+    package init(payloadType: PayloadType?, type: String, parameter: String? = nil) {
         self.payloadType = payloadType
         self.type = type
         self.parameter = parameter
@@ -23,7 +23,7 @@ public struct RTCPFeedback: Equatable, Sendable {
         return RTCPFeedback(payloadType: pt, type: String(f[1]), parameter: rest.isEmpty ? nil : rest)
     }
 
-    public var value: String {
+    package var value: String {
         var s = payloadType.map { "\($0.rawValue)" } ?? "*"
         s += " \(type)"
         if let parameter { s += " \(parameter)" }

@@ -3,14 +3,14 @@ import Wire
 /// `a=rtpmap:<payload type> <encoding name>/<clock rate>[/<encoding parameters>]`
 /// (RFC 8866 section 6.6). For audio the encoding parameters are the
 /// channel count; we accept only a number there.
-public struct RTPMap: Equatable, Sendable {
-    public var payloadType: PayloadType
+package struct RTPMap: Equatable, Sendable {
+    package var payloadType: PayloadType
     /// As written (`VP8`, `opus`); compare case-insensitively, RFC 4855 section 3.
-    public var encodingName: String
-    public var clockRate: UInt32
-    public var channels: UInt16?
+    package var encodingName: String
+    package var clockRate: UInt32
+    package var channels: UInt16?
 
-    public init(payloadType: PayloadType, encodingName: String, clockRate: UInt32, channels: UInt16? = nil) {
+    package init(payloadType: PayloadType, encodingName: String, clockRate: UInt32, channels: UInt16? = nil) {
         self.payloadType = payloadType
         self.encodingName = encodingName
         self.clockRate = clockRate
@@ -33,7 +33,7 @@ public struct RTPMap: Equatable, Sendable {
         return RTPMap(payloadType: pt, encodingName: String(parts[0]), clockRate: rate, channels: channels)
     }
 
-    public var value: String {
+    package var value: String {
         var s = "\(payloadType.rawValue) \(encodingName)/\(clockRate)"
         if let channels { s += "/\(channels)" }
         return s

@@ -1,7 +1,7 @@
 /// Why an SDP text was rejected. Every case that concerns one line carries
 /// its 1-based line number (blank lines are counted), so the peer can log
 /// something a human can find in the offer.
-public enum SDPParseError: Error, Equatable, Sendable {
+package enum SDPParseError: Error, Equatable, Sendable {
     /// The whole description is larger than `SessionDescription.maxBytes` (256 KiB).
     case tooLarge(byteCount: Int)
     /// More than `SessionDescription.maxLines` (10,000) lines; `line` is the first one over.
@@ -45,7 +45,7 @@ public enum SDPParseError: Error, Equatable, Sendable {
 }
 
 /// The SDP line or attribute a `SDPParseError` refers to.
-public enum SDPField: Equatable, Sendable {
+package enum SDPField: Equatable, Sendable {
     case version, origin, sessionName, timing, connection, bandwidth, media
     case group, msidSemantic, msid, mid, iceUfrag, icePwd, iceOptions, fingerprint, setup
     case rtpmap, fmtp, rtcpFeedback, extmap, ssrc, ssrcGroup, rid, simulcast, candidate

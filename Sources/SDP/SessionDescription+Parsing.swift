@@ -6,7 +6,7 @@ extension SessionDescription {
     /// `maxMediaSections` bounds the `m=` lines: the parse stops at the
     /// first one over (`tooManyMediaSections`), so an offer with thousands
     /// of sections costs no more than the allowed count (docs/SECURITY.md).
-    public static func parse(_ bytes: RawSpan, maxMediaSections: Int = .max) throws(SDPParseError) -> SessionDescription {
+    package static func parse(_ bytes: RawSpan, maxMediaSections: Int = .max) throws(SDPParseError) -> SessionDescription {
         let lines = try splitLines(bytes)
         var parser = Parser()
         parser.maxMediaSections = maxMediaSections
@@ -15,7 +15,7 @@ extension SessionDescription {
     }
 
     /// Convenience for text already held as a String.
-    public static func parse(_ text: String, maxMediaSections: Int = .max) throws(SDPParseError) -> SessionDescription {
+    package static func parse(_ text: String, maxMediaSections: Int = .max) throws(SDPParseError) -> SessionDescription {
         let bytes = Array(text.utf8)
         return try parse(bytes.span.bytes, maxMediaSections: maxMediaSections)
     }

@@ -1,6 +1,6 @@
 extension SessionDescription {
     /// The SDP text with CRLF line endings (RFC 8866 section 5).
-    public var text: String {
+    package var text: String {
         var out = ""
         out.reserveCapacity(1024 + media.count * 2048)
         func line(_ type: String, _ value: String) {
@@ -28,5 +28,5 @@ extension SessionDescription {
     }
 
     /// The SDP text as UTF-8 bytes.
-    public var bytes: [UInt8] { Array(text.utf8) }
+    package var bytes: [UInt8] { Array(text.utf8) }
 }

@@ -8,24 +8,24 @@ import Wire
 /// order, each line ending in CRLF. A description built by our code is
 /// therefore written exactly as specified, and parse -> serialize is a fixed
 /// point after one round.
-public struct SessionDescription: Equatable, Sendable {
+package struct SessionDescription: Equatable, Sendable {
     /// Refuse descriptions larger than this (256 KiB).
-    public static let maxBytes = 256 * 1024
+    package static let maxBytes = 256 * 1024
     /// Refuse descriptions with more lines than this.
-    public static let maxLines = 10_000
+    package static let maxLines = 10_000
     /// Refuse any line longer than this (16 KiB, line ending excluded).
-    public static let maxLineBytes = 16 * 1024
+    package static let maxLineBytes = 16 * 1024
 
-    public var origin: Origin
-    public var sessionName: String
-    public var connection: ConnectionData?
-    public var bandwidths: [Bandwidth]
-    public var timing: [Timing]
-    public var otherLines: [OtherLine]
-    public var attributes: [Attribute]
-    public var media: [MediaDescription]
+    package var origin: Origin
+    package var sessionName: String
+    package var connection: ConnectionData?
+    package var bandwidths: [Bandwidth]
+    package var timing: [Timing]
+    package var otherLines: [OtherLine]
+    package var attributes: [Attribute]
+    package var media: [MediaDescription]
 
-    public init(
+    package init(
         origin: Origin, sessionName: String = "-", connection: ConnectionData? = nil,
         bandwidths: [Bandwidth] = [], timing: [Timing] = [Timing()], otherLines: [OtherLine] = [],
         attributes: [Attribute] = [], media: [MediaDescription] = []
@@ -43,23 +43,23 @@ public struct SessionDescription: Equatable, Sendable {
 
 // Session-level typed views and RFC 8829 inheritance.
 extension SessionDescription {
-    public var groups: [Group] { attributes.compactMap { if case .group(let g) = $0 { g } else { nil } } }
+    package var groups: [Group] { attributes.compactMap { if case .group(let g) = $0 { g } else { nil } } }
 
     /// The mids of the first `a=group:BUNDLE` (RFC 8843 section 7).
-    public var bundleMIDs: [MID]? { groups.first { $0.semantics == Group.bundle }?.mids }
+    package var bundleMIDs: [MID]? { groups.first { $0.semantics == Group.bundle }?.mids }
 
-    public var isICELite: Bool { attributes.contains(.iceLite) }
+    package var isICELite: Bool { attributes.contains(.iceLite) }
 
-    public var fingerprints: [Fingerprint] {
+    package var fingerprints: [Fingerprint] {
         attributes.compactMap { if case .fingerprint(let f) = $0 { f } else { nil } }
     }
 
     /// Transport parameters that apply to one media section.
-    public struct TransportParameters: Equatable, Sendable {
-        public var iceUfrag: String?
-        public var icePwd: String?
-        public var fingerprints: [Fingerprint]
-        public var setup: SetupRole?
+    package struct TransportParameters: Equatable, Sendable {
+        package var iceUfrag: String?
+        package var icePwd: String?
+        package var fingerprints: [Fingerprint]
+        package var setup: SetupRole?
     }
 
     /// The ICE credentials, fingerprints and DTLS role for `media`: its own
@@ -68,7 +68,7 @@ extension SessionDescription {
     /// fingerprint (RFC 8122 section 5) and setup (RFC 4145 section 4);
     /// RFC 8829 section 5.8 applies a session-level value to every media
     /// section that does not override it.
-    public func transport(for media: MediaDescription) -> TransportParameters {
+    package func transport(for media: MediaDescription) -> TransportParameters {
         var session = MediaDescription(media: "", formats: [])
         session.attributes = attributes
         let fp = media.fingerprints

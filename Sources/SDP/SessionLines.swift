@@ -4,15 +4,15 @@
 /// `o=<username> <sess-id> <sess-version> <nettype> <addrtype> <unicast-address>`
 /// (RFC 8866 section 5.2). Session id and version are numbers that fit in
 /// 64 bits (RFC 8829 section 5.2.1 makes the id at most 63 bits).
-public struct Origin: Equatable, Sendable {
-    public var username: String
-    public var sessionID: UInt64
-    public var sessionVersion: UInt64
-    public var networkType: String
-    public var addressType: String
-    public var address: String
+package struct Origin: Equatable, Sendable {
+    package var username: String
+    package var sessionID: UInt64
+    package var sessionVersion: UInt64
+    package var networkType: String
+    package var addressType: String
+    package var address: String
 
-    public init(
+    package init(
         username: String = "-", sessionID: UInt64, sessionVersion: UInt64,
         networkType: String = "IN", addressType: String = "IP4", address: String = "127.0.0.1"
     ) {
@@ -34,19 +34,19 @@ public struct Origin: Equatable, Sendable {
             networkType: String(f[3]), addressType: String(f[4]), address: String(f[5]))
     }
 
-    public var value: String {
+    package var value: String {
         "\(username) \(sessionID) \(sessionVersion) \(networkType) \(addressType) \(address)"
     }
 }
 
 /// `c=<nettype> <addrtype> <connection-address>` (RFC 8866 section 5.7);
 /// also the optional address part of `a=rtcp` (RFC 3605).
-public struct ConnectionData: Equatable, Sendable {
-    public var networkType: String
-    public var addressType: String
-    public var address: String
+package struct ConnectionData: Equatable, Sendable {
+    package var networkType: String
+    package var addressType: String
+    package var address: String
 
-    public init(networkType: String = "IN", addressType: String = "IP4", address: String) {
+    package init(networkType: String = "IN", addressType: String = "IP4", address: String) {
         self.networkType = networkType
         self.addressType = addressType
         self.address = address
@@ -58,15 +58,15 @@ public struct ConnectionData: Equatable, Sendable {
         return ConnectionData(networkType: String(f[s]), addressType: String(f[s + 1]), address: String(f[s + 2]))
     }
 
-    public var value: String { "\(networkType) \(addressType) \(address)" }
+    package var value: String { "\(networkType) \(addressType) \(address)" }
 }
 
 /// `t=<start-time> <stop-time>` (RFC 8866 section 5.9); WebRTC always writes `t=0 0`.
-public struct Timing: Equatable, Sendable {
-    public var start: UInt64
-    public var stop: UInt64
+package struct Timing: Equatable, Sendable {
+    package var start: UInt64
+    package var stop: UInt64
 
-    public init(start: UInt64 = 0, stop: UInt64 = 0) {
+    package init(start: UInt64 = 0, stop: UInt64 = 0) {
         self.start = start
         self.stop = stop
     }
@@ -78,16 +78,16 @@ public struct Timing: Equatable, Sendable {
         return Timing(start: start, stop: stop)
     }
 
-    public var value: String { "\(start) \(stop)" }
+    package var value: String { "\(start) \(stop)" }
 }
 
 /// `b=<bwtype>:<bandwidth>` (RFC 8866 section 5.8), e.g. `AS` in kbit/s or
 /// `TIAS` in bit/s (RFC 3890).
-public struct Bandwidth: Equatable, Sendable {
-    public var type: String
-    public var value: UInt64
+package struct Bandwidth: Equatable, Sendable {
+    package var type: String
+    package var value: UInt64
 
-    public init(type: String, value: UInt64) {
+    package init(type: String, value: UInt64) {
         self.type = type
         self.value = value
     }
@@ -99,18 +99,18 @@ public struct Bandwidth: Equatable, Sendable {
         return Bandwidth(type: String(type), value: v)
     }
 
-    public var text: String { "\(type):\(value)" }
+    package var text: String { "\(type):\(value)" }
 }
 
 /// A line this package does not interpret (`i=`, `u=`, `e=`, `p=`, `r=`,
 /// `z=`, `k=` or an unknown type), kept so that re-serialisation loses
 /// nothing. Written after the section's fixed lines, before its attributes.
-public struct OtherLine: Equatable, Sendable {
+package struct OtherLine: Equatable, Sendable {
     /// The single ASCII type character.
-    public var type: UInt8
-    public var value: String
+    package var type: UInt8
+    package var value: String
 
-    public init(type: UInt8, value: String) {
+    package init(type: UInt8, value: String) {
         self.type = type
         self.value = value
     }

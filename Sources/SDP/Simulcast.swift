@@ -3,11 +3,11 @@ import Wire
 /// `a=simulcast:send <list> [recv <list>]` (RFC 8853 section 5.1). A list
 /// is `;`-separated streams, each a `,`-separated set of alternative rids,
 /// each rid optionally paused with a leading `~`.
-public struct Simulcast: Equatable, Sendable {
-    public struct Stream: Equatable, Sendable {
-        public var rid: RID
-        public var paused: Bool
-        public init(rid: RID, paused: Bool = false) {
+package struct Simulcast: Equatable, Sendable {
+    package struct Stream: Equatable, Sendable {
+        package var rid: RID
+        package var paused: Bool
+        package init(rid: RID, paused: Bool = false) {
             self.rid = rid
             self.paused = paused
         }
@@ -15,17 +15,17 @@ public struct Simulcast: Equatable, Sendable {
 
     /// Streams we would send, best first as the offerer ordered them; each
     /// entry lists the alternatives for one stream.
-    public var send: [[Stream]]
-    public var recv: [[Stream]]
+    package var send: [[Stream]]
+    package var recv: [[Stream]]
 
-    public init(send: [[Stream]] = [], recv: [[Stream]] = []) {
+    package init(send: [[Stream]] = [], recv: [[Stream]] = []) {
         self.send = send
         self.recv = recv
     }
 
     /// `send` as plain rids, first alternative of each stream.
-    public var sendRIDs: [RID] { send.compactMap { $0.first?.rid } }
-    public var recvRIDs: [RID] { recv.compactMap { $0.first?.rid } }
+    package var sendRIDs: [RID] { send.compactMap { $0.first?.rid } }
+    package var recvRIDs: [RID] { recv.compactMap { $0.first?.rid } }
 
     static func parse(_ text: Substring, line: Int) throws(SDPParseError) -> Simulcast {
         let f = fields(text)
@@ -59,7 +59,7 @@ public struct Simulcast: Equatable, Sendable {
         return list
     }
 
-    public var text: String {
+    package var text: String {
         func list(_ l: [[Stream]]) -> String {
             l.map { $0.map { ($0.paused ? "~" : "") + $0.rid.description }.joined(separator: ",") }.joined(separator: ";")
         }

@@ -2,13 +2,13 @@ import Wire
 
 /// `a=ssrc:<ssrc-id> <attribute>[:<value>]` (RFC 5576 section 4.1), e.g.
 /// `cname:...` or the legacy `msid:<stream> <track>`.
-public struct SourceAttribute: Equatable, Sendable {
-    public var ssrc: SSRC
-    public var name: String
+package struct SourceAttribute: Equatable, Sendable {
+    package var ssrc: SSRC
+    package var name: String
     /// Everything after the first colon; may contain spaces (`msid`).
-    public var value: String?
+    package var value: String?
 
-    public init(ssrc: SSRC, name: String, value: String? = nil) {
+    package init(ssrc: SSRC, name: String, value: String? = nil) {
         self.ssrc = ssrc
         self.name = name
         self.value = value
@@ -22,7 +22,7 @@ public struct SourceAttribute: Equatable, Sendable {
         return SourceAttribute(ssrc: SSRC(n), name: String(name), value: value.map(String.init))
     }
 
-    public var text: String {
+    package var text: String {
         var s = "\(ssrc.rawValue) \(name)"
         if let value { s += ":\(value)" }
         return s
@@ -32,14 +32,14 @@ public struct SourceAttribute: Equatable, Sendable {
 /// `a=ssrc-group:<semantics> <ssrc-id> ...` (RFC 5576 section 4.2):
 /// `SIM` (simulcast layers, low to high), `FID` (media then its RTX,
 /// RFC 4588), `FEC-FR` and others kept by name.
-public struct SourceGroup: Equatable, Sendable {
-    public var semantics: String
-    public var ssrcs: [SSRC]
+package struct SourceGroup: Equatable, Sendable {
+    package var semantics: String
+    package var ssrcs: [SSRC]
 
-    public static let simulcast = "SIM"
-    public static let flowIdentification = "FID"
+    package static let simulcast = "SIM"
+    package static let flowIdentification = "FID"
 
-    public init(semantics: String, ssrcs: [SSRC]) {
+    package init(semantics: String, ssrcs: [SSRC]) {
         self.semantics = semantics
         self.ssrcs = ssrcs
     }
@@ -55,5 +55,5 @@ public struct SourceGroup: Equatable, Sendable {
         return SourceGroup(semantics: String(f[0]), ssrcs: ssrcs)
     }
 
-    public var text: String { ([semantics] + ssrcs.map { "\($0.rawValue)" }).joined(separator: " ") }
+    package var text: String { ([semantics] + ssrcs.map { "\($0.rawValue)" }).joined(separator: " ") }
 }

@@ -6,15 +6,15 @@
 ///
 /// Built byte by byte, not through the RTCP serializers, because those
 /// clip counts to what is valid and an attacker does not.
-public enum AttackPackets {
+package enum AttackPackets {
     /// Bytes of the largest compound the attacker sends: one datagram
     /// under a 1,280-byte path MTU with the SRTCP trailer.
-    public static let datagramBudget = 1200
+    package static let datagramBudget = 1200
 
     /// An RTCP header (RFC 3550 section 6.4.1): version 2, no padding,
     /// `count` in the 5-bit field, `lengthWords` the length in 32-bit
     /// words minus one, true or not.
-    public static func rtcpHeader(count: Int, type: UInt8, lengthWords: Int) -> [UInt8] {
+    package static func rtcpHeader(count: Int, type: UInt8, lengthWords: Int) -> [UInt8] {
         [0x80 | UInt8(count & 0x1F), type, UInt8(truncatingIfNeeded: lengthWords >> 8), UInt8(truncatingIfNeeded: lengthWords)]
     }
 
@@ -39,7 +39,7 @@ public enum AttackPackets {
 
     /// SR with 31 report blocks (the 5-bit maximum), each about a
     /// different made-up source, then SDES: 784 bytes.
-    public static func senderReportMaximumBlocks(sender: UInt32, seed: UInt32) -> [UInt8] {
+    package static func senderReportMaximumBlocks(sender: UInt32, seed: UInt32) -> [UInt8] {
         var body = word(sender) + word(0xE000_0000 | seed) + word(seed) + word(seed &* 90) + word(seed) + word(seed &* 1200)
         for i in 0..<31 { body += reportBlock(source: seed &* 31 &+ UInt32(i), seed: seed) }
         return rtcp(count: 31, type: 200, body: body) + sourceDescriptionMaximumChunks(seed: seed, chunks: 1)
@@ -47,7 +47,7 @@ public enum AttackPackets {
 
     /// RR with 31 report blocks, all about `source` (the stream the server
     /// sends this subscriber): 31 loss reports per packet.
-    public static func receiverReportMaximumBlocks(sender: UInt32, about source: UInt32, seed: UInt32) -> [UInt8] {
+    package static func receiverReportMaximumBlocks(sender: UInt32, about source: UInt32, seed: UInt32) -> [UInt8] {
         var body = word(sender)
         for _ in 0..<31 { body += reportBlock(source: source, seed: seed) }
         return rtcp(count: 31, type: 201, body: body)
@@ -55,7 +55,7 @@ public enum AttackPackets {
 
     /// SDES with `chunks` chunks (31 at most in the count field), each of
     /// a new SSRC with as many short items as fit the datagram budget.
-    public static func sourceDescriptionMaximumChunks(seed: UInt32, chunks: Int = 31) -> [UInt8] {
+    package static func sourceDescriptionMaximumChunks(seed: UInt32, chunks: Int = 31) -> [UInt8] {
         let perChunk = (datagramBudget - 8) / max(chunks, 1)
         var body: [UInt8] = []
         for c in 0..<chunks {
@@ -75,7 +75,7 @@ public enum AttackPackets {
     }
 
     /// BYE for 31 made-up sources with a 255-byte reason.
-    public static func goodbyeMaximumSources(seed: UInt32) -> [UInt8] {
+    package static func goodbyeMaximumSources(seed: UInt32) -> [UInt8] {
         var body: [UInt8] = []
         for i in 0..<31 { body += word(seed &* 104_729 &+ UInt32(i)) }
         body += [255] + [UInt8](repeating: 0x52, count: 255)
@@ -83,13 +83,13 @@ public enum AttackPackets {
     }
 
     /// APP (RFC 3550 section 6.7) with a 1,100-byte payload.
-    public static func applicationDefinedLarge(sender: UInt32) -> [UInt8] {
+    package static func applicationDefinedLarge(sender: UInt32) -> [UInt8] {
         rtcp(count: 31, type: 204, body: word(sender) + Array("EVIL".utf8) + [UInt8](repeating: 0xEE, count: 1100))
     }
 
     /// XR (RFC 3611, packet type 207), which we do not parse: blocks of an
     /// unknown type filling the budget.
-    public static func extendedReportLarge(sender: UInt32) -> [UInt8] {
+    package static func extendedReportLarge(sender: UInt32) -> [UInt8] {
         var body = word(sender)
         while body.count + 4 + 8 <= datagramBudget - 4 {
             body += [0xFE, 0, 0, 1] + word(0xDEAD_BEEF)
@@ -100,7 +100,7 @@ public enum AttackPackets {
     /// Generic NACK (RFC 4585 section 6.2.1) with as many FCI entries as
     /// fit, each asking for its PID and all 16 following numbers: about
     /// 5,000 sequence numbers in one packet, from `firstPID` on.
-    public static func nackMaximum(sender: UInt32, media: UInt32, firstPID: UInt16) -> [UInt8] {
+    package static func nackMaximum(sender: UInt32, media: UInt32, firstPID: UInt16) -> [UInt8] {
         var body = word(sender) + word(media)
         var pid = firstPID
         while body.count + 4 + 4 <= datagramBudget {
@@ -112,20 +112,20 @@ public enum AttackPackets {
 
     /// A compound of as many reduced-size PLIs for `media` as fit (more
     /// than the 64 packets a compound may hold).
-    public static func pliFlood(sender: UInt32, media: UInt32) -> [UInt8] {
+    package static func pliFlood(sender: UInt32, media: UInt32) -> [UInt8] {
         var out: [UInt8] = []
         while out.count + 12 <= datagramBudget { out += rtcp(count: 1, type: 206, body: word(sender) + word(media)) }
         return out
     }
 
     /// 64 PLIs for `media`: the most one compound may hold.
-    public static func pliCompoundMaximum(sender: UInt32, media: UInt32) -> [UInt8] {
+    package static func pliCompoundMaximum(sender: UInt32, media: UInt32) -> [UInt8] {
         (0..<64).flatMap { _ in rtcp(count: 1, type: 206, body: word(sender) + word(media)) }
     }
 
     /// FIR (RFC 5104 section 4.3.1) with as many entries as fit, all for
     /// `media`, each with a new command sequence number.
-    public static func firMaximum(sender: UInt32, media: UInt32, seed: UInt8) -> [UInt8] {
+    package static func firMaximum(sender: UInt32, media: UInt32, seed: UInt8) -> [UInt8] {
         var body = word(sender) + word(0)
         var n = seed
         while body.count + 4 + 8 <= datagramBudget {
@@ -137,7 +137,7 @@ public enum AttackPackets {
 
     /// REMB (draft-alvestrand-rmcat-remb) listing 255 SSRCs, the most its
     /// count byte says, with the largest exponent.
-    public static func rembMaximum(sender: UInt32, seed: UInt32) -> [UInt8] {
+    package static func rembMaximum(sender: UInt32, seed: UInt32) -> [UInt8] {
         var body = word(sender) + word(0) + Array("REMB".utf8) + [255, 0xFF, 0xFF, 0xFF]
         for i in 0..<255 { body += word(seed &+ UInt32(i)) }
         return rtcp(count: 15, type: 206, body: body)
@@ -147,7 +147,7 @@ public enum AttackPackets {
     /// extensions-01 section 3.1) claiming 65,535 packet statuses in
     /// 9 run-length chunks: "not received" runs cost no delta bytes, so
     /// the packet is 40 bytes.
-    public static func transportCCMaximumStatuses(sender: UInt32, media: UInt32, base: UInt16, count: UInt8) -> [UInt8] {
+    package static func transportCCMaximumStatuses(sender: UInt32, media: UInt32, base: UInt16, count: UInt8) -> [UInt8] {
         var body = word(sender) + word(media) + [UInt8(base >> 8), UInt8(truncatingIfNeeded: base), 0xFF, 0xFF]
         body += [0x00, 0x00, 0x01, count]
         var left = 65_535
@@ -162,7 +162,7 @@ public enum AttackPackets {
 
     /// Transport-cc feedback about 1,000 packets (never sent: `base` is far
     /// from what the server numbered), each received with a large delta.
-    public static func transportCCNeverSent(sender: UInt32, media: UInt32, base: UInt16, count: UInt8) -> [UInt8] {
+    package static func transportCCNeverSent(sender: UInt32, media: UInt32, base: UInt16, count: UInt8) -> [UInt8] {
         let statuses = 1000
         var body = word(sender) + word(media) + [UInt8(base >> 8), UInt8(truncatingIfNeeded: base)]
         body += [UInt8(statuses >> 8), UInt8(truncatingIfNeeded: statuses)] + [0x00, 0x00, 0x01, count]
@@ -181,7 +181,7 @@ public enum AttackPackets {
     /// A packet whose length field claims `claimedWords` words while the
     /// datagram holds `actualWords`, behind a true RR: the parser must
     /// refuse the compound, not read past it.
-    public static func lyingLength(type: UInt8, claimedWords: Int, actualWords: Int, sender: UInt32) -> [UInt8] {
+    package static func lyingLength(type: UInt8, claimedWords: Int, actualWords: Int, sender: UInt32) -> [UInt8] {
         let rr = rtcp(count: 0, type: 201, body: word(sender))
         let body = (0..<actualWords).flatMap { _ in word(sender) }
         return rr + rtcpHeader(count: 1, type: type, lengthWords: claimedWords) + body
@@ -189,7 +189,7 @@ public enum AttackPackets {
 
     /// A compound of 290 header-only packets (length 0): more packets than
     /// a compound may hold, each a parse step.
-    public static func emptyPacketsCompound() -> [UInt8] {
+    package static func emptyPacketsCompound() -> [UInt8] {
         (0..<290).flatMap { _ in rtcpHeader(count: 0, type: 201, lengthWords: 0) }
     }
 
@@ -198,7 +198,7 @@ public enum AttackPackets {
     /// An RTP header (RFC 3550 section 5.1) with the given CSRCs and a
     /// one-byte extension block (RFC 8285 section 4.2) holding `extension`
     /// (padded to words), then `payload`.
-    public static func rtp(
+    package static func rtp(
         payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, csrcs: [UInt32] = [],
         extensionBlock: [UInt8]? = nil, payload: [UInt8], padding: (count: UInt8, claimed: UInt8)? = nil
     ) -> [UInt8] {
@@ -220,13 +220,13 @@ public enum AttackPackets {
     }
 
     /// One-byte extension elements (RFC 8285 section 4.2) `id: value`.
-    public static func oneByteElements(_ elements: [(UInt8, [UInt8])]) -> [UInt8] {
+    package static func oneByteElements(_ elements: [(UInt8, [UInt8])]) -> [UInt8] {
         elements.flatMap { [($0.0 << 4) | UInt8(($0.1.count - 1) & 0x0F)] + $0.1 }
     }
 
     /// 15 CSRCs (the 4-bit maximum) and an extension block of 14 elements
     /// of 16 bytes (the one-byte form's maximum) in front of a VP8 payload.
-    public static func rtpMaximumHeader(payloadType: UInt8, sequenceNumber: UInt16, ssrc: UInt32) -> [UInt8] {
+    package static func rtpMaximumHeader(payloadType: UInt8, sequenceNumber: UInt16, ssrc: UInt32) -> [UInt8] {
         let elements = (1...14).map { (UInt8($0), [UInt8](repeating: UInt8($0), count: 16)) }
         return rtp(
             payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: UInt32(sequenceNumber) &* 3000, ssrc: ssrc,
@@ -237,7 +237,7 @@ public enum AttackPackets {
     /// An extension block whose last element's length runs past the
     /// block (inside a packet whose header length is true, so SRTP takes
     /// it), with a mid element before it.
-    public static func rtpLyingExtensionElement(
+    package static func rtpLyingExtensionElement(
         payloadType: UInt8, sequenceNumber: UInt16, ssrc: UInt32, midID: UInt8, mid: [UInt8]
     ) -> [UInt8] {
         // The block is 8 bytes: the mid element, then an element claiming
@@ -252,7 +252,7 @@ public enum AttackPackets {
 
     /// A padding count (RFC 3550 section 5.1, P bit) larger than the
     /// payload and header together.
-    public static func rtpLyingPadding(payloadType: UInt8, sequenceNumber: UInt16, ssrc: UInt32) -> [UInt8] {
+    package static func rtpLyingPadding(payloadType: UInt8, sequenceNumber: UInt16, ssrc: UInt32) -> [UInt8] {
         rtp(
             payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: 0, ssrc: ssrc, payload: [0x90, 0xE0],
             padding: (count: 4, claimed: 255))

@@ -4,17 +4,17 @@
 /// `badToGood`. Losses come in bursts, as on real Wi-Fi and cellular
 /// links, unlike independent (Bernoulli) loss. Seeded, so a simulation
 /// replays exactly.
-public struct GilbertElliottLoss: Sendable {
-    public var goodToBad: Double
-    public var badToGood: Double
-    public var goodLoss: Double
-    public var badLoss: Double
-    public private(set) var isBad = false
-    public private(set) var packets = 0
-    public private(set) var lost = 0
+package struct GilbertElliottLoss: Sendable {
+    package var goodToBad: Double
+    package var badToGood: Double
+    package var goodLoss: Double
+    package var badLoss: Double
+    package private(set) var isBad = false
+    package private(set) var packets = 0
+    package private(set) var lost = 0
     private var state: UInt64
 
-    public init(goodToBad: Double, badToGood: Double, goodLoss: Double = 0, badLoss: Double = 1, seed: UInt64) {
+    package init(goodToBad: Double, badToGood: Double, goodLoss: Double = 0, badLoss: Double = 1, seed: UInt64) {
         self.goodToBad = goodToBad
         self.badToGood = badToGood
         self.goodLoss = goodLoss
@@ -26,7 +26,7 @@ public struct GilbertElliottLoss: Sendable {
     /// lost), tuned so the long-run loss is `averageLoss` (0..<1): the bad
     /// state's share is `averageLoss`, so
     /// `goodToBad = averageLoss / ((1 - averageLoss) * meanBurst)`.
-    public static func bursty(averageLoss: Double, meanBurst: Double = 3, seed: UInt64) -> Self {
+    package static func bursty(averageLoss: Double, meanBurst: Double = 3, seed: UInt64) -> Self {
         let p = min(max(averageLoss, 0), 0.99)
         let burst = max(meanBurst, 1)
         return GilbertElliottLoss(
@@ -34,13 +34,13 @@ public struct GilbertElliottLoss: Sendable {
     }
 
     /// The stationary loss rate the parameters give.
-    public var averageLoss: Double {
+    package var averageLoss: Double {
         let badShare = goodToBad / (goodToBad + badToGood)
         return badShare * badLoss + (1 - badShare) * goodLoss
     }
 
     /// Whether the next packet is lost; moves the chain one step.
-    public mutating func nextIsLost() -> Bool {
+    package mutating func nextIsLost() -> Bool {
         packets += 1
         let isLost = uniform() < (isBad ? badLoss : goodLoss)
         if isLost { lost += 1 }

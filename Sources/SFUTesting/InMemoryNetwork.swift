@@ -8,35 +8,35 @@ import Wire
 ///     net.send(bytes, from: a, to: b, now: clock.now)
 ///     while let d = net.receive(now: clock.now) { deliver d }
 ///     clock.advance(to: net.nextDelivery ?? ...)
-public struct InMemoryNetwork {
-    public struct Datagram: Hashable, Sendable {
-        public var bytes: [UInt8]
-        public var from: TransportAddress
-        public var to: TransportAddress
-        public var deliverAt: Instant
+package struct InMemoryNetwork {
+    package struct Datagram: Hashable, Sendable {
+        package var bytes: [UInt8]
+        package var from: TransportAddress
+        package var to: TransportAddress
+        package var deliverAt: Instant
         /// Send order, which breaks ties between equal delivery times.
-        public var sequence: Int
+        package var sequence: Int
     }
 
     /// Probability (0...1) that a datagram is lost.
-    public var lossRate: Double
-    public var delay: Duration
+    package var lossRate: Double
+    package var delay: Duration
     /// Extra delay, uniform in 0...jitter.
-    public var jitter: Duration
+    package var jitter: Duration
     /// Datagrams from or to these addresses vanish (a dead link).
-    public var blocked: Set<TransportAddress> = []
+    package var blocked: Set<TransportAddress> = []
     /// Return true to drop a datagram (checked before random loss).
-    public var dropRule: ((_ bytes: [UInt8], _ from: TransportAddress, _ to: TransportAddress) -> Bool)?
-    public private(set) var sent = 0
-    public private(set) var dropped = 0
-    public private(set) var log: [Datagram] = []
+    package var dropRule: ((_ bytes: [UInt8], _ from: TransportAddress, _ to: TransportAddress) -> Bool)?
+    package private(set) var sent = 0
+    package private(set) var dropped = 0
+    package private(set) var log: [Datagram] = []
     /// Keep every accepted datagram in `log` (for assertions on the wire).
-    public var keepsLog = true
+    package var keepsLog = true
 
     private var inFlight: [Datagram] = []
     private var state: UInt64
 
-    public init(
+    package init(
         seed: UInt64 = 1, lossRate: Double = 0, delay: Duration = .milliseconds(10),
         jitter: Duration = .zero
     ) {
@@ -46,7 +46,7 @@ public struct InMemoryNetwork {
         self.jitter = jitter
     }
 
-    public mutating func send(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: Instant) {
+    package mutating func send(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: Instant) {
         sent += 1
         let chance = Double(nextRandom() >> 11) / Double(1 << 53)
         if blocked.contains(from) || blocked.contains(to) || dropRule?(bytes, from, to) == true || chance < lossRate {
@@ -64,7 +64,7 @@ public struct InMemoryNetwork {
     }
 
     /// The next datagram due at or before `now`, earliest first.
-    public mutating func receive(now: Instant) -> Datagram? {
+    package mutating func receive(now: Instant) -> Datagram? {
         guard let index = inFlight.indices.min(by: { earlier(inFlight[$0], inFlight[$1]) }),
             inFlight[index].deliverAt <= now
         else { return nil }
@@ -72,7 +72,7 @@ public struct InMemoryNetwork {
     }
 
     /// When the next datagram arrives; nil when nothing is in flight.
-    public var nextDelivery: Instant? { inFlight.map(\.deliverAt).min() }
+    package var nextDelivery: Instant? { inFlight.map(\.deliverAt).min() }
 
     private func earlier(_ a: Datagram, _ b: Datagram) -> Bool {
         (a.deliverAt, a.sequence) < (b.deliverAt, b.sequence)

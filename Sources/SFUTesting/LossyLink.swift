@@ -5,29 +5,29 @@ import Wire
 /// one-way `delay`. Datagrams keep their order. A full queue drops at the
 /// tail (`queueLimit` of queueing delay), as a router's FIFO does.
 /// Deterministic for a given seed and sequence of sends.
-public struct LossyLink {
-    public struct Datagram {
-        public var bytes: [UInt8]
-        public var from: TransportAddress
-        public var to: TransportAddress
-        public var deliverAt: Instant
+package struct LossyLink {
+    package struct Datagram {
+        package var bytes: [UInt8]
+        package var from: TransportAddress
+        package var to: TransportAddress
+        package var deliverAt: Instant
     }
 
-    public var delay: Duration
-    public var loss: GilbertElliottLoss?
+    package var delay: Duration
+    package var loss: GilbertElliottLoss?
     /// The bottleneck rate; nil for none. May change during a run.
-    public var capacity: Bitrate?
+    package var capacity: Bitrate?
     /// Most queueing delay the bottleneck holds before it drops.
-    public var queueLimit: Duration
-    public private(set) var sent = 0
-    public private(set) var lost = 0
-    public private(set) var queueDrops = 0
+    package var queueLimit: Duration
+    package private(set) var sent = 0
+    package private(set) var lost = 0
+    package private(set) var queueDrops = 0
     private var inFlight: [Datagram] = []
     private var head = 0
     /// When the bottleneck finishes sending what it holds.
     private var busyUntil: Instant = .zero
 
-    public init(
+    package init(
         delay: Duration, loss: GilbertElliottLoss? = nil, capacity: Bitrate? = nil,
         queueLimit: Duration = .milliseconds(300)
     ) {
@@ -37,7 +37,7 @@ public struct LossyLink {
         self.queueLimit = queueLimit
     }
 
-    public mutating func send(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: Instant) {
+    package mutating func send(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: Instant) {
         sent += 1
         var leaves = now
         if let capacity, capacity.bitsPerSecond > 0 {
@@ -59,7 +59,7 @@ public struct LossyLink {
     }
 
     /// The next datagram due at or before `now`, in send order.
-    public mutating func receive(now: Instant) -> Datagram? {
+    package mutating func receive(now: Instant) -> Datagram? {
         guard head < inFlight.count, inFlight[head].deliverAt <= now else { return nil }
         let d = inFlight[head]
         head += 1
@@ -70,5 +70,5 @@ public struct LossyLink {
         return d
     }
 
-    public var nextDelivery: Instant? { head < inFlight.count ? inFlight[head].deliverAt : nil }
+    package var nextDelivery: Instant? { head < inFlight.count ? inFlight[head].deliverAt : nil }
 }

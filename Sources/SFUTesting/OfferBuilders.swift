@@ -2,11 +2,11 @@
 /// offer whose first m-section is repeated, each copy with its own mid,
 /// msid and SSRC, all in the BUNDLE group. Text only, so any target's tests
 /// can use it.
-public enum OfferBuilders {
+package enum OfferBuilders {
     /// `offer` (CRLF or LF lines, with `a=group:BUNDLE` and at least one
     /// m-section) with its m-sections replaced by `count` copies of the
     /// first, mids `0`...`count-1`.
-    public static func repeatingFirstSection(of offer: String, count: Int) -> String {
+    package static func repeatingFirstSection(of offer: String, count: Int) -> String {
         let lines = offer.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         guard let first = lines.firstIndex(where: { $0.hasPrefix("m=") }) else { return offer }
         let end = lines[(first + 1)...].firstIndex { $0.hasPrefix("m=") } ?? lines.endIndex

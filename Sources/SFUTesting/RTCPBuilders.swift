@@ -3,10 +3,10 @@ import Wire
 
 /// Ready-made RTCP packets for tests of the targets that consume RTCP
 /// (stream state, congestion control, the peer session).
-public enum RTCPBuilders {
+package enum RTCPBuilders {
     /// RR with one report block followed by SDES with a CNAME, the shape a
     /// receive-only browser sends.
-    public static func receiverReportWithCNAME(sender: SSRC, cname: String, reports: [ReceptionReport] = []) -> [UInt8] {
+    package static func receiverReportWithCNAME(sender: SSRC, cname: String, reports: [ReceptionReport] = []) -> [UInt8] {
         RTCPCompoundPacket.serialize([
             .receiverReport(ReceiverReport(ssrc: sender, reports: reports)),
             .sourceDescription(
@@ -15,7 +15,7 @@ public enum RTCPBuilders {
     }
 
     /// SR (no report blocks) plus SDES CNAME, as a sending browser emits.
-    public static func senderReportWithCNAME(sender: SSRC, cname: String, info: SenderInfo) -> [UInt8] {
+    package static func senderReportWithCNAME(sender: SSRC, cname: String, info: SenderInfo) -> [UInt8] {
         RTCPCompoundPacket.serialize([
             .senderReport(SenderReport(ssrc: sender, senderInfo: info)),
             .sourceDescription(
@@ -24,25 +24,25 @@ public enum RTCPBuilders {
     }
 
     /// A reduced-size (RFC 5506) PLI.
-    public static func pictureLossIndication(sender: SSRC, media: SSRC) -> [UInt8] {
+    package static func pictureLossIndication(sender: SSRC, media: SSRC) -> [UInt8] {
         PictureLossIndication(senderSSRC: sender, mediaSSRC: media).serialized()
     }
 
     /// A reduced-size generic NACK for exactly `lost`.
-    public static func nack(sender: SSRC, media: SSRC, lost: [UInt16]) -> [UInt8] {
+    package static func nack(sender: SSRC, media: SSRC, lost: [UInt16]) -> [UInt8] {
         TransportLayerNACK(senderSSRC: sender, mediaSSRC: media, lostSequenceNumbers: lost).serialized()
     }
 
     /// A reduced-size transport-wide CC feedback for `arrivals`; all of them
     /// must fit one feedback (see `TransportLayerCC.build`).
-    public static func transportFeedback(sender: SSRC, media: SSRC, count: UInt8, arrivals: [TransportCCArrival]) -> [UInt8] {
+    package static func transportFeedback(sender: SSRC, media: SSRC, count: UInt8, arrivals: [TransportCCArrival]) -> [UInt8] {
         let built = TransportLayerCC.build(senderSSRC: sender, mediaSSRC: media, feedbackPacketCount: count, arrivals: arrivals)
         precondition(built.consumed == arrivals.count, "arrivals do not fit one feedback")
         return built.feedback.serialized()
     }
 
     /// A reduced-size REMB.
-    public static func remb(sender: SSRC, bitrate: Bitrate, ssrcs: [SSRC]) -> [UInt8] {
+    package static func remb(sender: SSRC, bitrate: Bitrate, ssrcs: [SSRC]) -> [UInt8] {
         ReceiverEstimatedMaximumBitrate(senderSSRC: sender, bitrate: bitrate, ssrcs: ssrcs).serialized()
     }
 }

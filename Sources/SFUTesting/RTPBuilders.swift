@@ -5,10 +5,10 @@ import Wire
 /// Ready-made RTP packets for tests of the targets above RTP (streams,
 /// forwarding, rooms). Each returns the serialized packet; fields not
 /// named take fixed, recognisable defaults.
-public enum RTPBuilders {
+package enum RTPBuilders {
     /// An RTP packet with the given payload and RFC 8285 extensions
     /// (`(id, value)` pairs; the builder picks one- or two-byte form).
-    public static func packet(
+    package static func packet(
         payloadType: UInt8 = 96, sequenceNumber: UInt16 = 1, timestamp: UInt32 = 3000, ssrc: UInt32 = 0x1234_5678,
         marker: Bool = false, csrcs: [UInt32] = [], extensions: [(UInt8, [UInt8])] = [], payload: [UInt8] = [],
         paddingLength: Int = 0
@@ -27,7 +27,7 @@ public enum RTPBuilders {
     /// A VP8 payload: descriptor with a 15-bit picture ID, TL0PICIDX and
     /// TID, then a frame tag; on a keyframe, the 10-byte keyframe header
     /// with the given size.
-    public static func vp8Payload(
+    package static func vp8Payload(
         pictureID: UInt16 = 0x1234, tl0PictureIndex: UInt8 = 0, temporalLayer: UInt8 = 0, layerSync: Bool = false,
         keyframe: Bool = false, startOfPartition: Bool = true, width: UInt16 = 640, height: UInt16 = 360
     ) -> [UInt8] {
@@ -50,7 +50,7 @@ public enum RTPBuilders {
 
     /// An Opus payload: TOC for config 31 (CELT fullband 20 ms), code 0,
     /// then `frameBytes` bytes.
-    public static func opusPayload(frameBytes: Int = 40) -> [UInt8] {
+    package static func opusPayload(frameBytes: Int = 40) -> [UInt8] {
         [0xF8] + [UInt8](repeating: 0x5A, count: max(0, frameBytes))
     }
 }

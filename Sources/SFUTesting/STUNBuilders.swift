@@ -3,16 +3,16 @@ import STUN
 /// The RFC 5769 test vectors, byte for byte, annotated field by field, and a
 /// raw message writer for malformed-input tests. For STUN tests and for the
 /// ICE layer's tests.
-public enum RFC5769 {
+package enum RFC5769 {
     /// Short-term password of sections 2.1 to 2.3.
-    public static let password = "VOkJxbRl1RmTxUk/WvJxBt"
+    package static let password = "VOkJxbRl1RmTxUk/WvJxBt"
     /// Transaction id of sections 2.1 to 2.3.
-    public static let transactionID: [UInt8] = [0xB7, 0xE7, 0xA7, 0x01, 0xBC, 0x34, 0xD6, 0x86, 0xFA, 0x87, 0xDF, 0xAE]
+    package static let transactionID: [UInt8] = [0xB7, 0xE7, 0xA7, 0x01, 0xBC, 0x34, 0xD6, 0x86, 0xFA, 0x87, 0xDF, 0xAE]
 
     /// Section 2.1: Binding request, SOFTWARE "STUN test client", USERNAME
     /// "evtj:h6vY" (padded with spaces), PRIORITY, ICE-CONTROLLED,
     /// MESSAGE-INTEGRITY, FINGERPRINT.
-    public static let sampleRequest: [UInt8] = [
+    package static let sampleRequest: [UInt8] = [
         0x00, 0x01, 0x00, 0x58,  // Binding request, length 88
         0x21, 0x12, 0xA4, 0x42,  // magic cookie
         0xB7, 0xE7, 0xA7, 0x01,  // transaction id
@@ -45,7 +45,7 @@ public enum RFC5769 {
     /// Section 2.2: Binding success response, SOFTWARE "test vector" (padded
     /// with a space), XOR-MAPPED-ADDRESS 192.0.2.1:32853, MESSAGE-INTEGRITY,
     /// FINGERPRINT.
-    public static let sampleIPv4Response: [UInt8] = [
+    package static let sampleIPv4Response: [UInt8] = [
         0x01, 0x01, 0x00, 0x3C,  // Binding success response, length 60
         0x21, 0x12, 0xA4, 0x42,  // magic cookie
         0xB7, 0xE7, 0xA7, 0x01,  // transaction id
@@ -70,7 +70,7 @@ public enum RFC5769 {
 
     /// Section 2.3: as 2.2 with XOR-MAPPED-ADDRESS
     /// [2001:db8:1234:5678:11:2233:4455:6677]:32853.
-    public static let sampleIPv6Response: [UInt8] = [
+    package static let sampleIPv6Response: [UInt8] = [
         0x01, 0x01, 0x00, 0x48,  // Binding success response, length 72
         0x21, 0x12, 0xA4, 0x42,  // magic cookie
         0xB7, 0xE7, 0xA7, 0x01,  // transaction id
@@ -100,7 +100,7 @@ public enum RFC5769 {
     /// "マトリックス" (U+30DE U+30C8 U+30EA U+30C3 U+30AF U+30B9), NONCE,
     /// REALM "example.org", MESSAGE-INTEGRITY; no FINGERPRINT. The key is
     /// MD5("マトリックス:example.org:TheMatrIX").
-    public static let sampleLongTermRequest: [UInt8] = [
+    package static let sampleLongTermRequest: [UInt8] = [
         0x00, 0x01, 0x00, 0x60,  // Binding request, length 96
         0x21, 0x12, 0xA4, 0x42,  // magic cookie
         0x78, 0xAD, 0x34, 0x33,  // transaction id
@@ -135,11 +135,11 @@ public enum RFC5769 {
 
 /// Writes STUN messages without any of the builder's checks, so tests can
 /// produce exactly the malformed input they need.
-public enum RawSTUN {
+package enum RawSTUN {
     /// A header (type, length, cookie, transaction id) followed by
     /// `attributes`, each written as type, length and value padded with
     /// zeros. `length` overrides the header's length field.
-    public static func message(
+    package static func message(
         type: UInt16 = 0x0001, length: Int? = nil, cookie: UInt32 = 0x2112_A442,
         transactionID: [UInt8] = RFC5769.transactionID, attributes: [(type: UInt16, value: [UInt8])] = []
     ) -> [UInt8] {
@@ -150,13 +150,13 @@ public enum RawSTUN {
     }
 
     /// One attribute: type, value length, value and zero padding to 4 bytes.
-    public static func attribute(_ type: UInt16, _ value: [UInt8], declaredLength: Int? = nil) -> [UInt8] {
+    package static func attribute(_ type: UInt16, _ value: [UInt8], declaredLength: Int? = nil) -> [UInt8] {
         let padding = (4 - value.count % 4) % 4
         return be16(type) + be16(UInt16(truncatingIfNeeded: declaredLength ?? value.count)) + value
             + [UInt8](repeating: 0, count: padding)
     }
 
-    public static func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(truncatingIfNeeded: v)] }
-    public static func be32(_ v: UInt32) -> [UInt8] { be16(UInt16(v >> 16)) + be16(UInt16(truncatingIfNeeded: v)) }
-    public static func be64(_ v: UInt64) -> [UInt8] { be32(UInt32(v >> 32)) + be32(UInt32(truncatingIfNeeded: v)) }
+    package static func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(truncatingIfNeeded: v)] }
+    package static func be32(_ v: UInt32) -> [UInt8] { be16(UInt16(v >> 16)) + be16(UInt16(truncatingIfNeeded: v)) }
+    package static func be64(_ v: UInt64) -> [UInt8] { be32(UInt32(v >> 32)) + be32(UInt32(truncatingIfNeeded: v)) }
 }

@@ -10,19 +10,19 @@ import Wire
 ///
 /// `nextFrame()` returns every layer's packets of one frame time, lowest
 /// layer first. Frame `i` is captured at `i * frameInterval`.
-public struct SimulcastStream: Sendable {
-    public struct Layer: Sendable {
-        public var ssrc: UInt32
-        public var firstSequenceNumber: UInt16
-        public var firstTimestamp: UInt32
-        public var firstPictureID: UInt16
-        public var firstTL0PictureIndex: UInt8
+package struct SimulcastStream: Sendable {
+    package struct Layer: Sendable {
+        package var ssrc: UInt32
+        package var firstSequenceNumber: UInt16
+        package var firstTimestamp: UInt32
+        package var firstPictureID: UInt16
+        package var firstTL0PictureIndex: UInt8
         /// Keyframes at frames where `(frame + keyframePhase) % keyframeInterval == 0`.
-        public var keyframePhase: Int
-        public var width: UInt16
-        public var height: UInt16
+        package var keyframePhase: Int
+        package var width: UInt16
+        package var height: UInt16
 
-        public init(
+        package init(
             ssrc: UInt32, firstSequenceNumber: UInt16 = 1000, firstTimestamp: UInt32 = 90_000,
             firstPictureID: UInt16 = 100, firstTL0PictureIndex: UInt8 = 10, keyframePhase: Int = 0, width: UInt16 = 320,
             height: UInt16 = 180
@@ -39,52 +39,52 @@ public struct SimulcastStream: Sendable {
     }
 
     /// One RTP packet of the stream, with what the generator knows of it.
-    public struct Packet: Sendable {
-        public var spatialLayer: Int
-        public var frame: Int
-        public var ssrc: UInt32
-        public var sequenceNumber: UInt16
-        public var timestamp: UInt32
-        public var pictureID: UInt16
-        public var tl0PictureIndex: UInt8
-        public var temporalLayer: UInt8
-        public var layerSync: Bool
+    package struct Packet: Sendable {
+        package var spatialLayer: Int
+        package var frame: Int
+        package var ssrc: UInt32
+        package var sequenceNumber: UInt16
+        package var timestamp: UInt32
+        package var pictureID: UInt16
+        package var tl0PictureIndex: UInt8
+        package var temporalLayer: UInt8
+        package var layerSync: Bool
         /// The first packet of a keyframe.
-        public var isKeyframeStart: Bool
+        package var isKeyframeStart: Bool
         /// Part of a keyframe (any packet of it).
-        public var isKeyframe: Bool
-        public var isLastOfFrame: Bool
+        package var isKeyframe: Bool
+        package var isLastOfFrame: Bool
         /// The VP8 payload (descriptor, payload header, filler).
-        public var payload: [UInt8]
+        package var payload: [UInt8]
 
         /// The whole RTP packet (payload type 96, marker on the last
         /// packet of the frame).
-        public var rtp: [UInt8] {
+        package var rtp: [UInt8] {
             RTPBuilders.packet(
                 payloadType: 96, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
                 marker: isLastOfFrame, payload: payload)
         }
 
         /// The payload's VP8 descriptor, parsed.
-        public func descriptor() throws(CodecParseError) -> VP8PayloadDescriptor {
+        package func descriptor() throws(CodecParseError) -> VP8PayloadDescriptor {
             try VP8PayloadDescriptor(parsing: payload.span.bytes)
         }
     }
 
-    public var layers: [Layer]
-    public var keyframeInterval: Int
+    package var layers: [Layer]
+    package var keyframeInterval: Int
     /// TIDs of consecutive frames after a keyframe, repeating.
-    public var temporalPattern: [UInt8]
+    package var temporalPattern: [UInt8]
     /// A picture of TID > 0 carries Y when no picture of its TID has since
     /// the last keyframe, or the last one with Y is this many frames ago.
-    public var layerSyncInterval: Int
+    package var layerSyncInterval: Int
     /// Packets per frame of layer `i`: `packetsPerFrame + i` (keyframes two
     /// more).
-    public var packetsPerFrame: Int
-    public let frameInterval: Duration = .nanoseconds(33_333_333)
-    public let ticksPerFrame: UInt32 = 3000
+    package var packetsPerFrame: Int
+    package let frameInterval: Duration = .nanoseconds(33_333_333)
+    package let ticksPerFrame: UInt32 = 3000
 
-    public private(set) var frame = 0
+    package private(set) var frame = 0
     private var sequenceNumbers: [UInt16]
     private var pictureIDs: [UInt16]
     private var tl0: [UInt8]
@@ -95,7 +95,7 @@ public struct SimulcastStream: Sendable {
     /// Three layers (SSRCs 0x1000_0001...3, 320x180 to 1280x720) with
     /// distinct first sequence numbers, timestamps and picture IDs, and
     /// keyframe phases 0, 3 and 6 so the layers' keyframes never coincide.
-    public static func threeLayers(keyframeInterval: Int = 30, temporalPattern: [UInt8] = [0, 2, 1, 2]) -> Self {
+    package static func threeLayers(keyframeInterval: Int = 30, temporalPattern: [UInt8] = [0, 2, 1, 2]) -> Self {
         SimulcastStream(
             layers: [
                 Layer(
@@ -110,7 +110,7 @@ public struct SimulcastStream: Sendable {
             ], keyframeInterval: keyframeInterval, temporalPattern: temporalPattern)
     }
 
-    public init(
+    package init(
         layers: [Layer], keyframeInterval: Int = 30, temporalPattern: [UInt8] = [0, 2, 1, 2], layerSyncInterval: Int = 8,
         packetsPerFrame: Int = 2
     ) {
@@ -128,23 +128,23 @@ public struct SimulcastStream: Sendable {
     }
 
     /// The RTP timestamp of `frame` on `layer`.
-    public func timestamp(frame: Int, layer: Int) -> UInt32 {
+    package func timestamp(frame: Int, layer: Int) -> UInt32 {
         layers[layer].firstTimestamp &+ UInt32(truncatingIfNeeded: frame) &* ticksPerFrame
     }
 
     /// Capture time of `frame` after `start`.
-    public func captureTime(frame: Int, start: Instant) -> Instant {
+    package func captureTime(frame: Int, start: Instant) -> Instant {
         start + frameInterval * frame
     }
 
     /// Makes the next frame of `layer` a keyframe (as a PLI would).
-    public mutating func requestKeyframe(layer: Int) {
+    package mutating func requestKeyframe(layer: Int) {
         guard keyframeRequested.indices.contains(layer) else { return }
         keyframeRequested[layer] = true
     }
 
     /// Every layer's packets of the next frame, lowest layer first.
-    public mutating func nextFrame() -> [Packet] {
+    package mutating func nextFrame() -> [Packet] {
         defer { frame += 1 }
         var out: [Packet] = []
         for (index, layer) in layers.enumerated() {

@@ -9,28 +9,28 @@ import Wire
 /// needs a connected peer without sockets. `run(for:)` moves time from one
 /// event (datagram delivery or deadline) to the next; media that arrives
 /// decrypted is collected per side.
-public final class TransportLink {
-    public var clock = VirtualClock()
-    public var network: InMemoryNetwork
-    public let server: PeerTransport
-    public let client: PeerTransport
-    public let serverCertificate: DTLSCertificate
-    public let clientCertificate: DTLSCertificate
+package final class TransportLink {
+    package var clock = VirtualClock()
+    package var network: InMemoryNetwork
+    package let server: PeerTransport
+    package let client: PeerTransport
+    package let serverCertificate: DTLSCertificate
+    package let clientCertificate: DTLSCertificate
     /// Where each side lives; the client's address can move (handover).
-    public let serverAddress = TransportAddress(ipv4: 10, 0, 0, 1, port: 10000)
-    public private(set) var clientAddress = TransportAddress(ipv4: 10, 0, 0, 2, port: 50000)
+    package let serverAddress = TransportAddress(ipv4: 10, 0, 0, 1, port: 10000)
+    package private(set) var clientAddress = TransportAddress(ipv4: 10, 0, 0, 2, port: 50000)
 
-    public private(set) var serverEvents: [PeerTransportEvent] = []
-    public private(set) var clientEvents: [PeerTransportEvent] = []
+    package private(set) var serverEvents: [PeerTransportEvent] = []
+    package private(set) var clientEvents: [PeerTransportEvent] = []
     /// Decrypted media as (kind, bytes) in arrival order.
-    public private(set) var serverReceived: [(kind: ReceivedDatagram, bytes: [UInt8])] = []
-    public private(set) var clientReceived: [(kind: ReceivedDatagram, bytes: [UInt8])] = []
+    package private(set) var serverReceived: [(kind: ReceivedDatagram, bytes: [UInt8])] = []
+    package private(set) var clientReceived: [(kind: ReceivedDatagram, bytes: [UInt8])] = []
 
     /// - Parameters:
     ///   - serverProfiles / clientProfiles: the SRTP profiles each side offers.
     ///   - clientFingerprintOverride: what the server is told the client's
     ///     fingerprint is (a wrong one makes DTLS fail).
-    public init(
+    package init(
         network: InMemoryNetwork = InMemoryNetwork(), serverProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
         clientProfiles: [SRTPProfile] = SRTPProfile.defaultPreference,
         clientFingerprintOverride: CertificateFingerprint? = nil,
@@ -63,7 +63,7 @@ public final class TransportLink {
 
     /// The client moves to a new address (network handover): a new local
     /// candidate appears, the old interface goes away and is unreachable.
-    public func moveClient(to address: TransportAddress) {
+    package func moveClient(to address: TransportAddress) {
         let old = clientAddress
         clientAddress = address
         client.addLocalCandidate(.host(address), now: clock.now)
@@ -73,7 +73,7 @@ public final class TransportLink {
     }
 
     /// Runs the simulation until `clock.now + duration`.
-    public func run(for duration: Duration) {
+    package func run(for duration: Duration) {
         let end = clock.now + duration
         while true {
             flush()
@@ -90,7 +90,7 @@ public final class TransportLink {
 
     /// Runs until both sides report `.connected`, at most `limit`.
     @discardableResult
-    public func connect(limit: Duration = .seconds(10)) -> Bool {
+    package func connect(limit: Duration = .seconds(10)) -> Bool {
         let end = clock.now + limit
         while clock.now < end {
             run(for: .milliseconds(10))
@@ -103,7 +103,7 @@ public final class TransportLink {
     /// Protects `packet` on `from` and sends it through the network; false
     /// when the transport has no route.
     @discardableResult
-    public func sendMedia(_ packet: [UInt8], rtcp: Bool = false, from side: PeerTransport.Role) -> Bool {
+    package func sendMedia(_ packet: [UInt8], rtcp: Bool = false, from side: PeerTransport.Role) -> Bool {
         let transport = side == .server ? server : client
         var buffer = packet + [UInt8](repeating: 0, count: SRTPSession.rtcpTrailerRoom)
         let result = buffer.withUnsafeMutableBytes { raw in

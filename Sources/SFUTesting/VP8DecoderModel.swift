@@ -19,8 +19,8 @@ import Wire
 /// whether a hole may hold a TL0 frame (it advanced by more than the frame
 /// after the hole accounts for), else it blocks only TID >= 1. A frame or
 /// hole still incomplete `giveUp` after it was first seen is lost.
-public struct VP8DecoderModel {
-    public enum Status: Equatable, Sendable { case pending, decoded, failed }
+package struct VP8DecoderModel {
+    package enum Status: Equatable, Sendable { case pending, decoded, failed }
 
     struct PacketInfo {
         var timestamp: UInt32
@@ -41,20 +41,20 @@ public struct VP8DecoderModel {
         var status = Status.pending
     }
 
-    public var giveUp: Duration
+    package var giveUp: Duration
     /// Padding-only packets' numbers: received, carrying no frame.
     var fillers: Set<UInt64> = []
     /// Decode times of every decoded frame, in decode order.
-    public private(set) var decodeTimes: [Instant] = []
-    public private(set) var failedFrames = 0
+    package private(set) var decodeTimes: [Instant] = []
+    package private(set) var failedFrames = 0
     /// The width of the last decoded keyframe.
-    public private(set) var width: Int?
+    package private(set) var width: Int?
     /// (when, width) each time the decoded width changed.
-    public private(set) var widthChanges: [(at: Instant, width: Int)] = []
+    package private(set) var widthChanges: [(at: Instant, width: Int)] = []
     /// A frame failed since the last decoded keyframe: the receiver should
     /// ask for a keyframe (PLI).
-    public private(set) var needsKeyframe = false
-    public private(set) var malformedPackets = 0
+    package private(set) var needsKeyframe = false
+    package private(set) var malformedPackets = 0
 
     private var unwrapper = SequenceNumberUnwrapper()
     private var packets: [UInt64: PacketInfo] = [:]
@@ -65,11 +65,11 @@ public struct VP8DecoderModel {
     private var baseTL0: UInt8?
     private var foldedThrough: UInt64?
 
-    public init(giveUp: Duration = .seconds(1)) { self.giveUp = giveUp }
+    package init(giveUp: Duration = .seconds(1)) { self.giveUp = giveUp }
 
     /// The longest time between two decoded frames, and from the last one
     /// to `end` when given.
-    public func longestGap(until end: Instant? = nil) -> Duration {
+    package func longestGap(until end: Instant? = nil) -> Duration {
         var longest = Duration.zero
         for (a, b) in zip(decodeTimes, decodeTimes.dropFirst()) { longest = max(longest, b - a) }
         if let end, let last = decodeTimes.last { longest = max(longest, end - last) }
@@ -77,7 +77,7 @@ public struct VP8DecoderModel {
     }
 
     /// One packet of the stream (RTX already restored), arriving at `now`.
-    public mutating func receive(_ packet: [UInt8], now: Instant) {
+    package mutating func receive(_ packet: [UInt8], now: Instant) {
         guard let header = try? RTPHeader(parsing: packet.span.bytes) else {
             malformedPackets += 1
             return
@@ -121,7 +121,7 @@ public struct VP8DecoderModel {
 
     /// Re-evaluates what is pending (call as time passes: holes are given
     /// up by age).
-    public mutating func update(now: Instant) {
+    package mutating func update(now: Instant) {
         let order = frames.values.sorted { $0.minSequence < $1.minSequence }
         var reference = baseReference
         var previousLast = baseLast

@@ -4,19 +4,19 @@ import Wire
 /// as a parameter; tests pass `clock.now` and step it with `advance(by:)`,
 /// so timing behaviour (retransmissions, consent, throttles) is exact and
 /// never depends on sleeping.
-public struct VirtualClock: Sendable {
-    public private(set) var now: Instant
+package struct VirtualClock: Sendable {
+    package private(set) var now: Instant
 
-    public init(start: Instant = Instant(nanoseconds: 1_000_000_000)) { now = start }
+    package init(start: Instant = Instant(nanoseconds: 1_000_000_000)) { now = start }
 
-    public mutating func advance(by d: Duration) {
+    package mutating func advance(by d: Duration) {
         precondition(d >= .zero, "a virtual clock never goes backwards")
         now += d
     }
 
     /// Moves to `deadline` if it is in the future; returns the new time.
     @discardableResult
-    public mutating func advance(to deadline: Instant) -> Instant {
+    package mutating func advance(to deadline: Instant) -> Instant {
         if deadline > now { now = deadline }
         return now
     }

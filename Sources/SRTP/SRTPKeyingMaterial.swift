@@ -2,12 +2,12 @@ import Wire
 
 /// One direction's SRTP master key and master salt (RFC 3711 section 8.2).
 /// Control plane: made once per DTLS handshake.
-public struct SRTPMasterKey: Sendable, Hashable {
-    public let key: [UInt8]
-    public let salt: [UInt8]
+package struct SRTPMasterKey: Sendable, Hashable {
+    package let key: [UInt8]
+    package let salt: [UInt8]
 
     /// Checks both lengths against `profile`.
-    public init(key: [UInt8], salt: [UInt8], profile: SRTPProfile) throws(SRTPError) {
+    package init(key: [UInt8], salt: [UInt8], profile: SRTPProfile) throws(SRTPError) {
         guard key.count == profile.masterKeyLength else {
             throw .wrongKeyLength(expected: profile.masterKeyLength, actual: key.count)
         }
@@ -36,23 +36,23 @@ public struct SRTPMasterKey: Sendable, Hashable {
 ///
 /// in that order: both keys first, then both salts. The DTLS client sends
 /// with the client keys, the server with the server keys.
-public struct SRTPKeyingMaterial: Sendable, Hashable {
+package struct SRTPKeyingMaterial: Sendable, Hashable {
     /// Our role in the DTLS handshake (RFC 5763 section 5: set by the SDP
     /// `a=setup` attribute, not by who offered).
-    public enum DTLSRole: Sendable, Hashable { case client, server }
+    package enum DTLSRole: Sendable, Hashable { case client, server }
 
     /// The exporter label of RFC 5764 section 4.2.
-    public static let exporterLabel = "EXTRACTOR-dtls_srtp"
+    package static let exporterLabel = "EXTRACTOR-dtls_srtp"
 
-    public let profile: SRTPProfile
+    package let profile: SRTPProfile
     /// Protects what we send (our role's write key).
-    public let local: SRTPMasterKey
+    package let local: SRTPMasterKey
     /// Unprotects what the peer sends (the other role's write key).
-    public let remote: SRTPMasterKey
+    package let remote: SRTPMasterKey
 
     /// Splits exporter output of exactly `profile.keyingMaterialLength`
     /// bytes; any other length throws `wrongKeyLength`.
-    public init(exported: [UInt8], profile: SRTPProfile, role: DTLSRole) throws(SRTPError) {
+    package init(exported: [UInt8], profile: SRTPProfile, role: DTLSRole) throws(SRTPError) {
         let k = profile.masterKeyLength, s = profile.masterSaltLength
         guard exported.count == profile.keyingMaterialLength else {
             throw .wrongKeyLength(expected: profile.keyingMaterialLength, actual: exported.count)

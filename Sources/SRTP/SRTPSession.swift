@@ -17,7 +17,9 @@ private let libraryReady: Result<Void, SRTPError> = {
 }()
 
 /// One direction of SRTP and SRTCP for one transport (RFC 3711, RFC 7714),
-/// over one libsrtp `srtp_t` that this value alone owns and frees.
+/// on one backend (`SRTPBackend`): our `OpenSSLSRTPEngine` (the default) or
+/// a libsrtp `srtp_t`, which this value alone owns and frees. Both give the
+/// same bytes and the same errors.
 ///
 /// - Inbound sessions (`ssrc_any_inbound`) unprotect whatever SSRC the peer
 ///   sends; libsrtp clones a stream for a new SSRC only after its first
@@ -26,8 +28,8 @@ private let libraryReady: Result<Void, SRTPError> = {
 ///
 /// Not thread-safe and not `Sendable` in spirit: one worker owns it. Every
 /// call works in place on the caller's buffer and allocates nothing.
-public struct SRTPSession: ~Copyable {
-    public enum Direction: Sendable, Hashable { case inbound, outbound }
+package struct SRTPSession: ~Copyable {
+    package enum Direction: Sendable, Hashable { case inbound, outbound }
 
     /// Replay window for inbound SRTP, in packets (RFC 3711 section 3.3.2
     /// asks for at least 64). A packet lost and re-sent after a NACK (RFC
@@ -39,37 +41,100 @@ public struct SRTPSession: ~Copyable {
     /// 1024 (what libwebrtc uses) keeps them; a packet seen once inside the
     /// window is still rejected as `replayFail`. SRTCP has its own fixed
     /// 128-packet window inside libsrtp.
-    public static let defaultReplayWindow = 1024
+    package static let defaultReplayWindow = 1024
 
     /// Free bytes the buffer must have after an RTP packet to protect it:
     /// libsrtp's documented contract is that `srtp_protect` may write up to
     /// `SRTP_MAX_TRAILER_LEN` (tag plus the largest MKI), though with our
     /// profiles it writes only `profile.rtpTrailerLength`.
-    public static let rtpTrailerRoom = Int(SRTP_MAX_TRAILER_LEN)
+    package static let rtpTrailerRoom = Int(SRTP_MAX_TRAILER_LEN)
 
     /// Free bytes needed after an RTCP packet: `SRTP_MAX_TRAILER_LEN + 4`
     /// for the E flag and SRTCP index (libsrtp 2.5 has no
     /// `SRTP_MAX_SRTCP_TRAILER_LEN`).
-    public static let rtcpTrailerRoom = Int(SRTP_MAX_TRAILER_LEN) + 4
+    package static let rtcpTrailerRoom = Int(SRTP_MAX_TRAILER_LEN) + 4
 
-    public let profile: SRTPProfile
-    public let direction: Direction
-    private let context: OpaquePointer
+    /// The most SSRCs one session keeps state for on the OpenSSL backend
+    /// (about 180 bytes each with the default window, allocated only when
+    /// an SSRC first appears: 3 MB at the bound). Inbound, `PeerTransport`
+    /// admits far fewer (`maxInboundSSRCs`, 64 by default, at most 1024
+    /// from the server options); outbound this is the hard ceiling on the
+    /// SSRCs one transport is forwarded.
+    package static let defaultMaxStreams = 16384
 
-    /// Creates the libsrtp session. `replayWindow` applies to inbound SRTP
-    /// and must lie in libsrtp's range 64 ..< 32768.
-    public init(
+    package let profile: SRTPProfile
+    package let direction: Direction
+    package let backend: SRTPBackend
+    /// libsrtp's session, for `.libsrtp2`.
+    private let context: OpaquePointer?
+    /// Ours, for `.openssl`.
+    private let engine: OpenSSLSRTPEngine?
+
+    /// Creates the session. `replayWindow` applies to inbound SRTP (and to
+    /// the outbound check that no index is protected twice) and must lie in
+    /// libsrtp's range 64 ..< 32768 on either backend. `maxStreams` bounds
+    /// the OpenSSL backend's per-SSRC table.
+    package init(
         profile: SRTPProfile, masterKey: SRTPMasterKey, direction: Direction,
-        replayWindow: Int = SRTPSession.defaultReplayWindow
+        replayWindow: Int = SRTPSession.defaultReplayWindow,
+        backend: SRTPBackend = .default, maxStreams: Int = SRTPSession.defaultMaxStreams
     ) throws(SRTPError) {
-        if case .failure(let error) = libraryReady { throw error }
         guard masterKey.key.count == profile.masterKeyLength else {
             throw .wrongKeyLength(expected: profile.masterKeyLength, actual: masterKey.key.count)
         }
         guard masterKey.salt.count == profile.masterSaltLength else {
             throw .wrongKeyLength(expected: profile.masterSaltLength, actual: masterKey.salt.count)
         }
-        guard replayWindow >= 64 && replayWindow < 0x8000 else { throw .badParameter }
+        guard replayWindow >= 64 && replayWindow < 0x8000, maxStreams > 0 else { throw .badParameter }
+        var engine: OpenSSLSRTPEngine? = nil
+        var context: OpaquePointer? = nil
+        switch backend {
+        case .openssl:
+            // RFC 3711 section 4.3; the derived keys live only until the
+            // cipher contexts hold them.
+            var keys = try SRTPSessionKeys(deriving: masterKey, profile: profile)
+            defer { keys.erase() }
+            engine = try OpenSSLSRTPEngine(
+                profile: profile, sessionKeys: keys, encrypt: direction == .outbound,
+                replayWindow: replayWindow, maxStreams: maxStreams)
+        case .libsrtp2:
+            context = try Self.makeLibSRTP(
+                profile: profile, masterKey: masterKey, direction: direction, replayWindow: replayWindow)
+        }
+        self.profile = profile
+        self.direction = direction
+        self.backend = backend
+        self.engine = engine
+        self.context = context
+    }
+
+    /// A session on the OpenSSL backend keyed with session keys as given,
+    /// skipping the key derivation: for known-answer vectors stated in
+    /// session keys (RFC 7714 sections 16 and 17). libsrtp2's API takes
+    /// only a master key and derives the session keys itself, so this has
+    /// no libsrtp2 form; DTLS-SRTP always goes through the master key.
+    package init(
+        profile: SRTPProfile, sessionKeys: SRTPSessionKeys, direction: Direction,
+        replayWindow: Int = SRTPSession.defaultReplayWindow, maxStreams: Int = SRTPSession.defaultMaxStreams
+    ) throws(SRTPError) {
+        // Keys checked for another profile have other lengths.
+        guard sessionKeys.profile == profile, replayWindow >= 64 && replayWindow < 0x8000, maxStreams > 0 else {
+            throw .badParameter
+        }
+        let engine = try OpenSSLSRTPEngine(
+            profile: profile, sessionKeys: sessionKeys, encrypt: direction == .outbound,
+            replayWindow: replayWindow, maxStreams: maxStreams)
+        self.profile = profile
+        self.direction = direction
+        self.backend = .openssl
+        self.engine = engine
+        self.context = nil
+    }
+
+    private static func makeLibSRTP(
+        profile: SRTPProfile, masterKey: SRTPMasterKey, direction: Direction, replayWindow: Int
+    ) throws(SRTPError) -> OpaquePointer {
+        if case .failure(let error) = libraryReady { throw error }
 
         var policy = srtp_policy_t()
         switch profile {
@@ -105,21 +170,20 @@ public struct SRTPSession: ~Copyable {
         // this temporary.
         for i in material.indices { material[i] = 0 }
         guard status == srtp_err_status_ok, let created else { throw SRTPError(status: status) }
-        self.profile = profile
-        self.direction = direction
-        context = created
+        return created
     }
 
-    deinit { srtp_dealloc(context) }
+    deinit { if let context { srtp_dealloc(context) } }
 
     /// Protects the RTP packet in `buffer[0 ..< length]` in place (RFC 3711
     /// section 3.3, RFC 7714 section 5) and returns the new length, which is
     /// `length + profile.rtpTrailerLength`. The buffer must have
     /// `rtpTrailerRoom` bytes free after the packet.
-    public mutating func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package mutating func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         guard direction == .outbound else { throw .wrongDirection }
         try Self.checkRoom(buffer, length: length, trailer: Self.rtpTrailerRoom)
-        _ = try PacketBounds.rtpHeaderLength(Self.packet(buffer, length))
+        let header = try PacketBounds.rtpHeaderLength(Self.packet(buffer, length))
+        if let engine, let base = buffer.baseAddress { return try engine.protectRTP(base, length: length, header: header) }
         return try call(srtp_protect, buffer, length)
     }
 
@@ -127,11 +191,12 @@ public struct SRTPSession: ~Copyable {
     /// place (RFC 3711 section 3.3, RFC 7714 section 5) and returns the RTP
     /// length without the trailer. On any error the buffer's content is
     /// unspecified and the packet must be dropped.
-    public mutating func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package mutating func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         guard direction == .inbound else { throw .wrongDirection }
         try Self.checkRoom(buffer, length: length, trailer: 0)
         let header = try PacketBounds.rtpHeaderLength(Self.packet(buffer, length))
         guard length - header >= profile.rtpTrailerLength else { throw .truncated }
+        if let engine, let base = buffer.baseAddress { return try engine.unprotectRTP(base, length: length, header: header) }
         return try call(srtp_unprotect, buffer, length)
     }
 
@@ -139,20 +204,22 @@ public struct SRTPSession: ~Copyable {
     /// place (RFC 3711 section 3.4, RFC 7714 section 9) and returns the new
     /// length, `length + profile.rtcpTrailerLength`. The buffer must have
     /// `rtcpTrailerRoom` bytes free after the packet.
-    public mutating func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package mutating func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         guard direction == .outbound else { throw .wrongDirection }
         try Self.checkRoom(buffer, length: length, trailer: Self.rtcpTrailerRoom)
         try PacketBounds.checkRTCPHeader(Self.packet(buffer, length))
+        if let engine, let base = buffer.baseAddress { return try engine.protectRTCP(base, length: length) }
         return try call(srtp_protect_rtcp, buffer, length)
     }
 
     /// Verifies and decrypts the SRTCP packet in `buffer[0 ..< length]` in
     /// place and returns the RTCP length without the trailer.
-    public mutating func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package mutating func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         guard direction == .inbound else { throw .wrongDirection }
         try Self.checkRoom(buffer, length: length, trailer: 0)
         try PacketBounds.checkRTCPHeader(Self.packet(buffer, length))
         guard length - PacketBounds.rtcpHeaderLength >= profile.rtcpTrailerLength else { throw .truncated }
+        if let engine, let base = buffer.baseAddress { return try engine.unprotectRTCP(base, length: length) }
         return try call(srtp_unprotect_rtcp, buffer, length)
     }
 

@@ -5,44 +5,44 @@
 /// understand one must reject the request with 420 and list it in
 /// UNKNOWN-ATTRIBUTES. Types 0x8000..0xFFFF are comprehension-optional and
 /// are skipped when unknown.
-public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
-    public init(_ rawValue: UInt16) { self.rawValue = rawValue }
+package struct STUNAttributeType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
+    package init(_ rawValue: UInt16) { self.rawValue = rawValue }
 
-    public var isComprehensionRequired: Bool { rawValue < 0x8000 }
+    package var isComprehensionRequired: Bool { rawValue < 0x8000 }
 
     // Comprehension-required.
-    public static let mappedAddress = STUNAttributeType(0x0001)
-    public static let username = STUNAttributeType(0x0006)
-    public static let messageIntegrity = STUNAttributeType(0x0008)
-    public static let errorCode = STUNAttributeType(0x0009)
-    public static let unknownAttributes = STUNAttributeType(0x000A)
-    public static let realm = STUNAttributeType(0x0014)
-    public static let nonce = STUNAttributeType(0x0015)
-    public static let messageIntegritySHA256 = STUNAttributeType(0x001C)
-    public static let xorMappedAddress = STUNAttributeType(0x0020)
-    public static let priority = STUNAttributeType(0x0024)
-    public static let useCandidate = STUNAttributeType(0x0025)
+    package static let mappedAddress = STUNAttributeType(0x0001)
+    package static let username = STUNAttributeType(0x0006)
+    package static let messageIntegrity = STUNAttributeType(0x0008)
+    package static let errorCode = STUNAttributeType(0x0009)
+    package static let unknownAttributes = STUNAttributeType(0x000A)
+    package static let realm = STUNAttributeType(0x0014)
+    package static let nonce = STUNAttributeType(0x0015)
+    package static let messageIntegritySHA256 = STUNAttributeType(0x001C)
+    package static let xorMappedAddress = STUNAttributeType(0x0020)
+    package static let priority = STUNAttributeType(0x0024)
+    package static let useCandidate = STUNAttributeType(0x0025)
     // TURN (RFC 8656 section 18).
-    public static let channelNumber = STUNAttributeType(0x000C)
-    public static let lifetime = STUNAttributeType(0x000D)
-    public static let xorPeerAddress = STUNAttributeType(0x0012)
-    public static let data = STUNAttributeType(0x0013)
-    public static let xorRelayedAddress = STUNAttributeType(0x0016)
-    public static let requestedAddressFamily = STUNAttributeType(0x0017)
-    public static let evenPort = STUNAttributeType(0x0018)
-    public static let requestedTransport = STUNAttributeType(0x0019)
-    public static let dontFragment = STUNAttributeType(0x001A)
-    public static let reservationToken = STUNAttributeType(0x0022)
+    package static let channelNumber = STUNAttributeType(0x000C)
+    package static let lifetime = STUNAttributeType(0x000D)
+    package static let xorPeerAddress = STUNAttributeType(0x0012)
+    package static let data = STUNAttributeType(0x0013)
+    package static let xorRelayedAddress = STUNAttributeType(0x0016)
+    package static let requestedAddressFamily = STUNAttributeType(0x0017)
+    package static let evenPort = STUNAttributeType(0x0018)
+    package static let requestedTransport = STUNAttributeType(0x0019)
+    package static let dontFragment = STUNAttributeType(0x001A)
+    package static let reservationToken = STUNAttributeType(0x0022)
 
     // Comprehension-optional.
-    public static let software = STUNAttributeType(0x8022)
-    public static let fingerprint = STUNAttributeType(0x8028)
-    public static let iceControlled = STUNAttributeType(0x8029)
-    public static let iceControlling = STUNAttributeType(0x802A)
+    package static let software = STUNAttributeType(0x8022)
+    package static let fingerprint = STUNAttributeType(0x8028)
+    package static let iceControlled = STUNAttributeType(0x8029)
+    package static let iceControlling = STUNAttributeType(0x802A)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .mappedAddress: "MAPPED-ADDRESS"
         case .username: "USERNAME"

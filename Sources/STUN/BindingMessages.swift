@@ -2,7 +2,7 @@ import Wire
 
 /// The role attribute of an ICE connectivity check (RFC 8445 section 7.1.3),
 /// with the agent's 64-bit tie-breaker.
-public enum ICEControlAttribute: Hashable, Sendable {
+package enum ICEControlAttribute: Hashable, Sendable {
     case controlling(tieBreaker: UInt64)
     case controlled(tieBreaker: UInt64)
 }
@@ -18,7 +18,7 @@ extension STUNMessageBuilder {
     /// nominating), USERNAME (`remoteUfrag:localUfrag`, RFC 8445 section
     /// 7.2.2), MESSAGE-INTEGRITY under the remote password, FINGERPRINT.
     /// This is the attribute order of the RFC 5769 sample request.
-    public static func bindingRequest(
+    package static func bindingRequest(
         transactionID: TransactionID, username: String, priority: UInt32, control: ICEControlAttribute,
         useCandidate: Bool = false, key: [UInt8], software: String? = nil
     ) throws(STUNBuildError) -> [UInt8] {
@@ -39,7 +39,7 @@ extension STUNMessageBuilder {
     /// A Binding success response carrying the request's source address in
     /// XOR-MAPPED-ADDRESS (RFC 8445 section 7.3.1.3), protected under the
     /// local password (the key the request was verified with).
-    public static func bindingSuccessResponse(
+    package static func bindingSuccessResponse(
         transactionID: TransactionID, xorMappedAddress: TransportAddress, key: [UInt8]?, software: String? = nil
     ) throws(STUNBuildError) -> [UInt8] {
         var b = STUNMessageBuilder(type: .bindingSuccessResponse, transactionID: transactionID)
@@ -54,7 +54,7 @@ extension STUNMessageBuilder {
     /// UNKNOWN-ATTRIBUTES list (RFC 8489 section 6.3.1.1). Responses to
     /// requests that failed authentication (400, 401) carry no
     /// MESSAGE-INTEGRITY: pass `key: nil` (RFC 8489 section 9.1.3).
-    public static func bindingErrorResponse(
+    package static func bindingErrorResponse(
         transactionID: TransactionID, error: STUNErrorCode, unknownAttributes: [STUNAttributeType] = [],
         key: [UInt8]?, software: String? = nil
     ) throws(STUNBuildError) -> [UInt8] {

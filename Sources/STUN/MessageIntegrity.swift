@@ -19,7 +19,7 @@ extension STUNMessage {
     /// MD5 of `username:realm:password`. OpaqueString processing is skipped,
     /// as for short-term keys: the TURN server's usernames and passwords are
     /// ASCII (digits, `:`, the identity, base64), which it leaves unchanged.
-    public static func longTermKey(username: String, realm: String, password: String) -> [UInt8] {
+    package static func longTermKey(username: String, realm: String, password: String) -> [UInt8] {
         Digest.md5(Array("\(username):\(realm):\(password)".utf8))
     }
 
@@ -28,11 +28,11 @@ extension STUNMessage {
     /// SASLprep) processing first; ICE passwords are ice-chars only (ALPHA,
     /// DIGIT, `+`, `/`: RFC 8445 section 5.3 and RFC 8839 section 5.4), which
     /// that processing leaves unchanged, so it is deliberately skipped.
-    public static func shortTermKey(password: String) -> [UInt8] { Array(password.utf8) }
+    package static func shortTermKey(password: String) -> [UInt8] { Array(password.utf8) }
 
     /// True when FINGERPRINT is present and its CRC-32 matches `bytes`, the
     /// exact bytes this message was parsed from.
-    public func verifyFingerprint(in bytes: RawSpan) -> Bool {
+    package func verifyFingerprint(in bytes: RawSpan) -> Bool {
         guard let location = fingerprint, location.valueLength == 4 else { return false }
         return withBody(bytes, coveredUpTo: location) { header, body, value in
             let crc = CRC32.update(CRC32.checksum(header), body)
@@ -43,14 +43,14 @@ extension STUNMessage {
 
     /// True when MESSAGE-INTEGRITY is present and its HMAC-SHA1 under `key`
     /// matches `bytes`.
-    public func verifyMessageIntegrity(key: [UInt8], in bytes: RawSpan) -> Bool {
+    package func verifyMessageIntegrity(key: [UInt8], in bytes: RawSpan) -> Bool {
         guard let location = messageIntegrity else { return false }
         return verifyMAC(.sha1, key: key, location: location, bytes)
     }
 
     /// True when MESSAGE-INTEGRITY-SHA256 is present and its (possibly
     /// truncated) HMAC-SHA256 under `key` matches `bytes`.
-    public func verifyMessageIntegritySHA256(key: [UInt8], in bytes: RawSpan) -> Bool {
+    package func verifyMessageIntegritySHA256(key: [UInt8], in bytes: RawSpan) -> Bool {
         guard let location = messageIntegritySHA256 else { return false }
         return verifyMAC(.sha256, key: key, location: location, bytes)
     }
@@ -59,21 +59,21 @@ extension STUNMessage {
     /// present verifies under `key`. Requiring all of them means an attacker
     /// cannot pair a valid attribute with a forged one to confuse a peer
     /// that checks the other.
-    public func verifyIntegrity(key: [UInt8], in bytes: RawSpan) -> Bool {
+    package func verifyIntegrity(key: [UInt8], in bytes: RawSpan) -> Bool {
         guard messageIntegrity != nil || messageIntegritySHA256 != nil else { return false }
         if messageIntegrity != nil, !verifyMessageIntegrity(key: key, in: bytes) { return false }
         if messageIntegritySHA256 != nil, !verifyMessageIntegritySHA256(key: key, in: bytes) { return false }
         return true
     }
 
-    public func verifyFingerprint(in bytes: [UInt8]) -> Bool { verifyFingerprint(in: bytes.span.bytes) }
-    public func verifyMessageIntegrity(key: [UInt8], in bytes: [UInt8]) -> Bool {
+    package func verifyFingerprint(in bytes: [UInt8]) -> Bool { verifyFingerprint(in: bytes.span.bytes) }
+    package func verifyMessageIntegrity(key: [UInt8], in bytes: [UInt8]) -> Bool {
         verifyMessageIntegrity(key: key, in: bytes.span.bytes)
     }
-    public func verifyMessageIntegritySHA256(key: [UInt8], in bytes: [UInt8]) -> Bool {
+    package func verifyMessageIntegritySHA256(key: [UInt8], in bytes: [UInt8]) -> Bool {
         verifyMessageIntegritySHA256(key: key, in: bytes.span.bytes)
     }
-    public func verifyIntegrity(key: [UInt8], in bytes: [UInt8]) -> Bool { verifyIntegrity(key: key, in: bytes.span.bytes) }
+    package func verifyIntegrity(key: [UInt8], in bytes: [UInt8]) -> Bool { verifyIntegrity(key: key, in: bytes.span.bytes) }
 
     private func verifyMAC(_ algorithm: HMAC.Algorithm, key: [UInt8], location: AttributeLocation, _ bytes: RawSpan) -> Bool {
         withBody(bytes, coveredUpTo: location) { header, body, value in

@@ -1,26 +1,26 @@
 /// A STUN method: 12 bits (RFC 8489 section 5). Only Binding is used by ICE;
 /// other values parse and round-trip so that the ICE layer can answer them.
-public struct STUNMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt16
+package struct STUNMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt16
     /// Fails for values above 0xFFF, which do not fit the 12 method bits.
-    public init?(rawValue: UInt16) {
+    package init?(rawValue: UInt16) {
         guard rawValue <= 0xFFF else { return nil }
         self.rawValue = rawValue
     }
 
     /// Binding (RFC 8489 section 18.2), the only method ICE uses.
-    public static let binding = STUNMethod(uncheckedRawValue: 0x001)
+    package static let binding = STUNMethod(uncheckedRawValue: 0x001)
     // TURN methods (RFC 8656 section 17).
-    public static let allocate = STUNMethod(uncheckedRawValue: 0x003)
-    public static let refresh = STUNMethod(uncheckedRawValue: 0x004)
-    public static let send = STUNMethod(uncheckedRawValue: 0x006)
-    public static let data = STUNMethod(uncheckedRawValue: 0x007)
-    public static let createPermission = STUNMethod(uncheckedRawValue: 0x008)
-    public static let channelBind = STUNMethod(uncheckedRawValue: 0x009)
+    package static let allocate = STUNMethod(uncheckedRawValue: 0x003)
+    package static let refresh = STUNMethod(uncheckedRawValue: 0x004)
+    package static let send = STUNMethod(uncheckedRawValue: 0x006)
+    package static let data = STUNMethod(uncheckedRawValue: 0x007)
+    package static let createPermission = STUNMethod(uncheckedRawValue: 0x008)
+    package static let channelBind = STUNMethod(uncheckedRawValue: 0x009)
 
     init(uncheckedRawValue: UInt16) { rawValue = uncheckedRawValue & 0xFFF }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .binding: "Binding"
         case .allocate: "Allocate"
@@ -35,7 +35,7 @@ public struct STUNMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
 }
 
 /// The two class bits C1 C0 of the message type (RFC 8489 section 5).
-public enum STUNClass: UInt8, Hashable, Sendable, CaseIterable {
+package enum STUNClass: UInt8, Hashable, Sendable, CaseIterable {
     case request = 0b00
     case indication = 0b01
     case successResponse = 0b10
@@ -50,17 +50,17 @@ public enum STUNClass: UInt8, Hashable, Sendable, CaseIterable {
 ///
 /// The two top bits of the 16-bit field are always zero; they are what
 /// RFC 7983 demultiplexing keys on.
-public struct STUNMessageType: Hashable, Sendable, CustomStringConvertible {
-    public var method: STUNMethod
-    public var messageClass: STUNClass
+package struct STUNMessageType: Hashable, Sendable, CustomStringConvertible {
+    package var method: STUNMethod
+    package var messageClass: STUNClass
 
-    public init(method: STUNMethod, class messageClass: STUNClass) {
+    package init(method: STUNMethod, class messageClass: STUNClass) {
         self.method = method
         self.messageClass = messageClass
     }
 
     /// Decodes the 14 low bits; the caller has checked the top two are zero.
-    public init(rawValue: UInt16) {
+    package init(rawValue: UInt16) {
         let m = (rawValue & 0x000F) | ((rawValue & 0x00E0) >> 1) | ((rawValue & 0x3E00) >> 2)
         let c = ((rawValue & 0x0010) >> 4) | ((rawValue & 0x0100) >> 7)
         method = STUNMethod(uncheckedRawValue: m)
@@ -68,16 +68,16 @@ public struct STUNMessageType: Hashable, Sendable, CustomStringConvertible {
         messageClass = STUNClass(rawValue: UInt8(truncatingIfNeeded: c)) ?? .request
     }
 
-    public var rawValue: UInt16 {
+    package var rawValue: UInt16 {
         let m = method.rawValue
         let c = UInt16(messageClass.rawValue)
         return (m & 0x000F) | ((m & 0x0070) << 1) | ((m & 0x0F80) << 2) | ((c & 1) << 4) | ((c & 2) << 7)
     }
 
-    public static let bindingRequest = STUNMessageType(method: .binding, class: .request)
-    public static let bindingIndication = STUNMessageType(method: .binding, class: .indication)
-    public static let bindingSuccessResponse = STUNMessageType(method: .binding, class: .successResponse)
-    public static let bindingErrorResponse = STUNMessageType(method: .binding, class: .errorResponse)
+    package static let bindingRequest = STUNMessageType(method: .binding, class: .request)
+    package static let bindingIndication = STUNMessageType(method: .binding, class: .indication)
+    package static let bindingSuccessResponse = STUNMessageType(method: .binding, class: .successResponse)
+    package static let bindingErrorResponse = STUNMessageType(method: .binding, class: .errorResponse)
 
-    public var description: String { "\(method) \(messageClass)" }
+    package var description: String { "\(method) \(messageClass)" }
 }

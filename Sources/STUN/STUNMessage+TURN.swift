@@ -5,33 +5,33 @@ import Wire
 /// repeated attribute kept, except XOR-PEER-ADDRESS, which a
 /// CreatePermission may repeat (section 9.1) and which is kept up to
 /// `maxPeerAddresses` times (more: `malformedAttribute`).
-public struct TURNAttributes: Hashable, Sendable {
+package struct TURNAttributes: Hashable, Sendable {
     /// XOR-PEER-ADDRESS values kept per message: a client asking for more
     /// permissions at once gets 400, not an unbounded list.
-    public static let maxPeerAddresses = 8
+    package static let maxPeerAddresses = 8
 
     /// CHANNEL-NUMBER (section 18.1): the number, the RFFU bytes dropped.
-    public var channelNumber: UInt16?
+    package var channelNumber: UInt16?
     /// LIFETIME (section 18.2), in seconds.
-    public var lifetime: UInt32?
+    package var lifetime: UInt32?
     /// Every XOR-PEER-ADDRESS (section 18.3), in order, already un-xored.
-    public var xorPeerAddresses: [TransportAddress] = []
+    package var xorPeerAddresses: [TransportAddress] = []
     /// DATA (section 18.4): where its value lies in the message.
-    public var data: STUNMessage.AttributeLocation?
+    package var data: STUNMessage.AttributeLocation?
     /// XOR-RELAYED-ADDRESS (section 18.5), un-xored.
-    public var xorRelayedAddress: TransportAddress?
+    package var xorRelayedAddress: TransportAddress?
     /// REQUESTED-ADDRESS-FAMILY (section 18.6): 0x01 IPv4, 0x02 IPv6.
-    public var requestedAddressFamily: UInt8?
+    package var requestedAddressFamily: UInt8?
     /// EVEN-PORT (section 18.7): present, and its R bit.
-    public var evenPort: Bool?
+    package var evenPort: Bool?
     /// REQUESTED-TRANSPORT (section 18.8): the IANA protocol number (17: UDP).
-    public var requestedTransport: UInt8?
+    package var requestedTransport: UInt8?
     /// DONT-FRAGMENT (section 18.9).
-    public var dontFragment = false
+    package var dontFragment = false
     /// RESERVATION-TOKEN (section 18.10).
-    public var reservationToken: UInt64?
+    package var reservationToken: UInt64?
 
-    public init() {}
+    package init() {}
 
     /// Takes `type` if it is a TURN attribute; false for any other type.
     mutating func process(

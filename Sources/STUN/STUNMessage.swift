@@ -21,69 +21,69 @@ import Wire
 /// - unknown comprehension-optional attributes are skipped; unknown
 ///   comprehension-required ones are listed in
 ///   `unknownComprehensionRequired` for a 420 answer (section 6.3.1.1).
-public struct STUNMessage: Hashable, Sendable {
+package struct STUNMessage: Hashable, Sendable {
     /// RFC 8489 section 5.
-    public static let magicCookie: UInt32 = 0x2112_A442
-    public static let headerLength = 20
+    package static let magicCookie: UInt32 = 0x2112_A442
+    package static let headerLength = 20
     /// The FINGERPRINT CRC-32 is xored with this ("STUN"), RFC 8489 section 14.7.
-    public static let fingerprintXOR: UInt32 = 0x5354_554E
+    package static let fingerprintXOR: UInt32 = 0x5354_554E
     /// Attributes accepted per message. ICE messages carry fewer than ten;
     /// the bound keeps the work and the unknown-attribute list small.
-    public static let maxAttributes = 64
+    package static let maxAttributes = 64
     /// Longest USERNAME, SOFTWARE, REALM, NONCE or reason phrase accepted, in
     /// bytes: 128 characters of up to 6 bytes once decoded, as RFC 8489
     /// sections 14.3, 14.8, 14.9, 14.10 and 14.14 allow a receiver to see.
-    public static let maxTextLength = 763
+    package static let maxTextLength = 763
 
     /// Where an attribute sits in the message, for verification.
-    public struct AttributeLocation: Hashable, Sendable {
+    package struct AttributeLocation: Hashable, Sendable {
         /// Offset of the attribute's 4-byte type/length header from the
         /// start of the message.
-        public let offset: Int
+        package let offset: Int
         /// Length of the value, before padding.
-        public let valueLength: Int
-        public init(offset: Int, valueLength: Int) {
+        package let valueLength: Int
+        package init(offset: Int, valueLength: Int) {
             self.offset = offset
             self.valueLength = valueLength
         }
-        public var valueRange: Range<Int> { offset + 4..<offset + 4 + valueLength }
+        package var valueRange: Range<Int> { offset + 4..<offset + 4 + valueLength }
     }
 
-    public var type: STUNMessageType
-    public var transactionID: TransactionID
+    package var type: STUNMessageType
+    package var transactionID: TransactionID
     /// Bytes of the whole message, header included.
-    public var byteCount: Int
+    package var byteCount: Int
     /// Every attribute counted, including skipped ones.
-    public var attributeCount: Int
+    package var attributeCount: Int
 
-    public var mappedAddress: TransportAddress?
-    public var xorMappedAddress: TransportAddress?
-    public var username: String?
-    public var software: String?
-    public var realm: String?
-    public var nonce: String?
-    public var errorCode: STUNErrorCode?
+    package var mappedAddress: TransportAddress?
+    package var xorMappedAddress: TransportAddress?
+    package var username: String?
+    package var software: String?
+    package var realm: String?
+    package var nonce: String?
+    package var errorCode: STUNErrorCode?
     /// The contents of an UNKNOWN-ATTRIBUTES attribute (in a 420 response).
-    public var unknownAttributes: [STUNAttributeType]?
-    public var priority: UInt32?
-    public var useCandidate: Bool
-    public var iceControlling: UInt64?
-    public var iceControlled: UInt64?
+    package var unknownAttributes: [STUNAttributeType]?
+    package var priority: UInt32?
+    package var useCandidate: Bool
+    package var iceControlling: UInt64?
+    package var iceControlled: UInt64?
 
     /// TURN attributes (RFC 8656 section 18); see `STUNMessage+TURN.swift`.
-    public var turn = TURNAttributes()
+    package var turn = TURNAttributes()
 
-    public var messageIntegrity: AttributeLocation?
-    public var messageIntegritySHA256: AttributeLocation?
-    public var fingerprint: AttributeLocation?
+    package var messageIntegrity: AttributeLocation?
+    package var messageIntegritySHA256: AttributeLocation?
+    package var fingerprint: AttributeLocation?
 
     /// Comprehension-required attribute types this parser does not know,
     /// without duplicates, in order of appearance. A request with any of
     /// them must be answered with 420 (RFC 8489 section 6.3.1.1).
-    public var unknownComprehensionRequired: [STUNAttributeType]
+    package var unknownComprehensionRequired: [STUNAttributeType]
 
     /// An empty message, for building values to compare against.
-    public init(type: STUNMessageType, transactionID: TransactionID) {
+    package init(type: STUNMessageType, transactionID: TransactionID) {
         self.type = type
         self.transactionID = transactionID
         byteCount = Self.headerLength
@@ -95,7 +95,7 @@ public struct STUNMessage: Hashable, Sendable {
     /// A cheap test for RFC 7983 demultiplexing and for rejecting junk before
     /// a full parse: top two bits zero, magic cookie present, length a
     /// multiple of 4 that matches the datagram.
-    public static func looksLikeSTUN(_ bytes: RawSpan) -> Bool {
+    package static func looksLikeSTUN(_ bytes: RawSpan) -> Bool {
         guard bytes.byteCount >= headerLength, bytes.byte(at: 0) & 0xC0 == 0 else { return false }
         let length = Int(bytes.byte(at: 2)) << 8 | Int(bytes.byte(at: 3))
         let cookie =
@@ -104,16 +104,16 @@ public struct STUNMessage: Hashable, Sendable {
         return cookie == magicCookie && length % 4 == 0 && headerLength + length == bytes.byteCount
     }
 
-    public static func looksLikeSTUN(_ bytes: [UInt8]) -> Bool { looksLikeSTUN(bytes.span.bytes) }
+    package static func looksLikeSTUN(_ bytes: [UInt8]) -> Bool { looksLikeSTUN(bytes.span.bytes) }
 
     /// Parses one whole STUN message held in an array (the control plane's
     /// usual container).
-    public static func parse(_ bytes: [UInt8]) throws(STUNParseError) -> STUNMessage {
+    package static func parse(_ bytes: [UInt8]) throws(STUNParseError) -> STUNMessage {
         try parse(bytes.span.bytes)
     }
 
     /// Parses one whole STUN message.
-    public static func parse(_ bytes: RawSpan) throws(STUNParseError) -> STUNMessage {
+    package static func parse(_ bytes: RawSpan) throws(STUNParseError) -> STUNMessage {
         var reader = ByteReader(bytes)
         let rawType = try reader.uint16(or: STUNParseError.truncated)
         let length = Int(try reader.uint16(or: STUNParseError.truncated))

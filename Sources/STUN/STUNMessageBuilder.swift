@@ -15,18 +15,18 @@ import Wire
 ///     try b.appendMessageIntegrity(key: STUNMessage.shortTermKey(password: pwd))
 ///     try b.appendFingerprint()
 ///     let datagram = b.bytes
-public struct STUNMessageBuilder: Sendable {
+package struct STUNMessageBuilder: Sendable {
     private var writer: ByteWriter
-    public let transactionID: TransactionID
+    package let transactionID: TransactionID
     /// The byte written into padding. RFC 8489 section 14 asks senders for
     /// zero; some RFC 5769 vectors use 0x20, and this lets tests reproduce
     /// them byte for byte. Receivers ignore padding either way.
-    public var paddingByte: UInt8
+    package var paddingByte: UInt8
     private var hasIntegrity = false
     private var hasIntegritySHA256 = false
     private var hasFingerprint = false
 
-    public init(type: STUNMessageType, transactionID: TransactionID, paddingByte: UInt8 = 0) {
+    package init(type: STUNMessageType, transactionID: TransactionID, paddingByte: UInt8 = 0) {
         writer = ByteWriter(capacity: 128)
         self.paddingByte = paddingByte
         self.transactionID = transactionID
@@ -38,12 +38,12 @@ public struct STUNMessageBuilder: Sendable {
     }
 
     /// The message so far; complete and consistent after every append.
-    public var bytes: [UInt8] { writer.bytes }
+    package var bytes: [UInt8] { writer.bytes }
 
     /// Appends any attribute with `value` and padding. Refuses attributes
     /// after FINGERPRINT, and after MESSAGE-INTEGRITY anything but the two
     /// attributes allowed to follow it.
-    public mutating func appendAttribute(_ type: STUNAttributeType, value: [UInt8]) throws(STUNBuildError) {
+    package mutating func appendAttribute(_ type: STUNAttributeType, value: [UInt8]) throws(STUNBuildError) {
         try checkOrder(type)
         guard let valueLength = UInt16(exactly: value.count) else { throw .messageTooLong }
         let padded = (value.count + 3) & ~3
@@ -63,41 +63,41 @@ public struct STUNMessageBuilder: Sendable {
 
     // MARK: Attributes
 
-    public mutating func appendMappedAddress(_ address: TransportAddress) throws(STUNBuildError) {
+    package mutating func appendMappedAddress(_ address: TransportAddress) throws(STUNBuildError) {
         try appendAttribute(.mappedAddress, value: Self.addressValue(address))
     }
 
     /// XOR-MAPPED-ADDRESS (RFC 8489 section 14.2), obfuscated with this
     /// message's transaction id.
-    public mutating func appendXORMappedAddress(_ address: TransportAddress) throws(STUNBuildError) {
+    package mutating func appendXORMappedAddress(_ address: TransportAddress) throws(STUNBuildError) {
         try appendAttribute(.xorMappedAddress, value: Self.addressValue(address.xored(with: transactionID)))
     }
 
-    public mutating func appendUsername(_ username: String) throws(STUNBuildError) {
+    package mutating func appendUsername(_ username: String) throws(STUNBuildError) {
         try appendText(.username, username)
     }
 
-    public mutating func appendSoftware(_ software: String) throws(STUNBuildError) {
+    package mutating func appendSoftware(_ software: String) throws(STUNBuildError) {
         try appendText(.software, software)
     }
 
-    public mutating func appendRealm(_ realm: String) throws(STUNBuildError) {
+    package mutating func appendRealm(_ realm: String) throws(STUNBuildError) {
         try appendText(.realm, realm)
     }
 
-    public mutating func appendNonce(_ nonce: String) throws(STUNBuildError) {
+    package mutating func appendNonce(_ nonce: String) throws(STUNBuildError) {
         try appendText(.nonce, nonce)
     }
 
     /// ERROR-CODE (RFC 8489 section 14.8).
-    public mutating func appendErrorCode(_ error: STUNErrorCode) throws(STUNBuildError) {
+    package mutating func appendErrorCode(_ error: STUNErrorCode) throws(STUNBuildError) {
         let reason = Array(error.reason.utf8)
         guard reason.count <= STUNMessage.maxTextLength else { throw .valueTooLong(.errorCode) }
         try appendAttribute(.errorCode, value: [0, 0, error.errorClass, error.number] + reason)
     }
 
     /// UNKNOWN-ATTRIBUTES (RFC 8489 section 14.13), for a 420 response.
-    public mutating func appendUnknownAttributes(_ types: [STUNAttributeType]) throws(STUNBuildError) {
+    package mutating func appendUnknownAttributes(_ types: [STUNAttributeType]) throws(STUNBuildError) {
         var value: [UInt8] = []
         value.reserveCapacity(types.count * 2)
         for t in types { value += [UInt8(t.rawValue >> 8), UInt8(truncatingIfNeeded: t.rawValue)] }
@@ -105,36 +105,36 @@ public struct STUNMessageBuilder: Sendable {
     }
 
     /// PRIORITY (RFC 8445 section 7.1.1).
-    public mutating func appendPriority(_ priority: UInt32) throws(STUNBuildError) {
+    package mutating func appendPriority(_ priority: UInt32) throws(STUNBuildError) {
         try appendAttribute(.priority, value: Self.bigEndian(UInt64(priority), count: 4))
     }
 
     /// USE-CANDIDATE (RFC 8445 section 7.1.2): no value.
-    public mutating func appendUseCandidate() throws(STUNBuildError) {
+    package mutating func appendUseCandidate() throws(STUNBuildError) {
         try appendAttribute(.useCandidate, value: [])
     }
 
     /// ICE-CONTROLLING (RFC 8445 section 7.1.3) with its tie-breaker.
-    public mutating func appendICEControlling(tieBreaker: UInt64) throws(STUNBuildError) {
+    package mutating func appendICEControlling(tieBreaker: UInt64) throws(STUNBuildError) {
         try appendAttribute(.iceControlling, value: Self.bigEndian(tieBreaker, count: 8))
     }
 
     /// ICE-CONTROLLED (RFC 8445 section 7.1.3) with its tie-breaker.
-    public mutating func appendICEControlled(tieBreaker: UInt64) throws(STUNBuildError) {
+    package mutating func appendICEControlled(tieBreaker: UInt64) throws(STUNBuildError) {
         try appendAttribute(.iceControlled, value: Self.bigEndian(tieBreaker, count: 8))
     }
 
     // MARK: Integrity and fingerprint
 
     /// MESSAGE-INTEGRITY: HMAC-SHA1 under `key` (RFC 8489 section 14.5).
-    public mutating func appendMessageIntegrity(key: [UInt8]) throws(STUNBuildError) {
+    package mutating func appendMessageIntegrity(key: [UInt8]) throws(STUNBuildError) {
         try appendMAC(.messageIntegrity, .sha1, key: key, length: 20)
         hasIntegrity = true
     }
 
     /// MESSAGE-INTEGRITY-SHA256: HMAC-SHA256 under `key`, truncated to
     /// `length` bytes (16...32, a multiple of 4; RFC 8489 section 14.6).
-    public mutating func appendMessageIntegritySHA256(key: [UInt8], length: Int = 32) throws(STUNBuildError) {
+    package mutating func appendMessageIntegritySHA256(key: [UInt8], length: Int = 32) throws(STUNBuildError) {
         guard (16...32).contains(length), length % 4 == 0 else { throw .invalidTruncation }
         try appendMAC(.messageIntegritySHA256, .sha256, key: key, length: length)
         hasIntegritySHA256 = true
@@ -142,7 +142,7 @@ public struct STUNMessageBuilder: Sendable {
 
     /// FINGERPRINT (RFC 8489 section 14.7): CRC-32 of everything before it,
     /// xored with 0x5354554E. Must be the last attribute.
-    public mutating func appendFingerprint() throws(STUNBuildError) {
+    package mutating func appendFingerprint() throws(STUNBuildError) {
         try checkOrder(.fingerprint)
         try coverNextAttribute(valueLength: 4)
         let crc = writer.bytes.withUnsafeBytes { CRC32.checksum($0) } ^ STUNMessage.fingerprintXOR
@@ -193,17 +193,17 @@ public struct STUNMessageBuilder: Sendable {
 
 extension STUNMessageBuilder {
     /// XOR-PEER-ADDRESS (section 18.3).
-    public mutating func appendXORPeerAddress(_ address: TransportAddress) throws(STUNBuildError) {
+    package mutating func appendXORPeerAddress(_ address: TransportAddress) throws(STUNBuildError) {
         try appendAttribute(.xorPeerAddress, value: Self.turnAddressValue(address.xored(with: transactionID)))
     }
 
     /// XOR-RELAYED-ADDRESS (section 18.5).
-    public mutating func appendXORRelayedAddress(_ address: TransportAddress) throws(STUNBuildError) {
+    package mutating func appendXORRelayedAddress(_ address: TransportAddress) throws(STUNBuildError) {
         try appendAttribute(.xorRelayedAddress, value: Self.turnAddressValue(address.xored(with: transactionID)))
     }
 
     /// LIFETIME in seconds (section 18.2).
-    public mutating func appendLifetime(seconds: UInt32) throws(STUNBuildError) {
+    package mutating func appendLifetime(seconds: UInt32) throws(STUNBuildError) {
         try appendAttribute(
             .lifetime,
             value: [
@@ -213,17 +213,17 @@ extension STUNMessageBuilder {
     }
 
     /// REQUESTED-TRANSPORT (section 18.8): 17 for UDP, three RFFU bytes.
-    public mutating func appendRequestedTransport(_ protocolNumber: UInt8 = 17) throws(STUNBuildError) {
+    package mutating func appendRequestedTransport(_ protocolNumber: UInt8 = 17) throws(STUNBuildError) {
         try appendAttribute(.requestedTransport, value: [protocolNumber, 0, 0, 0])
     }
 
     /// CHANNEL-NUMBER (section 18.1), two RFFU bytes.
-    public mutating func appendChannelNumber(_ number: UInt16) throws(STUNBuildError) {
+    package mutating func appendChannelNumber(_ number: UInt16) throws(STUNBuildError) {
         try appendAttribute(.channelNumber, value: [UInt8(number >> 8), UInt8(truncatingIfNeeded: number), 0, 0])
     }
 
     /// DATA (section 18.4).
-    public mutating func appendData(_ data: [UInt8]) throws(STUNBuildError) {
+    package mutating func appendData(_ data: [UInt8]) throws(STUNBuildError) {
         try appendAttribute(.data, value: data)
     }
 

@@ -1,6 +1,6 @@
 /// Why a datagram was not accepted as a STUN message. Bad network input is
 /// counted and dropped by the caller; nothing here traps.
-public enum STUNParseError: Error, Hashable, Sendable {
+package enum STUNParseError: Error, Hashable, Sendable {
     /// Fewer than the 20 header bytes.
     case truncated
     /// One of the two top bits of the first byte is set (RFC 8489 section 5):
@@ -26,7 +26,7 @@ public enum STUNParseError: Error, Hashable, Sendable {
 
 /// Why a message could not be built. Only values that the caller chose can
 /// cause these; nothing here depends on network input.
-public enum STUNBuildError: Error, Hashable, Sendable {
+package enum STUNBuildError: Error, Hashable, Sendable {
     /// A text attribute (USERNAME, SOFTWARE, reason phrase, REALM, NONCE)
     /// longer than `STUNMessage.maxTextLength` bytes.
     case valueTooLong(STUNAttributeType)

@@ -2,31 +2,31 @@ import CryptoPrimitives
 import FoundationEssentials
 
 /// A permission an access token may carry.
-public enum Grant: String, Equatable, Sendable, CaseIterable {
+package enum Grant: String, Equatable, Sendable, CaseIterable {
     case publish, subscribe, admin
 }
 
 /// The `grants` claim: what the participant may do in the room. A flag
 /// missing from the JSON is false.
-public struct AccessTokenGrants: Codable, Equatable, Sendable {
-    public var publish: Bool
-    public var subscribe: Bool
-    public var admin: Bool
+package struct AccessTokenGrants: Codable, Equatable, Sendable {
+    package var publish: Bool
+    package var subscribe: Bool
+    package var admin: Bool
 
-    public init(publish: Bool = false, subscribe: Bool = false, admin: Bool = false) {
+    package init(publish: Bool = false, subscribe: Bool = false, admin: Bool = false) {
         self.publish = publish
         self.subscribe = subscribe
         self.admin = admin
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         publish = try c.decodeIfPresent(Bool.self, forKey: .publish) ?? false
         subscribe = try c.decodeIfPresent(Bool.self, forKey: .subscribe) ?? false
         admin = try c.decodeIfPresent(Bool.self, forKey: .admin) ?? false
     }
 
-    public func allows(_ grant: Grant) -> Bool {
+    package func allows(_ grant: Grant) -> Bool {
         switch grant {
         case .publish: return publish
         case .subscribe: return subscribe
@@ -37,19 +37,19 @@ public struct AccessTokenGrants: Codable, Equatable, Sendable {
 
 /// The claims of a Swiftlet access token (docs/TOKENS.md). Every claim is
 /// required except the flags inside `grants`.
-public struct AccessTokenClaims: Codable, Equatable, Sendable {
+package struct AccessTokenClaims: Codable, Equatable, Sendable {
     /// `iss`: the API key whose secret signed the token.
-    public var issuer: String
+    package var issuer: String
     /// `sub`: the participant's identity in the room.
-    public var subject: String
+    package var subject: String
     /// `nbf`: seconds since the Unix epoch before which the token is refused.
-    public var notBefore: Int64
+    package var notBefore: Int64
     /// `exp`: seconds since the Unix epoch from which the token is refused.
-    public var expiresAt: Int64
-    public var room: String
-    public var grants: AccessTokenGrants
+    package var expiresAt: Int64
+    package var room: String
+    package var grants: AccessTokenGrants
 
-    public init(
+    package init(
         issuer: String, subject: String, notBefore: Int64, expiresAt: Int64, room: String, grants: AccessTokenGrants
     ) {
         self.issuer = issuer
@@ -72,14 +72,14 @@ public struct AccessTokenClaims: Codable, Equatable, Sendable {
 /// Minting of access tokens: JWTs (RFC 7519) in the JWS compact
 /// serialization (RFC 7515 section 7.1) signed with HMAC-SHA256 (RFC 7518
 /// section 3.2).
-public enum AccessToken {
+package enum AccessToken {
     /// The protected header of every token we mint, byte for byte.
-    public static let header = #"{"alg":"HS256","typ":"JWT"}"#
+    package static let header = #"{"alg":"HS256","typ":"JWT"}"#
 
     /// `base64url(header) "." base64url(claims JSON) "." base64url(HMAC)`,
     /// without padding. The claims JSON has sorted keys and no whitespace;
     /// the HMAC key is the UTF-8 bytes of `secret`.
-    public static func mint(claims: AccessTokenClaims, secret: String) -> String {
+    package static func mint(claims: AccessTokenClaims, secret: String) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let payload: [UInt8]

@@ -4,7 +4,7 @@ import FoundationEssentials
 /// Why a token was refused, each with the HTTP status to answer: 401 when
 /// the token does not prove who the bearer is, 403 when it does but does
 /// not allow the request.
-public enum AccessTokenError: Error, Equatable, Sendable {
+package enum AccessTokenError: Error, Equatable, Sendable {
     /// Not three base64url parts of JSON, missing or mistyped claims.
     case malformed(String)
     case tooLarge
@@ -18,14 +18,14 @@ public enum AccessTokenError: Error, Equatable, Sendable {
     case wrongRoom
     case missingGrant(Grant)
 
-    public var status: Int {
+    package var status: Int {
         switch self {
         case .wrongRoom, .missingGrant: return 403
         default: return 401
         }
     }
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .malformed(let why): return "malformed token: \(why)"
         case .tooLarge: return "token too large"
@@ -42,28 +42,28 @@ public enum AccessTokenError: Error, Equatable, Sendable {
 
 /// Checks access tokens against the API keys the server knows
 /// (docs/TOKENS.md). Reads no clock: the caller passes the time.
-public struct AccessTokenVerifier: Sendable {
+package struct AccessTokenVerifier: Sendable {
     /// Longer tokens are refused before any decoding.
-    public static let maxTokenBytes = 8 * 1024
+    package static let maxTokenBytes = 8 * 1024
 
     /// The shortest API secret the server accepts and `swiftlet token`
     /// signs with. RFC 7518 section 3.2 asks HS256 keys to be at least the
     /// hash's 32 bytes (docs/TOKENS.md recommends that); below 16 bytes a
     /// secret is refused outright. The one copy of the rule.
-    public static let minimumSecretBytes = 16
+    package static let minimumSecretBytes = 16
 
     /// Why `secret` may not sign tokens, or nil when it may.
-    public static func secretProblem(_ secret: String) -> String? {
+    package static func secretProblem(_ secret: String) -> String? {
         guard secret.utf8.count < minimumSecretBytes else { return nil }
         return "is \(secret.utf8.count) bytes; HS256 wants a long random secret of \(minimumSecretBytes) bytes or more"
     }
 
     /// API key (`iss`) to secret.
-    public var keys: [String: String]
+    package var keys: [String: String]
     /// Seconds of clock skew tolerated on both `nbf` and `exp`.
-    public var leewaySeconds: Int64
+    package var leewaySeconds: Int64
 
-    public init(keys: [String: String], leewaySeconds: Int64 = 0) {
+    package init(keys: [String: String], leewaySeconds: Int64 = 0) {
         self.keys = keys
         self.leewaySeconds = max(0, leewaySeconds)
     }
@@ -81,7 +81,7 @@ public struct AccessTokenVerifier: Sendable {
     /// known key, valid at `nowSeconds`, for `room` (when given) and grants
     /// `grant` (when given). Checks run in that order; the claims are only
     /// decoded in full after the signature matched.
-    public func verify(
+    package func verify(
         _ token: String, room: String?, required grant: Grant?, nowSeconds: Int64
     ) throws(AccessTokenError)
         -> AccessTokenClaims

@@ -6,58 +6,58 @@
 /// be checked for repetition and list-valued ones (Connection) combine.
 /// Values are kept as received minus surrounding whitespace, decoded as ISO
 /// 8859-1 so that obs-text bytes survive without a lossy UTF-8 decode.
-public struct HTTPHeaders: Equatable, Sendable, Sequence {
-    public struct Field: Equatable, Sendable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) {
+package struct HTTPHeaders: Equatable, Sendable, Sequence {
+    package struct Field: Equatable, Sendable {
+        package var name: String
+        package var value: String
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
-    public private(set) var fields: [Field]
+    package private(set) var fields: [Field]
 
-    public init(_ fields: [(String, String)] = []) {
+    package init(_ fields: [(String, String)] = []) {
         self.fields = fields.map { Field(name: $0.0, value: $0.1) }
     }
 
-    public mutating func append(name: String, value: String) {
+    package mutating func append(name: String, value: String) {
         fields.append(Field(name: name, value: value))
     }
 
     /// Replaces every field named `name` by one with `value`.
-    public mutating func replaceOrAdd(name: String, value: String) {
+    package mutating func replaceOrAdd(name: String, value: String) {
         remove(name: name)
         append(name: name, value: value)
     }
 
-    public mutating func remove(name: String) {
+    package mutating func remove(name: String) {
         fields.removeAll { Self.namesEqual($0.name, name) }
     }
 
     /// The first value of the field `name`, if present.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { Self.namesEqual($0.name, name) }?.value
     }
 
     /// Every value of `name`, in order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         fields.filter { Self.namesEqual($0.name, name) }.map(\.value)
     }
 
     /// The comma-separated list elements of every `name` field, trimmed and
     /// lowercased, empty elements dropped (RFC 9110 section 5.6.1), e.g.
     /// `Connection: keep-alive, Upgrade` gives `["keep-alive", "upgrade"]`.
-    public func tokens(_ name: String) -> [String] {
+    package func tokens(_ name: String) -> [String] {
         values(name).flatMap { value in
             value.split(separator: ",").map { HTTPSyntax.trimmed($0).lowercased() }.filter { !$0.isEmpty }
         }
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    package func contains(_ name: String) -> Bool { self[name] != nil }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     static func namesEqual(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()

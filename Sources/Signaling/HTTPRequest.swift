@@ -1,37 +1,37 @@
 /// The protocol version of an HTTP/1.x message (RFC 9112 section 2.3).
-public struct HTTPVersion: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
-    public init(major: Int, minor: Int) {
+package struct HTTPVersion: Equatable, Hashable, Sendable, CustomStringConvertible {
+    package var major: Int
+    package var minor: Int
+    package init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
-    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
-    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
-    public var description: String { "HTTP/\(major).\(minor)" }
+    package static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    package static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    package var description: String { "HTTP/\(major).\(minor)" }
 }
 
 /// One complete HTTP/1.1 request as the parser hands it out (RFC 9112
 /// section 3): request line, header fields and a body whose length was given
 /// by Content-Length.
-public struct HTTPRequest: Equatable, Sendable {
+package struct HTTPRequest: Equatable, Sendable {
     /// Case-sensitive (RFC 9110 section 9.1): `GET`, never `get`.
-    public var method: String
+    package var method: String
     /// The request-target as sent, e.g. `/whip/room1?token=abc`.
-    public var target: String
+    package var target: String
     /// The target up to the first `?`, not percent-decoded.
-    public var path: String
+    package var path: String
     /// The target after the first `?`, not percent-decoded; nil without `?`.
-    public var query: String?
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    package var query: String?
+    package var version: HTTPVersion
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
     /// Whether the connection stays open after the response (RFC 9112
     /// section 9.3): HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with
     /// `Connection: keep-alive`.
-    public var keepAlive: Bool
+    package var keepAlive: Bool
 
-    public init(
+    package init(
         method: String, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8] = [], keepAlive: Bool = true
     ) {
@@ -54,7 +54,7 @@ public struct HTTPRequest: Equatable, Sendable {
 /// Why a request was refused, each with the status code the server answers
 /// before it closes the connection. After any of these the parser stops:
 /// the framing of whatever follows is unknown.
-public enum HTTPParseError: Error, Equatable, Sendable {
+package enum HTTPParseError: Error, Equatable, Sendable {
     /// Request line not `method SP target SP HTTP/x.y`, or bad characters.
     case malformedRequestLine
     /// A version other than HTTP/1.0 and HTTP/1.1 (505).
@@ -82,7 +82,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
     case contentTooLarge
 
     /// The status code of the response to send.
-    public var status: Int {
+    package var status: Int {
         switch self {
         case .malformedRequestLine, .malformedHeaderField, .invalidHost, .invalidContentLength,
             .transferEncodingWithContentLength:
@@ -96,7 +96,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
     }
 
     /// A sentence for logs and the response body.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .malformedRequestLine: return "malformed request line"
         case .versionNotSupported: return "only HTTP/1.0 and HTTP/1.1 are supported"
@@ -112,7 +112,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
     }
 
     /// The error response: status, reason as a text body, `Connection: close`.
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         let headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")])
         return HTTPResponse(status: status, headers: headers, body: Array((reason + "\n").utf8))
     }

@@ -21,18 +21,18 @@ import Wire
 /// After an error the parser keeps throwing it; after a request that does
 /// not keep the connection alive it returns nil for good (RFC 9112 section
 /// 9.6: the server must not process later requests on that connection).
-public struct HTTPRequestParser: Sendable {
-    public struct Limits: Equatable, Sendable {
+package struct HTTPRequestParser: Sendable {
+    package struct Limits: Equatable, Sendable {
         /// Request line plus header fields plus the empty line, in bytes.
-        public var maxHeaderSectionBytes: Int
-        public var maxBodyBytes: Int
-        public init(maxHeaderSectionBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024) {
+        package var maxHeaderSectionBytes: Int
+        package var maxBodyBytes: Int
+        package init(maxHeaderSectionBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024) {
             self.maxHeaderSectionBytes = maxHeaderSectionBytes
             self.maxBodyBytes = maxBodyBytes
         }
     }
 
-    public let limits: Limits
+    package let limits: Limits
     private var buffer: [UInt8] = []
     /// Start of the unconsumed bytes in `buffer`.
     private var start = 0
@@ -44,37 +44,37 @@ public struct HTTPRequestParser: Sendable {
     private var failure: HTTPParseError?
     private var finished = false
     /// Bytes taken out of the stream into requests so far.
-    public private(set) var consumedByteCount = 0
+    package private(set) var consumedByteCount = 0
 
-    public init(limits: Limits = Limits()) {
+    package init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
     /// Appends received bytes. Bytes after a connection's last request are
     /// dropped.
-    public mutating func feed(_ bytes: RawSpan) {
+    package mutating func feed(_ bytes: RawSpan) {
         guard !finished, failure == nil else { return }
         buffer.reserveCapacity(buffer.count + bytes.byteCount)
         for i in 0..<bytes.byteCount { buffer.append(bytes.byte(at: i)) }
     }
 
-    public mutating func feed(_ bytes: [UInt8]) {
+    package mutating func feed(_ bytes: [UInt8]) {
         feed(bytes.span.bytes)
     }
 
     /// True while bytes of a request that is not complete yet are buffered:
     /// the shell's cue to run its request timeout.
-    public var hasIncompleteRequest: Bool {
+    package var hasIncompleteRequest: Bool {
         failure == nil && !finished && (pending != nil || start < buffer.count)
     }
 
     /// Bytes received and not yet part of a returned request.
-    public var bufferedByteCount: Int { buffer.count - start }
+    package var bufferedByteCount: Int { buffer.count - start }
 
     /// Hands over the bytes received after the last returned request and
     /// stops the parser: for a connection switching protocols (a WebSocket
     /// upgrade), whose next bytes belong to the new protocol.
-    public mutating func takeBufferedBytes() -> [UInt8] {
+    package mutating func takeBufferedBytes() -> [UInt8] {
         let rest = pending == nil ? Array(buffer[start...]) : []
         buffer = []
         start = 0
@@ -84,10 +84,10 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// True once a request without keep-alive was returned, or after an error.
-    public var isFinished: Bool { finished || failure != nil }
+    package var isFinished: Bool { finished || failure != nil }
 
     /// The next complete request, nil when more bytes are needed.
-    public mutating func nextRequest() throws(HTTPParseError) -> HTTPRequest? {
+    package mutating func nextRequest() throws(HTTPParseError) -> HTTPRequest? {
         if let failure { throw failure }
         guard !finished else { return nil }
         do throws(HTTPParseError) {

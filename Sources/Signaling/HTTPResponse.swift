@@ -4,14 +4,14 @@
 /// body (replacing any given), except for 1xx and 204 responses, which
 /// must not carry one and must not have a body (RFC 9110 section 8.6). It
 /// never reads a clock: pass a `Date` header value in if one is wanted.
-public struct HTTPResponse: Equatable, Sendable {
-    public var status: Int
-    public var reason: String
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+package struct HTTPResponse: Equatable, Sendable {
+    package var status: Int
+    package var reason: String
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
 
     /// `reason` defaults to the standard phrase of `status`.
-    public init(status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    package init(status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.reason = reason ?? Self.standardReason(status)
         self.headers = headers
@@ -19,7 +19,7 @@ public struct HTTPResponse: Equatable, Sendable {
     }
 
     /// Whether the status forbids Content-Length and a body.
-    public var hasNoContent: Bool { (100..<200).contains(status) || status == 204 }
+    package var hasNoContent: Bool { (100..<200).contains(status) || status == 204 }
 
     /// The bytes to write: status line, header fields, blank line, body.
     /// `date` (an IMF-fixdate the shell formats) is added as a Date header
@@ -28,7 +28,7 @@ public struct HTTPResponse: Equatable, Sendable {
     /// `omittingBody`: the answer to a HEAD request, which carries the GET
     /// response's header fields, Content-Length included, and no body (RFC
     /// 9110 section 9.3.2).
-    public func serialize(date: String? = nil, omittingBody: Bool = false) -> [UInt8] {
+    package func serialize(date: String? = nil, omittingBody: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128 + body.count)
         out += Array("HTTP/1.1 \(status) \(Self.clean(reason))\r\n".utf8)
@@ -48,7 +48,7 @@ public struct HTTPResponse: Equatable, Sendable {
     }
 
     /// Reason phrases of RFC 9110 section 15 (and RFC 6585 for 431).
-    public static func standardReason(_ status: Int) -> String {
+    package static func standardReason(_ status: Int) -> String {
         switch status {
         case 101: return "Switching Protocols"
         case 200: return "OK"

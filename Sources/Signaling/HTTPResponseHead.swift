@@ -1,7 +1,7 @@
 import Wire
 
 /// Why a server's response head was refused.
-public enum HTTPResponseParseError: Error, Equatable, Sendable {
+package enum HTTPResponseParseError: Error, Equatable, Sendable {
     /// The head is longer than the limit without its blank line.
     case headTooLong
     /// The status line is not `HTTP/1.x NNN reason`.
@@ -14,13 +14,13 @@ public enum HTTPResponseParseError: Error, Equatable, Sendable {
 /// The status line and header fields of an HTTP/1.1 response (RFC 9112
 /// sections 4 and 5), read by a client: the WebSocket handshake answer
 /// (RFC 6455 section 4.2.2), or a WHIP/WHEP server's reply.
-public struct HTTPResponseHead: Equatable, Sendable {
-    public var version: HTTPVersion
-    public var status: Int
-    public var reason: String
-    public var headers: HTTPHeaders
+package struct HTTPResponseHead: Equatable, Sendable {
+    package var version: HTTPVersion
+    package var status: Int
+    package var reason: String
+    package var headers: HTTPHeaders
 
-    public init(version: HTTPVersion = .http1_1, status: Int, reason: String, headers: HTTPHeaders) {
+    package init(version: HTTPVersion = .http1_1, status: Int, reason: String, headers: HTTPHeaders) {
         self.version = version
         self.status = status
         self.reason = reason
@@ -32,7 +32,7 @@ public struct HTTPResponseHead: Equatable, Sendable {
     /// (a body, or WebSocket frames after a 101) are the caller's.
     /// `maxLength` bounds what is searched, so a server that never ends its
     /// head cannot make the client buffer without limit.
-    public static func parse(
+    package static func parse(
         _ bytes: RawSpan, maxLength: Int = 16 * 1024
     ) throws(HTTPResponseParseError) -> (head: HTTPResponseHead, length: Int)? {
         let count = bytes.byteCount

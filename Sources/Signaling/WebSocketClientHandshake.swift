@@ -3,8 +3,8 @@
 ///
 /// The 16-byte nonce comes from the caller (this target reads no random
 /// source); section 4.1 asks for a fresh random one per connection.
-public struct WebSocketClientHandshake: Equatable, Sendable {
-    public enum Failure: Error, Equatable, Sendable {
+package struct WebSocketClientHandshake: Equatable, Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         /// The server answered with another status than 101; a server that
         /// refuses the upgrade says why in the body, which we do not read.
         case notSwitchingProtocols(status: Int)
@@ -23,16 +23,16 @@ public struct WebSocketClientHandshake: Equatable, Sendable {
     }
 
     /// `Host` header value: `host` or `host:port`.
-    public let host: String
+    package let host: String
     /// The request target, `/rtc` say, with any query.
-    public let path: String
+    package let path: String
     /// `Sec-WebSocket-Key`: base64 of the caller's 16-byte nonce.
-    public let key: String
-    public let subprotocols: [String]
+    package let key: String
+    package let subprotocols: [String]
 
     /// `nonce` should be 16 random bytes (section 4.1 step 7); other
     /// lengths are encoded as given and a strict server refuses them.
-    public init(host: String, path: String, nonce: [UInt8], subprotocols: [String] = []) {
+    package init(host: String, path: String, nonce: [UInt8], subprotocols: [String] = []) {
         self.host = host
         self.path = path.isEmpty ? "/" : path
         self.key = Base64.encode(nonce, .standard)
@@ -41,11 +41,11 @@ public struct WebSocketClientHandshake: Equatable, Sendable {
 
     /// The value the server must send in `Sec-WebSocket-Accept` (section
     /// 4.2.2 step 5.4).
-    public var expectedAccept: String { WebSocketHandshake.acceptValue(forKey: key) }
+    package var expectedAccept: String { WebSocketHandshake.acceptValue(forKey: key) }
 
     /// The GET upgrade request (section 4.1 steps 1 to 10), CR and LF
     /// removed from the caller's strings so none can inject a header.
-    public var requestBytes: [UInt8] {
+    package var requestBytes: [UInt8] {
         func clean(_ s: String) -> String {
             String(String.UnicodeScalarView(s.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
         }
@@ -59,7 +59,7 @@ public struct WebSocketClientHandshake: Equatable, Sendable {
 
     /// Checks the server's response head (section 4.1, the client's
     /// steps 1 to 6 on receiving it).
-    public func validate(_ response: HTTPResponseHead) throws(Failure) {
+    package func validate(_ response: HTTPResponseHead) throws(Failure) {
         guard response.status == 101 else { throw .notSwitchingProtocols(status: response.status) }
         guard response.headers.tokens("Upgrade").contains("websocket") else { throw .missingUpgrade }
         guard response.headers.tokens("Connection").contains("upgrade") else { throw .missingConnectionUpgrade }
@@ -74,7 +74,7 @@ public struct WebSocketClientHandshake: Equatable, Sendable {
     /// Parses and validates the response at the start of `bytes`: nil while
     /// it is incomplete, else the number of bytes the head took (what
     /// follows already belongs to the WebSocket).
-    public func receiveResponse(_ bytes: RawSpan) throws(Failure) -> Int? {
+    package func receiveResponse(_ bytes: RawSpan) throws(Failure) -> Int? {
         let parsed: (head: HTTPResponseHead, length: Int)?
         do {
             parsed = try HTTPResponseHead.parse(bytes)

@@ -1,5 +1,5 @@
 /// What the shell learns from the bytes it fed a `WebSocketConnection`.
-public enum WebSocketEvent: Equatable, Sendable {
+package enum WebSocketEvent: Equatable, Sendable {
     case text(String)
     case binary([UInt8])
     /// The answer to a ping; the shell may use it for liveness.
@@ -13,28 +13,28 @@ public enum WebSocketEvent: Equatable, Sendable {
 /// How one side of a WebSocket writes its frames (RFC 6455 section 5.3):
 /// a server sends them unmasked and reads masked ones; a client masks
 /// every frame with a fresh key and reads unmasked ones.
-public protocol WebSocketFraming {
+package protocol WebSocketFraming {
     /// Whose frames this side decodes.
     static var peer: WebSocketRole { get }
     mutating func serialize(_ frame: WebSocketFrame) -> [UInt8]
 }
 
 /// The server's side: frames go out unmasked.
-public struct ServerFraming: WebSocketFraming, Sendable {
-    public static let peer = WebSocketRole.client
-    public init() {}
-    public func serialize(_ frame: WebSocketFrame) -> [UInt8] { frame.serialize() }
+package struct ServerFraming: WebSocketFraming, Sendable {
+    package static let peer = WebSocketRole.client
+    package init() {}
+    package func serialize(_ frame: WebSocketFrame) -> [UInt8] { frame.serialize() }
 }
 
 /// The client's side: every frame is masked with a fresh 32-bit key from
 /// `maskingKey`, which the caller backs with a strong random source
 /// (section 5.3: the key must be unpredictable, so a proxy cannot be fed
 /// chosen bytes).
-public struct ClientFraming: WebSocketFraming {
-    public static let peer = WebSocketRole.server
+package struct ClientFraming: WebSocketFraming {
+    package static let peer = WebSocketRole.server
     let maskingKey: () -> UInt32
-    public init(maskingKey: @escaping () -> UInt32) { self.maskingKey = maskingKey }
-    public func serialize(_ frame: WebSocketFrame) -> [UInt8] { frame.serialize(maskingKey: maskingKey()) }
+    package init(maskingKey: @escaping () -> UInt32) { self.maskingKey = maskingKey }
+    package func serialize(_ frame: WebSocketFrame) -> [UInt8] { frame.serialize(maskingKey: maskingKey()) }
 }
 
 /// One WebSocket connection after the handshake, sans-IO (RFC 6455
@@ -51,32 +51,32 @@ public struct ClientFraming: WebSocketFraming {
 /// fails the connection: a close frame with the error's code is queued and
 /// the connection is closed at once (section 7.1.7). Keep-alive pings are
 /// the shell's to schedule, through `sendPing`.
-public struct WebSocketEndpoint<Framing: WebSocketFraming> {
-    public enum State: Equatable, Sendable {
+package struct WebSocketEndpoint<Framing: WebSocketFraming> {
+    package enum State: Equatable, Sendable {
         case open
         /// We sent a close and wait for the peer's.
         case closing
         case closed
     }
 
-    public private(set) var state: State = .open
+    package private(set) var state: State = .open
     private var decoder: WebSocketFrameDecoder
     private var framing: Framing
     private var output: [UInt8] = []
 
-    public init(maxMessageBytes: Int = 1024 * 1024, framing: Framing) {
+    package init(maxMessageBytes: Int = 1024 * 1024, framing: Framing) {
         decoder = WebSocketFrameDecoder(maxMessageBytes: maxMessageBytes, decodingFramesFrom: Framing.peer)
         self.framing = framing
     }
 
-    public var isClosed: Bool { state == .closed }
+    package var isClosed: Bool { state == .closed }
 
     /// Bytes received and held for messages not complete yet.
-    public var heldByteCount: Int { decoder.heldByteCount }
+    package var heldByteCount: Int { decoder.heldByteCount }
 
     /// Decodes `bytes` and returns what happened, in order. Bytes after the
     /// connection closed are ignored.
-    public mutating func receive(_ bytes: [UInt8]) -> [WebSocketEvent] {
+    package mutating func receive(_ bytes: [UInt8]) -> [WebSocketEvent] {
         guard state != .closed else { return [] }
         decoder.feed(bytes)
         var events: [WebSocketEvent] = []
@@ -109,33 +109,33 @@ public struct WebSocketEndpoint<Framing: WebSocketFraming> {
         return events
     }
 
-    public mutating func send(text: String) {
+    package mutating func send(text: String) {
         guard state == .open else { return }
         queue(.text, Array(text.utf8))
     }
 
-    public mutating func send(binary: [UInt8]) {
+    package mutating func send(binary: [UInt8]) {
         guard state == .open else { return }
         queue(.binary, binary)
     }
 
     /// Queues a ping; its payload is cut to the 125 bytes a control frame
     /// may carry.
-    public mutating func sendPing(_ payload: [UInt8] = []) {
+    package mutating func sendPing(_ payload: [UInt8] = []) {
         guard state == .open else { return }
         queue(.ping, Array(payload.prefix(125)))
     }
 
     /// Starts the closing handshake: queues a close frame and waits for the
     /// peer's. Data messages that arrive meanwhile are still reported.
-    public mutating func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
+    package mutating func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
         guard state == .open else { return }
         queueClose(code: code, reason: reason)
         state = .closing
     }
 
     /// The bytes to write, in order; empties the queue.
-    public mutating func takeOutput() -> [UInt8] {
+    package mutating func takeOutput() -> [UInt8] {
         defer { output = [] }
         return output
     }
@@ -161,18 +161,18 @@ public struct WebSocketEndpoint<Framing: WebSocketFraming> {
 extension WebSocketEndpoint: Sendable where Framing: Sendable {}
 
 /// The server side of a WebSocket connection.
-public typealias WebSocketConnection = WebSocketEndpoint<ServerFraming>
+package typealias WebSocketConnection = WebSocketEndpoint<ServerFraming>
 
 extension WebSocketEndpoint where Framing == ServerFraming {
-    public init(maxMessageBytes: Int = 1024 * 1024) { self.init(maxMessageBytes: maxMessageBytes, framing: ServerFraming()) }
+    package init(maxMessageBytes: Int = 1024 * 1024) { self.init(maxMessageBytes: maxMessageBytes, framing: ServerFraming()) }
 }
 
 /// The client side (roombot): every frame masked, pings answered, a close
 /// from the server echoed, as on the server side.
-public typealias WebSocketClientConnection = WebSocketEndpoint<ClientFraming>
+package typealias WebSocketClientConnection = WebSocketEndpoint<ClientFraming>
 
 extension WebSocketEndpoint where Framing == ClientFraming {
-    public init(maxMessageBytes: Int = 1024 * 1024, maskingKey: @escaping () -> UInt32) {
+    package init(maxMessageBytes: Int = 1024 * 1024, maskingKey: @escaping () -> UInt32) {
         self.init(maxMessageBytes: maxMessageBytes, framing: ClientFraming(maskingKey: maskingKey))
     }
 }

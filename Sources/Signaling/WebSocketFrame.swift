@@ -2,7 +2,7 @@ import Wire
 
 /// The opcode of a WebSocket frame (RFC 6455 section 5.2). Values 3 to 7
 /// and 11 to 15 are reserved and refused.
-public enum WebSocketOpcode: UInt8, Equatable, Sendable {
+package enum WebSocketOpcode: UInt8, Equatable, Sendable {
     case continuation = 0x0
     case text = 0x1
     case binary = 0x2
@@ -12,12 +12,12 @@ public enum WebSocketOpcode: UInt8, Equatable, Sendable {
 
     /// Control frames (opcodes with the high bit set, section 5.5) may not
     /// be fragmented and carry at most 125 bytes.
-    public var isControl: Bool { rawValue & 0x8 != 0 }
+    package var isControl: Bool { rawValue & 0x8 != 0 }
 }
 
 /// Why a peer's frames were refused; each maps to the close code we send
 /// before closing (RFC 6455 section 7.4.1).
-public enum WebSocketProtocolError: Error, Equatable, Sendable {
+package enum WebSocketProtocolError: Error, Equatable, Sendable {
     /// RSV1-3 set without a negotiated extension (section 5.2).
     case reservedBitsSet
     case reservedOpcode(UInt8)
@@ -42,7 +42,7 @@ public enum WebSocketProtocolError: Error, Equatable, Sendable {
     /// (section 7.4).
     case invalidClosePayload
 
-    public var closeCode: WebSocketCloseCode {
+    package var closeCode: WebSocketCloseCode {
         switch self {
         case .invalidUTF8: return .invalidFramePayloadData
         case .messageTooBig: return .messageTooBig
@@ -50,7 +50,7 @@ public enum WebSocketProtocolError: Error, Equatable, Sendable {
         }
     }
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .reservedBitsSet: return "reserved bits set"
         case .reservedOpcode(let op): return "reserved opcode \(op)"
@@ -67,17 +67,17 @@ public enum WebSocketProtocolError: Error, Equatable, Sendable {
 }
 
 /// Which end of a WebSocket connection sent (or will send) a frame.
-public enum WebSocketRole: Equatable, Sendable {
+package enum WebSocketRole: Equatable, Sendable {
     case client, server
 }
 
 /// One WebSocket frame with its payload unmasked (RFC 6455 section 5.2).
-public struct WebSocketFrame: Equatable, Sendable {
-    public var fin: Bool
-    public var opcode: WebSocketOpcode
-    public var payload: [UInt8]
+package struct WebSocketFrame: Equatable, Sendable {
+    package var fin: Bool
+    package var opcode: WebSocketOpcode
+    package var payload: [UInt8]
 
-    public init(fin: Bool = true, opcode: WebSocketOpcode, payload: [UInt8]) {
+    package init(fin: Bool = true, opcode: WebSocketOpcode, payload: [UInt8]) {
         self.fin = fin
         self.opcode = opcode
         self.payload = payload
@@ -86,7 +86,7 @@ public struct WebSocketFrame: Equatable, Sendable {
     /// The frame on the wire. Servers send unmasked frames (section 5.1);
     /// a masking key is for building client frames in tests. Lengths use
     /// the shortest of the 7, 16 and 64-bit forms.
-    public func serialize(maskingKey: UInt32? = nil) -> [UInt8] {
+    package func serialize(maskingKey: UInt32? = nil) -> [UInt8] {
         var w = ByteWriter(capacity: payload.count + 14)
         w.uint8((fin ? 0x80 : 0) | opcode.rawValue)
         let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
@@ -113,26 +113,26 @@ public struct WebSocketFrame: Equatable, Sendable {
 }
 
 /// The fixed part of a frame, parsed in place (RFC 6455 section 5.2).
-public struct WebSocketFrameHeader: Equatable, Sendable {
-    public var fin: Bool
-    public var opcode: WebSocketOpcode
-    public var maskingKey: UInt32?
-    public var payloadLength: Int
+package struct WebSocketFrameHeader: Equatable, Sendable {
+    package var fin: Bool
+    package var opcode: WebSocketOpcode
+    package var maskingKey: UInt32?
+    package var payloadLength: Int
     /// Bytes from the frame start to the payload: 2 to 14.
-    public var headerLength: Int
+    package var headerLength: Int
 
     /// The header at the start of `bytes`, nil when more bytes are needed
     /// to see all of it. Checks everything the header alone decides for a
     /// frame a client sent: reserved bits and opcodes, the mask, the length
     /// encoding, and the control-frame rules.
-    public static func parse(_ bytes: RawSpan) throws(WebSocketProtocolError) -> WebSocketFrameHeader? {
+    package static func parse(_ bytes: RawSpan) throws(WebSocketProtocolError) -> WebSocketFrameHeader? {
         try parse(bytes, from: .client)
     }
 
     /// The header of a frame sent by `sender`: a client's frames must be
     /// masked, a server's must not be (RFC 6455 section 5.1); the other
     /// checks are the same for both.
-    public static func parse(
+    package static func parse(
         _ bytes: RawSpan, from sender: WebSocketRole
     ) throws(WebSocketProtocolError) -> WebSocketFrameHeader? {
         var r = ByteReader(bytes)

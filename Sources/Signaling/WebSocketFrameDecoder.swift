@@ -1,7 +1,7 @@
 import Wire
 
 /// A complete message or control frame from the peer.
-public enum WebSocketMessage: Equatable, Sendable {
+package enum WebSocketMessage: Equatable, Sendable {
     case text(String)
     case binary([UInt8])
     case ping([UInt8])
@@ -23,43 +23,43 @@ public enum WebSocketMessage: Equatable, Sendable {
 ///
 /// After an error the decoder keeps throwing it: the connection must be
 /// failed with the error's close code (section 7.1.7).
-public struct WebSocketFrameDecoder: Sendable {
-    public let maxMessageBytes: Int
+package struct WebSocketFrameDecoder: Sendable {
+    package let maxMessageBytes: Int
     /// Whose frames this decoder reads: a server decodes the client's
     /// (masked), a client the server's (unmasked).
-    public let sender: WebSocketRole
+    package let sender: WebSocketRole
     private var buffer: [UInt8] = []
     private var start = 0
     /// The opcode and payload so far of a fragmented message.
     private var fragments: (opcode: WebSocketOpcode, payload: [UInt8])?
     private var failure: WebSocketProtocolError?
-    public private(set) var consumedByteCount = 0
+    package private(set) var consumedByteCount = 0
 
-    public init(maxMessageBytes: Int = 1024 * 1024) {
+    package init(maxMessageBytes: Int = 1024 * 1024) {
         self.init(maxMessageBytes: maxMessageBytes, decodingFramesFrom: .client)
     }
 
-    public init(maxMessageBytes: Int, decodingFramesFrom sender: WebSocketRole) {
+    package init(maxMessageBytes: Int, decodingFramesFrom sender: WebSocketRole) {
         self.maxMessageBytes = max(maxMessageBytes, 125)
         self.sender = sender
     }
 
-    public mutating func feed(_ bytes: RawSpan) {
+    package mutating func feed(_ bytes: RawSpan) {
         guard failure == nil else { return }
         buffer.reserveCapacity(buffer.count - start + bytes.byteCount)
         for i in 0..<bytes.byteCount { buffer.append(bytes.byte(at: i)) }
     }
 
-    public mutating func feed(_ bytes: [UInt8]) { feed(bytes.span.bytes) }
+    package mutating func feed(_ bytes: [UInt8]) { feed(bytes.span.bytes) }
 
     /// Bytes received and not yet decoded.
-    public var bufferedByteCount: Int { buffer.count - start }
+    package var bufferedByteCount: Int { buffer.count - start }
 
     /// Everything held for messages not yet complete: undecoded bytes and
     /// the payload of a fragmented message so far.
-    public var heldByteCount: Int { bufferedByteCount + (fragments?.payload.count ?? 0) }
+    package var heldByteCount: Int { bufferedByteCount + (fragments?.payload.count ?? 0) }
 
-    public mutating func nextMessage() throws(WebSocketProtocolError) -> WebSocketMessage? {
+    package mutating func nextMessage() throws(WebSocketProtocolError) -> WebSocketMessage? {
         if let failure { throw failure }
         do throws(WebSocketProtocolError) {
             while let frame = try nextFrame() {

@@ -3,12 +3,12 @@ import CryptoPrimitives
 /// The server side of the WebSocket opening handshake (RFC 6455 section
 /// 4.2): checks a client's upgrade request and builds the 101 response, or
 /// says which error response to send instead.
-public enum WebSocketHandshake {
+package enum WebSocketHandshake {
     /// Appended to the client's key before hashing (section 1.3).
-    public static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-    public static let version = "13"
+    package static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+    package static let version = "13"
 
-    public enum Rejection: Error, Equatable, Sendable {
+    package enum Rejection: Error, Equatable, Sendable {
         case methodNotGet
         case httpVersionTooOld
         /// No `Upgrade: websocket`: not a WebSocket request at all (426).
@@ -20,14 +20,14 @@ public enum WebSocketHandshake {
         /// `Sec-WebSocket-Key` absent, repeated, or not base64 of 16 bytes.
         case invalidKey
 
-        public var status: Int {
+        package var status: Int {
             switch self {
             case .missingUpgrade, .unsupportedVersion: return 426
             default: return 400
             }
         }
 
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .methodNotGet: return "a WebSocket handshake must be a GET"
             case .httpVersionTooOld: return "a WebSocket handshake needs HTTP/1.1"
@@ -41,7 +41,7 @@ public enum WebSocketHandshake {
         /// The response to send before closing the connection. A 426 names
         /// what to upgrade to (RFC 9110 section 15.5.22) and a version
         /// mismatch names ours (RFC 6455 section 4.4).
-        public var response: HTTPResponse {
+        package var response: HTTPResponse {
             var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")])
             if status == 426 {
                 headers.append(name: "Upgrade", value: "websocket")
@@ -53,7 +53,7 @@ public enum WebSocketHandshake {
 
     /// The `Sec-WebSocket-Accept` value for a client's key: base64 of the
     /// SHA-1 of the key (as sent) followed by the GUID (section 4.2.2).
-    public static func acceptValue(forKey key: String) -> String {
+    package static func acceptValue(forKey key: String) -> String {
         Base64.encode(Digest.sha1(Array((key + guid).utf8)), .standard)
     }
 
@@ -61,7 +61,7 @@ public enum WebSocketHandshake {
     /// `subprotocols` are the ones the server speaks, in preference order:
     /// the first the client also offers is selected; none is selected when
     /// there is no overlap (the client then decides whether to go on).
-    public static func response(to request: HTTPRequest, subprotocols: [String] = []) throws(Rejection) -> HTTPResponse {
+    package static func response(to request: HTTPRequest, subprotocols: [String] = []) throws(Rejection) -> HTTPResponse {
         guard request.method == "GET" else { throw .methodNotGet }
         guard request.version == .http1_1 else { throw .httpVersionTooOld }
         guard request.headers.tokens("Upgrade").contains("websocket") else { throw .missingUpgrade }

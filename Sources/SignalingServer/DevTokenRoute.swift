@@ -16,14 +16,14 @@ import Signaling
 /// loopback only for that reason, and answers only to loopback `Host`
 /// names and origins (`HostCheck`), so that a foreign page cannot reach it
 /// through DNS rebinding.
-public struct DevTokenIssuer: Sendable {
-    public var key: String
-    public var secret: String
-    public var ttlSeconds: Int64
+package struct DevTokenIssuer: Sendable {
+    package var key: String
+    package var secret: String
+    package var ttlSeconds: Int64
     /// Seconds since the Unix epoch, for `nbf` and `exp`.
     var wallClock: @Sendable () -> Int64
 
-    public init(key: String, secret: String, ttlSeconds: Int64 = 6 * 3600) {
+    package init(key: String, secret: String, ttlSeconds: Int64 = 6 * 3600) {
         self.init(key: key, secret: secret, ttlSeconds: ttlSeconds) { Int64(Date().timeIntervalSince1970) }
     }
 

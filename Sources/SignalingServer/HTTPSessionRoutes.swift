@@ -1,5 +1,6 @@
 import Foundation
 import NetIO
+import RoomProtocol
 import Rooms
 import Signaling
 import Wire

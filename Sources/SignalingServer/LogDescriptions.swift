@@ -1,56 +1,7 @@
 import Rooms
 
-// Short, single-line descriptions for the log: message types as on the
-// wire, media commands without their SDP-sized payloads.
-
-extension ClientMessage {
-    var typeName: String {
-        switch self {
-        case .join: "join"
-        case .publish: "publish"
-        case .subscriberAnswer: "subscriber-answer"
-        case .unpublish: "unpublish"
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .setPreference: "set-preference"
-        case .mute: "mute"
-        case .leave: "leave"
-        case .call: "call"
-        case .answerCall: "answer-call"
-        case .declineCall: "decline-call"
-        case .hangup: "hangup"
-        case .meshSignal: "mesh-signal"
-        case .ping: "ping"
-        }
-    }
-}
-
-extension ServerMessage {
-    var typeName: String {
-        switch self {
-        case .joined: "joined"
-        case .participantJoined: "participant-joined"
-        case .participantLeft: "participant-left"
-        case .trackPublished: "track-published"
-        case .trackUnpublished: "track-unpublished"
-        case .trackMuted: "track-muted"
-        case .publishAnswer: "publish-answer"
-        case .subscriberOffer: "subscriber-offer"
-        case .incomingCall: "incoming-call"
-        case .callRinging: "call-ringing"
-        case .callStarted: "call-started"
-        case .callDeclined: "call-declined"
-        case .callEnded: "call-ended"
-        case .meshSignal: "mesh-signal"
-        case .activeSpeakers: "active-speakers"
-        case .publisherLayers: "publisher-layers"
-        case .streamState: "stream-state"
-        case .goingAway: "going-away"
-        case .error: "error"
-        case .pong: "pong"
-        }
-    }
-}
+// Short, single-line descriptions for the log: media commands without
+// their SDP-sized payloads (message types: `typeName`, RoomProtocol).
 
 extension MediaCommand {
     var summary: String {

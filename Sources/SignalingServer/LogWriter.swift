@@ -9,9 +9,9 @@ import Foundation
 /// that fits is preceded by one `N log lines dropped` line, so a reader sees
 /// that lines are missing and how many. `flush(timeout:)` waits (bounded)
 /// until everything queued is written: call it before the process exits.
-public final class LogWriter: @unchecked Sendable {
+package final class LogWriter: @unchecked Sendable {
     /// Standard error, 1 MiB of queue: about 5,000 lines of 200 bytes.
-    public static let standardError = LogWriter(fileDescriptor: 2, capacityBytes: 1 << 20)
+    package static let standardError = LogWriter(fileDescriptor: 2, capacityBytes: 1 << 20)
 
     private let fileDescriptor: Int32
     private let capacityBytes: Int
@@ -22,7 +22,7 @@ public final class LogWriter: @unchecked Sendable {
     private var dropped = 0
     private var writing = false
 
-    public init(fileDescriptor: Int32, capacityBytes: Int) {
+    package init(fileDescriptor: Int32, capacityBytes: Int) {
         self.fileDescriptor = fileDescriptor
         self.capacityBytes = max(capacityBytes, 1)
         let thread = Thread { [unowned self] in self.run() }
@@ -31,10 +31,10 @@ public final class LogWriter: @unchecked Sendable {
     }
 
     /// Lines dropped so far because the queue was full.
-    public var droppedLines: Int { condition.withLock { dropped } }
+    package var droppedLines: Int { condition.withLock { dropped } }
 
     /// Queues `line` (with its newline), or drops it when the queue is full.
-    public func write(_ line: String) {
+    package func write(_ line: String) {
         condition.withLock {
             let size = line.utf8.count
             guard queuedBytes + size <= capacityBytes else {
@@ -56,7 +56,7 @@ public final class LogWriter: @unchecked Sendable {
     /// Waits until every queued line is written, at most `timeout`; false
     /// if lines were still waiting (the reader is not draining).
     @discardableResult
-    public func flush(timeout: Duration) -> Bool {
+    package func flush(timeout: Duration) -> Bool {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
         let deadline = Date().addingTimeInterval(seconds)
         return condition.withLock {

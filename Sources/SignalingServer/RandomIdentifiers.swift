@@ -4,12 +4,12 @@ import Rooms
 /// Unguessable identifiers for participants, tracks and calls: 12
 /// characters of [A-Za-z0-9] from the system's secure random source (about
 /// 71 bits), so that knowing one participant id tells nothing about others.
-public struct RandomIdentifiers: IdentifierSource {
+package struct RandomIdentifiers: IdentifierSource {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    public init() {}
+    package init() {}
 
-    public mutating func next(prefix: String) -> String {
+    package mutating func next(prefix: String) -> String {
         // 62 * 4 = 248: rejecting bytes >= 248 keeps the choice uniform.
         var out = Array(prefix.utf8)
         while out.count < prefix.utf8.count + 12 {

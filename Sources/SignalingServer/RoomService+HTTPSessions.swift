@@ -1,3 +1,4 @@
+import RoomProtocol
 import Rooms
 import Signaling
 import Wire
@@ -69,7 +70,7 @@ extension RoomService {
     /// A transport the peer closed (`failed` false) is logged at info: every
     /// client that leaves closes its transport (the soak, Scripts/soak,
     /// counts warnings).
-    public func transportFailed(_ participant: ParticipantID, failed: Bool = true, now: Instant) {
+    package func transportFailed(_ participant: ParticipantID, failed: Bool = true, now: Instant) {
         let known = state.withLock { $0.logIDs.participants[participant] }
         log(
             failed ? .warning : .info, failed ? "media transport failed" : "media transport closed by the peer",
@@ -79,7 +80,7 @@ extension RoomService {
 
     /// Any thread: a media worker's report (active speakers, dynacast
     /// layers, stream state) for the participants concerned.
-    public func mediaEvent(_ event: MediaEvent) {
+    package func mediaEvent(_ event: MediaEvent) {
         perform(state.withLock { $0.directory.handle(event) })
     }
 }

@@ -1,4 +1,5 @@
 import NetIO
+import RoomProtocol
 import Rooms
 
 /// The ids a log line carries, kept beside the rooms: the directory knows

@@ -1,5 +1,6 @@
 import Foundation
 import NetIO
+import RoomProtocol
 import Rooms
 import SDP
 import Signaling
@@ -8,7 +9,7 @@ import Wire
 
 /// Where the rooms layer's effects go: bytes to a signalling connection,
 /// a connection to close, a command for the media worker owning a room.
-public protocol SignalingOutlet: AnyObject, Sendable {
+package protocol SignalingOutlet: AnyObject, Sendable {
     func send(_ bytes: [UInt8], to connection: ConnectionID)
     func close(_ connection: ConnectionID)
 }
@@ -16,7 +17,7 @@ public protocol SignalingOutlet: AnyObject, Sendable {
 /// The rooms of this server behind a lock, shared by the signalling thread
 /// (messages) and the ticker (grace-period timeouts). The lock is taken per
 /// signalling message, never on the media path.
-public final class RoomService: Sendable {
+package final class RoomService: Sendable {
     struct State {
         var directory: RoomDirectory<RandomIdentifiers>
         var webSockets: Set<ConnectionID> = []
@@ -37,7 +38,7 @@ public final class RoomService: Sendable {
     /// (joined responses, WHIP/WHEP `Link` headers); nil: none.
     let iceServers: (@Sendable (String) -> [ICEServer])?
 
-    public init(
+    package init(
         verifier: AccessTokenVerifier, configuration: RoomDirectory<RandomIdentifiers>.Configuration,
         media: @escaping @Sendable (MediaCommand) -> Void, log: ServerLog = .off,
         iceServers: (@Sendable (String) -> [ICEServer])? = nil
@@ -51,7 +52,7 @@ public final class RoomService: Sendable {
     }
 
     /// Set once the TCP server exists (it needs the service to make handlers).
-    public func attach(_ outlet: any SignalingOutlet) { outletBox.withLock { $0 = outlet } }
+    package func attach(_ outlet: any SignalingOutlet) { outletBox.withLock { $0 = outlet } }
 
     // MARK: Input from WebSocket sessions
 
@@ -65,10 +66,10 @@ public final class RoomService: Sendable {
 
     func received(text: String, on connection: ConnectionID, now: Instant) {
         let message: ClientMessage
-        do {
-            message = try JSONDecoder().decode(ClientMessage.self, from: Data(text.utf8))
+        do throws(RoomProtocolError) {
+            message = try ClientMessage(json: text)
         } catch {
-            let reason = "not a room protocol message: \(Self.describe(error))"
+            let reason = "not a room protocol message: \(error)"
             log(.warning, "message refused", fields(connection) + [("reason", reason)])
             perform([.send(connection, .error(code: .badRequest, message: reason))], logged: true)
             return
@@ -142,7 +143,7 @@ public final class RoomService: Sendable {
 
     // MARK: Time and lifecycle
 
-    public func tick(now: Instant) {
+    package func tick(now: Instant) {
         let effects = state.withLock { s -> [RoomEffect] in
             guard let d = s.directory.nextDeadline, d <= now else { return [] }
             log(.info, "grace period over: participants who did not reconnect leave")
@@ -154,14 +155,14 @@ public final class RoomService: Sendable {
 
     /// SIGTERM: no new joins from now on; every connected participant
     /// hears `going-away` with the deadline.
-    public func startDraining(until deadline: Instant, deadlineEpochMilliseconds: Int64, now: Instant) {
+    package func startDraining(until deadline: Instant, deadlineEpochMilliseconds: Int64, now: Instant) {
         log(.info, "draining: going-away to every connected participant")
         let drain = RoomDirectory<RandomIdentifiers>.Drain(
             reason: "server shutting down", deadline: deadline, deadlineEpochMilliseconds: deadlineEpochMilliseconds)
         perform(state.withLock { $0.directory.startDraining(drain, now: now) })
     }
 
-    public var isDraining: Bool { state.withLock { $0.directory.isDraining } }
+    package var isDraining: Bool { state.withLock { $0.directory.isDraining } }
 
     /// While draining, the `Retry-After` of refused joins (RFC 9110 section
     /// 10.2.3): the seconds until this server's deadline, when its
@@ -175,14 +176,14 @@ public final class RoomService: Sendable {
     /// The room WebSockets open now (joined or not).
     var openWebSockets: [ConnectionID] { state.withLock { $0.webSockets.sorted() } }
 
-    public struct Snapshot: Sendable {
-        public var rooms: Int
-        public var participants: Int
-        public var webSockets: Int
-        public var joinFailures: [String: Int]
+    package struct Snapshot: Sendable {
+        package var rooms: Int
+        package var participants: Int
+        package var webSockets: Int
+        package var joinFailures: [String: Int]
     }
 
-    public var snapshot: Snapshot {
+    package var snapshot: Snapshot {
         state.withLock { s in
             Snapshot(
                 rooms: s.directory.roomCount, participants: s.directory.participantCount, webSockets: s.webSockets.count,
@@ -203,7 +204,7 @@ public final class RoomService: Sendable {
                     log(.error, "cannot encode \(message.typeName) for the client", fields(connection))
                     continue
                 }
-                outlet?.send(WebSocketFrame(fin: true, opcode: .text, payload: Array(json)).serialize(), to: connection)
+                outlet?.send(WebSocketFrame(fin: true, opcode: .text, payload: json).serialize(), to: connection)
             case .close(let connection):
                 log(.info, "connection closed: replaced by a newer connection of the same identity", fields(connection))
                 outlet?.close(connection)
@@ -239,41 +240,14 @@ public final class RoomService: Sendable {
     /// `joined` carries `iceServers` when TURN is on: the credentials are
     /// for the identity the token named, made now, so they are not part
     /// of the sans-IO rooms' message.
-    private func encode(_ message: ServerMessage, to connection: ConnectionID) throws -> Data {
+    private func encode(_ message: ServerMessage, to connection: ConnectionID) throws(RoomProtocolError) -> [UInt8] {
         guard case .joined = message, let iceServers,
             let identity = state.withLock({ $0.logIDs.connections[connection]?.identity })
-        else { return try Self.encoder.encode(message) }
-        return try Self.encoder.encode(JoinedWithICEServers(message: message, iceServers: iceServers(identity)))
+        else { return try message.jsonBytes() }
+        return try message.jsonBytes(iceServers: iceServers(identity))
     }
-
-    private struct JoinedWithICEServers: Encodable {
-        let message: ServerMessage
-        let iceServers: [ICEServer]
-        enum Keys: String, CodingKey { case iceServers }
-        func encode(to encoder: any Encoder) throws {
-            try message.encode(to: encoder)
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(iceServers, forKey: .iceServers)
-        }
-    }
-
-    private static let encoder: JSONEncoder = {
-        let e = JSONEncoder()
-        e.outputFormatting = [.withoutEscapingSlashes]
-        return e
-    }()
 
     static func wallClockSeconds() -> Int64 { Int64(Date().timeIntervalSince1970) }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let c): c.debugDescription
-        case DecodingError.keyNotFound(let key, _): "missing '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let c): "wrong type at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
-        case DecodingError.valueNotFound(_, let c): "missing value at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
-        default: "malformed JSON"
-        }
-    }
 }
 
 extension AccessTokenError {

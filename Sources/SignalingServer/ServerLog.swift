@@ -14,11 +14,11 @@ import Foundation
 /// server was given are replaced by `<redacted>`, and so is anything shaped
 /// like a JWT (three base64url parts, the first starting `eyJ`), since a
 /// token is a bearer credential (RFC 6750 section 5.3).
-public struct ServerLog: Sendable {
-    public enum Level: Int, Comparable, Sendable, CustomStringConvertible, CaseIterable {
+package struct ServerLog: Sendable {
+    package enum Level: Int, Comparable, Sendable, CustomStringConvertible, CaseIterable {
         case debug, info, warning, error
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
-        public var description: String {
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        package var description: String {
             switch self {
             case .debug: "debug"
             case .info: "info"
@@ -27,7 +27,7 @@ public struct ServerLog: Sendable {
             }
         }
         /// `debug`, `info`, `warning` (or `warn`), `error`.
-        public init?(name: String) {
+        package init?(name: String) {
             if name.lowercased() == "warn" {
                 self = .warning
                 return
@@ -37,12 +37,12 @@ public struct ServerLog: Sendable {
         }
     }
 
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         case text, json
     }
 
-    public let minimum: Level?
-    public let format: Format
+    package let minimum: Level?
+    package let format: Format
     private let secrets: [String]
     private let sink: @Sendable (String) -> Void
 
@@ -50,7 +50,7 @@ public struct ServerLog: Sendable {
     /// error by default, through `LogWriter`'s queue and thread: a stderr
     /// nobody drains drops lines instead of stalling the caller).
     /// `secrets` are scrubbed from every line.
-    public init(
+    package init(
         minimum: Level, format: Format = .text, secrets: [String] = [],
         sink: @escaping @Sendable (String) -> Void = { LogWriter.standardError.write($0) }
     ) {
@@ -69,14 +69,14 @@ public struct ServerLog: Sendable {
     }
 
     /// Logs nothing (tests).
-    public static let off = ServerLog()
+    package static let off = ServerLog()
 
-    public func enabled(_ level: Level) -> Bool {
+    package func enabled(_ level: Level) -> Bool {
         guard let minimum else { return false }
         return level >= minimum
     }
 
-    public func callAsFunction(
+    package func callAsFunction(
         _ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []
     ) {
         guard enabled(level) else { return }

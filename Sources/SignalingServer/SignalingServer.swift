@@ -1,4 +1,5 @@
 import NetIO
+import RoomProtocol
 import Rooms
 import Signaling
 import Synchronization
@@ -14,55 +15,55 @@ import Wire
 /// the rooms' timers. Media commands leave through `media`, to be posted to
 /// the worker that owns the room.
 /// How long a signalling connection may take or sit idle.
-public struct SignalingTimeouts: Sendable {
+package struct SignalingTimeouts: Sendable {
     /// From the first byte of an HTTP request to its end (slow clients get 408).
-    public var request: Duration = .seconds(10)
+    package var request: Duration = .seconds(10)
     /// A keep-alive HTTP connection with no request in progress.
-    public var idle: Duration = .seconds(60)
+    package var idle: Duration = .seconds(60)
     /// Server pings on a quiet WebSocket.
-    public var ping: Duration = .seconds(15)
+    package var ping: Duration = .seconds(15)
     /// A WebSocket from which nothing (not even a pong) arrived.
-    public var webSocket: Duration = .seconds(45)
+    package var webSocket: Duration = .seconds(45)
     /// A room WebSocket that has not joined this long after the upgrade
     /// is closed (1008).
-    public var join: Duration = .seconds(10)
-    public init() {}
+    package var join: Duration = .seconds(10)
+    package init() {}
 }
 
 /// Per-client limits of the signalling listener (docs/SECURITY.md).
-public struct SignalingConnectionLimits: Equatable, Sendable {
+package struct SignalingConnectionLimits: Equatable, Sendable {
     /// Open connections per client address (IPv4, or IPv6 /64).
-    public var perAddress = 64
+    package var perAddress = 64
     /// New connections per second per address (token bucket rate)...
-    public var ratePerSecond = 10.0
+    package var ratePerSecond = 10.0
     /// ...and its burst.
-    public var burst = 40.0
+    package var burst = 40.0
     /// Connections open at once on the server.
-    public var total = 10_000
+    package var total = 10_000
     /// Bytes queued for one client that does not read.
-    public var bufferBytes = 4 << 20
+    package var bufferBytes = 4 << 20
     /// Bytes queued for all clients together.
-    public var serverBufferBytes = 256 << 20
+    package var serverBufferBytes = 256 << 20
     /// Bytes held for partial requests and room messages, all clients
     /// together (`ServerInputBudget`).
-    public var serverInputBytes = 256 << 20
+    package var serverInputBytes = 256 << 20
     /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` is believed:
     /// the limits above count the clients they name, not the proxy.
-    public var trustedProxies: [AddressPrefix] = []
-    public init() {}
+    package var trustedProxies: [AddressPrefix] = []
+    package init() {}
 }
 
-public final class SignalingServer: Sendable {
-    public let service: RoomService
+package final class SignalingServer: Sendable {
+    package let service: RoomService
     private let tcp: TCPServer<HTTPSession>
     private let ticker: WorkerThread
     private let running = RunningFlag()
 
-    public var localAddress: SocketAddress { tcp.localAddress }
+    package var localAddress: SocketAddress { tcp.localAddress }
     /// The TCP shell's counters: connections, refusals, queued bytes.
-    public var connectionStatistics: TCPServerStatistics { tcp.statistics }
+    package var connectionStatistics: TCPServerStatistics { tcp.statistics }
     /// The HTTPS/WSS listener's address, when serving TLS.
-    public var secureLocalAddress: SocketAddress? { tcp.secureLocalAddress }
+    package var secureLocalAddress: SocketAddress? { tcp.secureLocalAddress }
 
     /// With `secure`, a second listener serves the same routes and the room
     /// WebSocket over TLS (HTTPS, WSS) with the slot's current context.
@@ -71,7 +72,7 @@ public final class SignalingServer: Sendable {
     /// requests must come from such an origin (`HostCheck`);
     /// `allowedOrigins` adds origins the room WebSocket accepts (nil: any,
     /// outside dev mode).
-    public init(
+    package init(
         bindingTo address: SocketAddress, secure: (address: SocketAddress, contexts: TLSContextSlot)? = nil,
         verifier: AccessTokenVerifier,
         rooms configuration: RoomDirectory<RandomIdentifiers>.Configuration,
@@ -163,7 +164,7 @@ public final class SignalingServer: Sendable {
     /// and `/metrics` as before); new joins (the `/rtc` upgrade, WHIP/WHEP
     /// offers) get 503 with `Retry-After`; existing sessions go on, and
     /// every connected participant hears `going-away` with the deadline.
-    public func drain(until deadline: Instant, deadlineEpochMilliseconds: Int64) {
+    package func drain(until deadline: Instant, deadlineEpochMilliseconds: Int64) {
         service.startDraining(until: deadline, deadlineEpochMilliseconds: deadlineEpochMilliseconds, now: MonotonicClock.now())
     }
 
@@ -172,7 +173,7 @@ public final class SignalingServer: Sendable {
     /// come back (the closing handshake, RFC 6455 section 7.1.2) and
     /// returns how many WebSockets are still open.
     @discardableResult
-    public func closeSessions(wait: Duration) -> Int {
+    package func closeSessions(wait: Duration) -> Int {
         for connection in service.openWebSockets {
             tcp.post(to: TCPConnectionID(rawValue: connection.rawValue)) { session, _ in session.goAway() }
         }
@@ -184,7 +185,7 @@ public final class SignalingServer: Sendable {
         return service.snapshot.webSockets
     }
 
-    public func stop() {
+    package func stop() {
         running.value.store(false, ordering: .releasing)
         ticker.join()
         tcp.stop()

@@ -1,3 +1,4 @@
+import MediaRouter
 import MediaWorker
 import NetIO
 
@@ -67,7 +68,7 @@ enum MediaMetrics {
             ("waiting_for_keyframe", \.waitingForKeyframe), ("spatial_layer_out_of_range", \.spatialLayerOutOfRange),
             ("unsignalled_ssrc", \.unsignalledSSRC), ("srtp_ssrc_limit", \.srtpSSRCLimit),
             ("repeated_srtp_index", \.repeatedSRTPIndex),
-            ("transport_feedback_limited", \.transportFeedbackLimited),
+            ("transport_feedback_limited", \.transportFeedbackLimited), ("unknown_relay", \.unknownRelay),
         ]
         out += labelled(
             "swiftlet_dropped_packets_total", "RTP packets not forwarded, by reason (layer selection is not a drop).",
@@ -122,6 +123,7 @@ enum MediaMetrics {
             out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
         }
         out += iceTCP(snapshots)
+        out += perWorker(snapshots)
         out += "# HELP swiftlet_media_workers Media worker threads answering.\n# TYPE swiftlet_media_workers gauge\n"
         out += "swiftlet_media_workers \(workers.count)\n"
         return out
@@ -153,6 +155,21 @@ enum MediaMetrics {
     }
 
     /// One counter family with a `reason` label per row.
+    /// What each worker holds and forwards: where a room spanning workers
+    /// placed its participants, and how the forwarding splits between
+    /// cores (docs/ARCHITECTURE.md, "Rooms over every worker").
+    static func perWorker(_ snapshots: [MediaPlane.WorkerSnapshot]) -> String {
+        var out = "# HELP swiftlet_worker_transports Peer transports each media worker holds now.\n"
+        out += "# TYPE swiftlet_worker_transports gauge\n"
+        for (i, s) in snapshots.enumerated() { out += "swiftlet_worker_transports{worker=\"\(i)\"} \(s.transports)\n" }
+        out += "# HELP swiftlet_worker_forwarded_packets_total Packet copies each media worker forwarded.\n"
+        out += "# TYPE swiftlet_worker_forwarded_packets_total counter\n"
+        for (i, s) in snapshots.enumerated() {
+            out += "swiftlet_worker_forwarded_packets_total{worker=\"\(i)\"} \(s.counters.forwarded)\n"
+        }
+        return out
+    }
+
     static func labelled(_ name: String, _ help: String, _ rows: [(String, UInt64)]) -> String {
         var out = "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
         for (reason, value) in rows { out += "\(name){reason=\"\(reason)\"} \(value)\n" }

@@ -2,6 +2,7 @@ import DTLS
 import Foundation
 import MediaWorker
 import NetIO
+import RoomProtocol
 import Rooms
 import Signaling
 import SignalingServer
@@ -73,11 +74,12 @@ enum ServeCommand {
         let media: MediaPlane
         var engineConfiguration = RoomMediaEngine.Configuration()
         engineConfiguration.transport.maxInboundSSRCs = options.maxSSRCsPerTransport
+        engineConfiguration.transport.srtpBackend = options.srtpBackend
         do {
             media = try MediaPlane(
                 count: count, bindIP: options.mediaBind, firstPort: options.udpPort,
                 announcedIP: options.announcedIP, announceLinkLocal: options.announceLinkLocal, certificate: certificate,
-                configuration: engineConfiguration, tcpFirstPort: options.iceTCPFirstPort)
+                configuration: engineConfiguration, tcpFirstPort: options.iceTCPFirstPort, udpGSO: options.udpGSO)
         } catch {
             let tcp = options.iceTCPFirstPort.map { " tcp \($0)" } ?? ""
             FileHandleStderr.write("swiftlet serve: media on \(options.mediaBind) udp \(options.udpPort)\(tcp): \(error)\n")
@@ -97,14 +99,22 @@ enum ServeCommand {
 
         var iceServers: (@Sendable (String) -> [ICEServer])?
         if let running = turn { iceServers = { running.iceServers(for: $0) } }
+        var rooms = RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint, limits: options.roomLimits)
+        rooms.placement = WorkerPlacement(spreadAfter: options.roomSpreadAfter)
+        let loads = WorkerLoadMeter(plane: media)
+        rooms.workerLoads = { loads.read() }
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
                 bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) },
                 verifier: AccessTokenVerifier(keys: options.keys),
-                rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint, limits: options.roomLimits),
+                rooms: rooms,
                 media: { media.post($0) },
-                mediaMetrics: { MediaMetrics.prometheus(media.snapshots()) + ProcessMetrics.prometheus() },
+                mediaMetrics: {
+                    MediaMetrics.prometheus(media.snapshots()) + MediaMetrics.relayPrometheus(media.relayCounts())
+                        + MediaMetrics.udpSendPrometheus(media.udpSends())
+                        + ProcessMetrics.prometheus()
+                },
                 timeouts: options.signalingTimeouts, connectionLimits: options.connectionLimits,
                 log: ServerLog(
                     minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values)),

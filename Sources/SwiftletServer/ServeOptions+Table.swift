@@ -1,7 +1,9 @@
 import Foundation
 import NetIO
 import PeerSession
+import RoomProtocol
 import Rooms
+import SRTP
 import SignalingServer
 import Wire
 
@@ -58,6 +60,31 @@ extension ServeOptions {
                 return true
             }, show: { $0.workers == 0 ? "one per core" : "\($0.workers)" }),
         OptionSpec(
+            key: "udpGSO", flag: "--udp-gso", environment: "SWIFTLET_UDP_GSO",
+            kind: .value(placeholder: "on|off", json: .string), expects: "on or off", defaultText: "on",
+            help:
+                "send a run of datagrams to one destination as one UDP GSO message (UDP_SEGMENT) where the kernel has it; off: one datagram a message",
+            example: "--udp-gso off",
+            set: { o, v in
+                switch v {
+                case "on": o.udpGSO = true
+                case "off": o.udpGSO = false
+                default: return false
+                }
+                return true
+            }, show: { $0.udpGSO ? "on" : "off" }),
+        OptionSpec(
+            key: "roomSpreadAfter", flag: "--room-spread-after", environment: "SWIFTLET_ROOM_SPREAD_AFTER",
+            kind: .value(placeholder: "N", json: .integer), expects: "a whole number 0...100000", defaultText: "8",
+            help:
+                "a room's participants share one media worker up to N, then each goes to the least-loaded worker (0 or 1: all by load)",
+            example: "--room-spread-after 16",
+            set: { o, v in
+                guard let n = Int(v), (0...100_000).contains(n) else { return false }
+                o.roomSpreadAfter = n
+                return true
+            }, show: { "\($0.roomSpreadAfter)" }),
+        OptionSpec(
             key: "mediaBind", flag: "--media-bind", environment: "SWIFTLET_MEDIA_BIND",
             kind: .value(placeholder: "IP", json: .string),
             expects: "a numeric IPv4 or IPv6 address", defaultText: ":: (127.0.0.1 with --dev)",
@@ -110,6 +137,17 @@ extension ServeOptions {
                 o.maxSSRCsPerTransport = n
                 return true
             }, show: { "\($0.maxSSRCsPerTransport)" }),
+        OptionSpec(
+            key: "srtpBackend", flag: "--srtp-backend", environment: "SWIFTLET_SRTP_BACKEND",
+            kind: .value(placeholder: "openssl|libsrtp2", json: .string),
+            expects: "openssl or libsrtp2", defaultText: "openssl",
+            help: "SRTP implementation: our own on OpenSSL (no allocation per packet) or Debian's libsrtp2",
+            example: "--srtp-backend libsrtp2",
+            set: { o, v in
+                guard let b = SRTPBackend(rawValue: v) else { return false }
+                o.srtpBackend = b
+                return true
+            }, show: { $0.srtpBackend.rawValue }),
         OptionSpec(
             key: "dev", flag: "--dev", environment: "SWIFTLET_DEV", kind: .toggle, expects: "true or false",
             defaultText: "off",

@@ -1,7 +1,9 @@
 import Foundation
 import NetIO
 import PeerSession
+import RoomProtocol
 import Rooms
+import SRTP
 import Signaling
 import SignalingServer
 
@@ -21,6 +23,11 @@ struct ServeOptions: Equatable {
     var iceTCPPortSetting: UInt16?
     var iceTCP = true
     var workers = 0  // 0: one per core
+    /// UDP GSO on media sends where the kernel has it (`--udp-gso`).
+    var udpGSO = true
+    /// A room's participants share one media worker up to this many, then
+    /// spread by load (`WorkerPlacement`); 0 or 1: every participant by load.
+    var roomSpreadAfter = 8
     /// Where the media sockets bind: an IPv4 or IPv6 address; nil: ::
     /// (every address, both families), or 127.0.0.1 in dev mode.
     var mediaBindIP: String?
@@ -35,6 +42,7 @@ struct ServeOptions: Equatable {
     /// SSRCs a peer may send SRTP/SRTCP from per media transport
     /// (docs/SECURITY.md).
     var maxSSRCsPerTransport = PeerTransport.defaultMaxInboundSSRCs
+    var srtpBackend = SRTPBackend.default
     var dev = false
     var configPath: String?
     /// API keys and their secrets for access tokens.

@@ -1,6 +1,7 @@
 import Foundation
 import MediaWorker
 import NetIO
+import RoomProtocol
 import Rooms
 import TLS
 import TURN

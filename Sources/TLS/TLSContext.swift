@@ -14,13 +14,13 @@ import CryptoPrimitives
 /// `@unchecked Sendable`: the context is configured in `init` and never
 /// changed after, and OpenSSL allows creating connections from a shared,
 /// unchanging `SSL_CTX` on several threads.
-public final class TLSContext: @unchecked Sendable {
-    public enum Role: Sendable, Equatable {
+package final class TLSContext: @unchecked Sendable {
+    package enum Role: Sendable, Equatable {
         case client, server
     }
 
     /// What a client trusts.
-    public enum Trust: Sendable, Equatable {
+    package enum Trust: Sendable, Equatable {
         /// OpenSSL's default verify paths (the system CA bundle).
         case system
         /// These PEM certificates only (a test or private CA, or a
@@ -31,17 +31,17 @@ public final class TLSContext: @unchecked Sendable {
         case insecureNoVerification
     }
 
-    public let role: Role
+    package let role: Role
     let context: OpaquePointer
     /// The server's leaf certificate in DER; empty for a client.
-    public let leafCertificateDER: [UInt8]
+    package let leafCertificateDER: [UInt8]
     /// SHA-256 of the leaf's DER SubjectPublicKeyInfo (RFC 5280 section
     /// 4.1.2.7), the value Chromium's `--ignore-certificate-errors-spki-list`
     /// takes (base64) and HPKP pinned (RFC 7469 section 2.4); empty for a
     /// client.
-    public let leafSPKISHA256: [UInt8]
+    package let leafSPKISHA256: [UInt8]
     /// The leaf's subject in OpenSSL's one-line form; empty for a client.
-    public let leafSubject: String
+    package let leafSubject: String
     let verifies: Bool
 
     private init(role: Role, context: OpaquePointer, leaf: OpaquePointer?, verifies: Bool) {
@@ -70,7 +70,7 @@ public final class TLSContext: @unchecked Sendable {
     /// 4.4.2); `privateKeyPEM` the leaf's key. Fails with a reason naming
     /// what is wrong: no certificate, no key, or a key of another
     /// certificate. The caller reads the files: this target does no I/O.
-    public static func server(certificateChainPEM: String, privateKeyPEM: String) throws(TLSError) -> TLSContext {
+    package static func server(certificateChainPEM: String, privateKeyPEM: String) throws(TLSError) -> TLSContext {
         ERR_clear_error()
         let chain = readCertificates(certificateChainPEM)
         defer { chain.forEach { X509_free($0) } }
@@ -113,7 +113,7 @@ public final class TLSContext: @unchecked Sendable {
     /// A client context that verifies the server against `trust`, offering
     /// ALPN `http/1.1`. The host name to check is given per connection
     /// (`TLSStream(client:serverName:)`).
-    public static func client(trust: Trust) throws(TLSError) -> TLSContext {
+    package static func client(trust: Trust) throws(TLSError) -> TLSContext {
         ERR_clear_error()
         let context = try makeContext(TLS_client_method())
         switch trust {

@@ -2,7 +2,7 @@
 /// traps: OpenSSL fails the connection (after queuing an alert for the
 /// peer, RFC 8446 section 6.2), which surfaces as `.handshakeFailed` or
 /// `.connectionFailed` and costs that one connection.
-public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The handshake failed: a bad record, no common version or cipher, no
     /// common ALPN protocol (RFC 7301 section 3.2), or a certificate that
     /// did not verify. The reason is OpenSSL's error queue, and for a
@@ -19,7 +19,7 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Configuring OpenSSL (context, session, BIOs) failed.
     case setupFailed(reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .handshakeFailed(let reason): "TLS handshake failed: \(reason)"
         case .connectionFailed(let reason): "TLS connection failed: \(reason)"

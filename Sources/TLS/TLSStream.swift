@@ -3,11 +3,11 @@ import CShim
 import CryptoPrimitives
 
 /// Bounds of one `TLSStream`.
-public struct TLSLimits: Sendable, Equatable {
+package struct TLSLimits: Sendable, Equatable {
     /// Plaintext the application may write before the handshake ends;
     /// beyond it `send` throws `.pendingLimitExceeded`.
-    public var maxPendingPlaintext = 1 << 20
-    public init() {}
+    package var maxPendingPlaintext = 1 << 20
+    package init() {}
 }
 
 /// One TLS connection over a byte stream, sans-IO (RFC 8446, RFC 5246):
@@ -28,31 +28,31 @@ public struct TLSLimits: Sendable, Equatable {
 ///
 /// Owns one `SSL` (which owns both BIOs and a reference to its context)
 /// and frees it in `deinit`. Single owner, not `Sendable`.
-public struct TLSStream: ~Copyable {
-    public enum Phase: Equatable, Sendable {
+package struct TLSStream: ~Copyable {
+    package enum Phase: Equatable, Sendable {
         /// `established`: data flows both ways until a close_notify.
         /// `closed`: failed, shut down before the handshake ended, or both
         /// sides sent close_notify.
         case handshaking, established, closed
     }
 
-    public let role: TLSContext.Role
+    package let role: TLSContext.Role
     private let ssl: OpaquePointer
     /// Ciphertext from the peer, read by OpenSSL.
     private let incoming: OpaquePointer
     /// Ciphertext for the peer, written by OpenSSL.
     private let outgoing: OpaquePointer
     private let limits: TLSLimits
-    public private(set) var phase = Phase.handshaking
-    public private(set) var receivedCloseNotify = false
+    package private(set) var phase = Phase.handshaking
+    package private(set) var receivedCloseNotify = false
     /// `shutdown()` was called: nothing more is sent; the peer's remaining
     /// data is still read (a half-close, RFC 8446 section 6.1).
-    public private(set) var sentCloseNotify = false
+    package private(set) var sentCloseNotify = false
     private var failure: TLSError?
     private var pending: [UInt8] = []
 
     /// A server connection, waiting for the ClientHello.
-    public init(server context: TLSContext, limits: TLSLimits = TLSLimits()) throws(TLSError) {
+    package init(server context: TLSContext, limits: TLSLimits = TLSLimits()) throws(TLSError) {
         precondition(context.role == .server, "a server stream needs a server context")
         (ssl, incoming, outgoing) = try Self.makeSession(context)
         role = .server
@@ -65,7 +65,7 @@ public struct TLSStream: ~Copyable {
     /// verifies, must match the certificate (RFC 6125); an IP address must
     /// match an IP subjectAltName. The ClientHello is in `takeOutput()` at
     /// once.
-    public init(client context: TLSContext, serverName: String, limits: TLSLimits = TLSLimits()) throws(TLSError) {
+    package init(client context: TLSContext, serverName: String, limits: TLSLimits = TLSLimits()) throws(TLSError) {
         precondition(context.role == .client, "a client stream needs a client context")
         let (ssl, incoming, outgoing) = try Self.makeSession(context)
         let isIP = Self.isIPAddress(serverName)
@@ -124,7 +124,7 @@ public struct TLSStream: ~Copyable {
     /// plaintext it completed (empty while a record is partial or the
     /// handshake goes on). Throws on a fatal error; the alert for the peer
     /// is then in `takeOutput()`.
-    public mutating func receive(_ ciphertext: UnsafeRawBufferPointer) throws(TLSError) -> [UInt8] {
+    package mutating func receive(_ ciphertext: UnsafeRawBufferPointer) throws(TLSError) -> [UInt8] {
         if let failure { throw failure }
         // After our close_notify (or the peer's) the rest is ignored.
         guard phase != .closed, !receivedCloseNotify, !ciphertext.isEmpty else { return [] }
@@ -144,7 +144,7 @@ public struct TLSStream: ~Copyable {
         return try readPlaintext()
     }
 
-    public mutating func receive(_ ciphertext: [UInt8]) throws(TLSError) -> [UInt8] {
+    package mutating func receive(_ ciphertext: [UInt8]) throws(TLSError) -> [UInt8] {
         var result: Result<[UInt8], TLSError> = .success([])
         ciphertext.withUnsafeBytes { bytes in
             do throws(TLSError) { result = .success(try receive(bytes)) } catch { result = .failure(error) }
@@ -210,7 +210,7 @@ public struct TLSStream: ~Copyable {
     /// Encrypts `plaintext` into `takeOutput()`; before the handshake ends
     /// it waits, bounded by `TLSLimits.maxPendingPlaintext`. Ignored after
     /// `shutdown()`.
-    public mutating func send(_ plaintext: [UInt8]) throws(TLSError) {
+    package mutating func send(_ plaintext: [UInt8]) throws(TLSError) {
         if let failure { throw failure }
         guard phase != .closed, !sentCloseNotify, !plaintext.isEmpty else { return }
         if phase == .handshaking {
@@ -235,7 +235,7 @@ public struct TLSStream: ~Copyable {
 
     /// Queues close_notify (RFC 8446 section 6.1); nothing more is sent.
     /// Call before closing the TCP connection.
-    public mutating func shutdown() {
+    package mutating func shutdown() {
         guard phase != .closed, !sentCloseNotify, failure == nil else { return }
         sentCloseNotify = true
         pending = []
@@ -250,7 +250,7 @@ public struct TLSStream: ~Copyable {
     }
 
     /// Ciphertext to send now (handshake flights, records, alerts).
-    public mutating func takeOutput() -> [UInt8] {
+    package mutating func takeOutput() -> [UInt8] {
         let count = Int(BIO_ctrl_pending(outgoing))
         guard count > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: count)
@@ -258,15 +258,15 @@ public struct TLSStream: ~Copyable {
         return n > 0 ? Array(bytes.prefix(Int(n))) : []
     }
 
-    public var hasOutput: Bool { BIO_ctrl_pending(outgoing) > 0 }
+    package var hasOutput: Bool { BIO_ctrl_pending(outgoing) > 0 }
 
     // MARK: Negotiated
 
     /// "TLSv1.3" or "TLSv1.2".
-    public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+    package var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
 
     /// The ALPN protocol both sides agreed on, if any (RFC 7301).
-    public var negotiatedProtocol: String? {
+    package var negotiatedProtocol: String? {
         var data: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &data, &length)

@@ -12,18 +12,18 @@ import Wire
 /// there (coturn's `turnutils_uclient` does). The TURN port carries only
 /// STUN and ChannelData, so nothing else can start with 64...127 there:
 /// the older range is taken too.
-public enum ChannelData {
-    public static let headerLength = 4
+package enum ChannelData {
+    package static let headerLength = 4
     /// The numbers a client may bind.
-    public static let channelNumbers: ClosedRange<UInt16> = 0x4000...0x7FFF
+    package static let channelNumbers: ClosedRange<UInt16> = 0x4000...0x7FFF
 
     /// True when `first` opens a ChannelData message (section 12.4).
-    public static func isChannelData(firstByte first: UInt8) -> Bool { first & 0xC0 == 0x40 }
+    package static func isChannelData(firstByte first: UInt8) -> Bool { first & 0xC0 == 0x40 }
 
     /// The channel number and where the data lies in `bytes`, a whole
     /// datagram or stream frame. Fails when the header is short, the number
     /// is outside the channel range, or the length runs past the bytes.
-    public static func parse(
+    package static func parse(
         _ bytes: UnsafeRawBufferPointer
     ) throws(TURNParseError) -> (
         channel: UInt16, data: Range<Int>
@@ -38,7 +38,7 @@ public enum ChannelData {
 
     /// The message for `data` on `channel`, padded to 4 bytes when `padded`
     /// (stream transports, section 12.5).
-    public static func build(channel: UInt16, data: UnsafeRawBufferPointer, padded: Bool) -> [UInt8] {
+    package static func build(channel: UInt16, data: UnsafeRawBufferPointer, padded: Bool) -> [UInt8] {
         let total = headerLength + (padded ? (data.count + 3) & ~3 : data.count)
         var out = [UInt8](repeating: 0, count: total)
         out[0] = UInt8(channel >> 8)
@@ -54,7 +54,7 @@ public enum ChannelData {
 }
 
 /// Why bytes on a TURN port were not a message we take.
-public enum TURNParseError: Error, Equatable, Sendable {
+package enum TURNParseError: Error, Equatable, Sendable {
     /// Shorter than its header or than the length it declares.
     case truncated
     /// A ChannelData number outside 0x4000...0x7FFF.

@@ -223,7 +223,7 @@ extension TURNServer {
     /// A datagram arrived at `relay` from `peer` (sections 10.3 and 12.7):
     /// over the peer's channel if it has one, else in a Data indication;
     /// dropped without a permission or outside the policy.
-    public mutating func handlePeer(
+    package mutating func handlePeer(
         _ bytes: UnsafeRawBufferPointer, relay: TransportAddress, from peer: TransportAddress, now: Instant
     ) {
         guard let client = clientsByRelay[relay], let allocation = allocations[client],
@@ -245,7 +245,7 @@ extension TURNServer {
         output.append(.toClient(client, b.bytes))
     }
 
-    public mutating func handlePeer(_ bytes: [UInt8], relay: TransportAddress, from peer: TransportAddress, now: Instant) {
+    package mutating func handlePeer(_ bytes: [UInt8], relay: TransportAddress, from peer: TransportAddress, now: Instant) {
         bytes.withUnsafeBytes { handlePeer($0, relay: relay, from: peer, now: now) }
     }
 }

@@ -18,9 +18,9 @@ import Wire
 ///
 /// Relaying is limited to `TURNPeerPolicy` (this node's media addresses):
 /// see `TURNServer+Requests.swift`.
-public struct TURNServer {
-    public let configuration: TURNServerConfiguration
-    public var policy: TURNPeerPolicy
+package struct TURNServer {
+    package let configuration: TURNServerConfiguration
+    package var policy: TURNPeerPolicy
     let credentials: TURNCredentials
     let nonceKey: [UInt8]
     var allocations: [TURNClient: TURNAllocation] = [:]
@@ -28,21 +28,21 @@ public struct TURNServer {
     var allocationsByUser: [String: Int] = [:]
     var output: [TURNOutput] = []
     var outputStart = 0
-    public internal(set) var counters = Counters()
+    package internal(set) var counters = Counters()
 
-    public struct Counters: Equatable, Sendable {
-        public var malformed = 0
-        public var unauthorized = 0
-        public var forbidden = 0
-        public var quotaRefusals = 0
-        public var relayedToPeer = 0
-        public var relayedToClient = 0
-        public var droppedFromPeer = 0
-        public var droppedFromClient = 0
+    package struct Counters: Equatable, Sendable {
+        package var malformed = 0
+        package var unauthorized = 0
+        package var forbidden = 0
+        package var quotaRefusals = 0
+        package var relayedToPeer = 0
+        package var relayedToClient = 0
+        package var droppedFromPeer = 0
+        package var droppedFromClient = 0
     }
 
     /// `nonceKey`: random bytes from the shell, kept for the process's life.
-    public init(
+    package init(
         configuration: TURNServerConfiguration = TURNServerConfiguration(), credentials: TURNCredentials,
         policy: TURNPeerPolicy, nonceKey: [UInt8]
     ) {
@@ -52,12 +52,12 @@ public struct TURNServer {
         self.nonceKey = nonceKey
     }
 
-    public var allocationCount: Int { allocations.count }
+    package var allocationCount: Int { allocations.count }
     /// The relay addresses open now.
-    public var relays: [TransportAddress] { Array(clientsByRelay.keys) }
+    package var relays: [TransportAddress] { Array(clientsByRelay.keys) }
 
     /// The next output, oldest first; nil when drained.
-    public mutating func pollOutput() -> TURNOutput? {
+    package mutating func pollOutput() -> TURNOutput? {
         guard outputStart < output.count else {
             if !output.isEmpty {
                 output.removeAll(keepingCapacity: true)
@@ -70,18 +70,18 @@ public struct TURNServer {
     }
 
     /// When `handleTimeout` is next due: the earliest allocation expiry.
-    public func nextDeadline() -> Instant? { allocations.values.lazy.map(\.expiry).min() }
+    package func nextDeadline() -> Instant? { allocations.values.lazy.map(\.expiry).min() }
 
     /// Expires allocations (their relays are released) and prunes
     /// permissions and channels.
-    public mutating func handleTimeout(now: Instant) {
+    package mutating func handleTimeout(now: Instant) {
         for (client, allocation) in allocations where allocation.expiry <= now { remove(client) }
         for client in allocations.keys { allocations[client]?.prune(now: now) }
     }
 
     /// A stream client's connection closed: its allocation goes with it
     /// (RFC 8656 section 3.1: the 5-tuple no longer exists).
-    public mutating func clientClosed(_ client: TURNClient) {
+    package mutating func clientClosed(_ client: TURNClient) {
         if allocations[client] != nil { remove(client) }
     }
 
@@ -89,7 +89,7 @@ public struct TURNServer {
 
     /// One datagram (UDP) or one frame from `TURNStreamFramer` (TCP, TLS).
     /// `unixSeconds` is the wall clock, for the credentials' expiry.
-    public mutating func handleClient(
+    package mutating func handleClient(
         _ bytes: UnsafeRawBufferPointer, from client: TURNClient, now: Instant, unixSeconds: Int64,
         openRelay: (TURNClient, _ evenPort: Bool) -> TransportAddress?
     ) {
@@ -118,7 +118,7 @@ public struct TURNServer {
         }
     }
 
-    public mutating func handleClient(
+    package mutating func handleClient(
         _ bytes: [UInt8], from client: TURNClient, now: Instant, unixSeconds: Int64,
         openRelay: (TURNClient, _ evenPort: Bool) -> TransportAddress?
     ) {

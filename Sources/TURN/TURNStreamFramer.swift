@@ -7,18 +7,18 @@
 ///
 /// Buffering is bounded by the largest message either framing can
 /// declare (20 + 65535 bytes), so a peer cannot make it grow further.
-public struct TURNStreamFramer: Sendable {
+package struct TURNStreamFramer: Sendable {
     /// The longest frame: a STUN header and the largest length it can hold.
-    public static let maxFrameLength = 20 + 0xFFFF
+    package static let maxFrameLength = 20 + 0xFFFF
     private var buffer: [UInt8] = []
     private var start = 0
 
-    public init() {}
+    package init() {}
 
     /// Bytes held that do not yet form a whole message.
-    public var bufferedCount: Int { buffer.count - start }
+    package var bufferedCount: Int { buffer.count - start }
 
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0, start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
@@ -26,11 +26,11 @@ public struct TURNStreamFramer: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
-    public mutating func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
+    package mutating func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
 
     /// The next whole message, nil until one is complete. The frame of a
     /// ChannelData message keeps its padding; `ChannelData.parse` ignores it.
-    public mutating func next() throws(TURNParseError) -> [UInt8]? {
+    package mutating func next() throws(TURNParseError) -> [UInt8]? {
         let available = buffer.count - start
         guard available >= 4 else { return nil }
         let first = buffer[start]

@@ -11,32 +11,32 @@ import Wire
 #endif
 
 /// Where and how the built-in TURN server runs.
-public struct TURNServiceConfiguration: Sendable {
+package struct TURNServiceConfiguration: Sendable {
     /// The UDP listener; the TCP listener takes the same address and port.
-    public var listen: SocketAddress
+    package var listen: SocketAddress
     /// TURN over TLS, on its own address, with the HTTPS listener's
     /// certificate slot (so SIGHUP reloads both).
-    public var tls: (address: SocketAddress, contexts: TLSContextSlot)?
+    package var tls: (address: SocketAddress, contexts: TLSContextSlot)?
     /// Relay sockets bind this IP, port 0 (the kernel picks a free one).
-    public var relayBindIP: String
+    package var relayBindIP: String
     /// The relay address told to clients (XOR-RELAYED-ADDRESS): the bound
     /// IP, or the public one when the node is behind NAT.
-    public var relayAnnouncedIP: String
-    public var engine: TURNServerConfiguration
-    public var credentials: TURNCredentials
+    package var relayAnnouncedIP: String
+    package var engine: TURNServerConfiguration
+    package var credentials: TURNCredentials
     /// This node's media addresses, the only peers (`TURNPeerPolicy`).
-    public var allowedPeers: Set<TransportAddress>
+    package var allowedPeers: Set<TransportAddress>
     /// Where to send what a client addresses to one of `allowedPeers`,
     /// when that is not the socket's own address: an announced public
     /// address behind NAT (`--announce-ip`) or an interface address of a
     /// wildcard bind maps to the worker's local address, so relayed
     /// packets never leave the machine to come back through the NAT
     /// (which many do not allow: hairpinning). Absent: sent as addressed.
-    public var peerRoutes: [TransportAddress: TransportAddress] = [:]
+    package var peerRoutes: [TransportAddress: TransportAddress] = [:]
     /// A TCP/TLS connection silent this long is closed.
-    public var streamIdleTimeout: Duration = .seconds(120)
+    package var streamIdleTimeout: Duration = .seconds(120)
 
-    public init(
+    package init(
         listen: SocketAddress, tls: (address: SocketAddress, contexts: TLSContextSlot)?, relayBindIP: String,
         relayAnnouncedIP: String, engine: TURNServerConfiguration, credentials: TURNCredentials,
         allowedPeers: Set<TransportAddress>
@@ -55,7 +55,7 @@ extension TURNServiceConfiguration {
     /// `peerRoutes` for media workers given as (the socket's local address,
     /// the addresses it announces): each announced address to the bound
     /// address, or to loopback of its family on a wildcard bind.
-    public static func peerRoutes(
+    package static func peerRoutes(
         workers: [(local: SocketAddress, announced: [TransportAddress])]
     ) -> [TransportAddress:
         TransportAddress]
@@ -83,16 +83,16 @@ extension TURNServiceConfiguration {
 /// each framed message to this thread's mailbox. Relay traffic is not the
 /// SFU's hot path, so a relayed packet is copied into an array once on
 /// its way (the engine's output); nothing here takes a lock per packet.
-public final class TURNService: Sendable {
-    public let udpAddress: SocketAddress
-    public let tcpAddress: SocketAddress
-    public let tlsAddress: SocketAddress?
+package final class TURNService: Sendable {
+    package let udpAddress: SocketAddress
+    package let tcpAddress: SocketAddress
+    package let tlsAddress: SocketAddress?
     private let credentials: TURNCredentials
     private let loop: TURNLoop
     private let tcp: TCPServer<TURNStreamSession>
     private let thread: Mutex<WorkerThread?>
 
-    public init(_ configuration: TURNServiceConfiguration) throws(SocketError) {
+    package init(_ configuration: TURNServiceConfiguration) throws(SocketError) {
         let events = Mailbox<TURNStreamEvent>()
         var tcpConfiguration = TCPServerConfiguration()
         tcpConfiguration.maxConnections = configuration.engine.maxAllocations
@@ -131,29 +131,29 @@ public final class TURNService: Sendable {
     /// How long issued credentials may create allocations. An hour covers
     /// a join and its ICE restarts; a rejoin gets fresh ones. An
     /// allocation made in time lives on while it is refreshed.
-    public static let credentialLifetimeSeconds: Int64 = 3600
+    package static let credentialLifetimeSeconds: Int64 = 3600
 
     /// Credentials for `identity` (the join response's, the `Link`
     /// headers'), valid from `unixSeconds` for `credentialLifetimeSeconds`.
-    public func issue(identity: String, unixSeconds: Int64) -> TURNCredentials.Issued? {
+    package func issue(identity: String, unixSeconds: Int64) -> TURNCredentials.Issued? {
         credentials.issue(identity: identity, nowSeconds: unixSeconds, lifetimeSeconds: Self.credentialLifetimeSeconds)
     }
 
     /// The TURN URLs of this server (RFC 7065) with `host`: UDP, TCP, and
     /// TLS when it listens for TLS (`turns:`, over TCP).
-    public func urls(host: String) -> [String] {
+    package func urls(host: String) -> [String] {
         var urls = ["turn:\(host):\(udpAddress.port)?transport=udp", "turn:\(host):\(tcpAddress.port)?transport=tcp"]
         if let tlsAddress { urls.append("turns:\(host):\(tlsAddress.port)?transport=tcp") }
         return urls
     }
 
     /// Allocations open now (approximate while running).
-    public var allocationCount: Int { loop.allocations.load(ordering: .relaxed) }
+    package var allocationCount: Int { loop.allocations.load(ordering: .relaxed) }
     /// Relay sockets opened since start.
-    public var relaysOpened: Int { loop.relaysOpened.load(ordering: .relaxed) }
+    package var relaysOpened: Int { loop.relaysOpened.load(ordering: .relaxed) }
 
     /// Stops both threads and closes every socket. Idempotent.
-    public func stop() {
+    package func stop() {
         loop.requestStop()
         thread.withLock { t in
             t?.join()

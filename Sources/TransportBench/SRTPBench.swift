@@ -1,12 +1,13 @@
 import SRTP
 import Wire
 
-/// Protect and unprotect cost of 1200-byte RTP packets for one profile.
+/// Protect and unprotect cost of 1200-byte RTP packets for one profile on
+/// one SRTP backend.
 ///
 /// Packets go through in chunks: a chunk of plaintext packets (fresh
 /// sequence numbers, so the receiver's replay window accepts every one) is
 /// laid out untimed, then protected in a timed loop, then unprotected in a
-/// second timed loop. Only the libsrtp calls (and our checks around them)
+/// second timed loop. Only the SRTP calls (and our checks around them)
 /// are inside the timed loops.
 struct SRTPBench {
     struct Result {
@@ -20,6 +21,7 @@ struct SRTPBench {
     static let slotSize = 1408
 
     let profile: SRTPProfile
+    let backend: SRTPBackend
     let packetsPerRun: Int
 
     func run(runs: Int) throws -> [Result] {
@@ -27,8 +29,8 @@ struct SRTPBench {
             key: (0..<16).map { UInt8($0 &* 11 &+ 3) },
             salt: (0..<profile.masterSaltLength).map { UInt8($0 &* 5 &+ 1) },
             profile: profile)
-        var sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound)
-        var receiver = try SRTPSession(profile: profile, masterKey: key, direction: .inbound)
+        var sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound, backend: backend)
+        var receiver = try SRTPSession(profile: profile, masterKey: key, direction: .inbound, backend: backend)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk * Self.slotSize, alignment: 64)
         defer { buffer.deallocate() }
         var lengths = [Int](repeating: 0, count: Self.chunk)

@@ -7,25 +7,25 @@
 /// the wire can never make a parser read past the packet. The reader is
 /// non-escapable: it borrows the packet's `RawSpan` and cannot outlive it,
 /// so parsing copies nothing.
-public struct ByteReader: ~Escapable {
-    public let bytes: RawSpan
+package struct ByteReader: ~Escapable {
+    package let bytes: RawSpan
     /// Offset of the next byte to read, from the start of `bytes`.
-    public private(set) var offset: Int
+    package private(set) var offset: Int
 
     @_lifetime(copy bytes)
-    public init(_ bytes: RawSpan, offset: Int = 0) {
+    package init(_ bytes: RawSpan, offset: Int = 0) {
         self.bytes = bytes
         self.offset = min(max(offset, 0), bytes.byteCount)
     }
 
-    public var remaining: Int { bytes.byteCount - offset }
-    public var isAtEnd: Bool { remaining == 0 }
+    package var remaining: Int { bytes.byteCount - offset }
+    package var isAtEnd: Bool { remaining == 0 }
 
     @inline(__always)
-    public func canRead(_ count: Int) -> Bool { count >= 0 && remaining >= count }
+    package func canRead(_ count: Int) -> Bool { count >= 0 && remaining >= count }
 
     @inline(__always)
-    public mutating func uint8<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt8 {
+    package mutating func uint8<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt8 {
         guard canRead(1) else { throw error() }
         let v = bytes.unsafeLoad(fromByteOffset: offset, as: UInt8.self)
         offset += 1
@@ -33,7 +33,7 @@ public struct ByteReader: ~Escapable {
     }
 
     @inline(__always)
-    public mutating func uint16<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt16 {
+    package mutating func uint16<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt16 {
         guard canRead(2) else { throw error() }
         let v = UInt16(bigEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt16.self))
         offset += 2
@@ -42,7 +42,7 @@ public struct ByteReader: ~Escapable {
 
     /// A 24-bit big-endian value, as in RTCP report blocks and TWCC.
     @inline(__always)
-    public mutating func uint24<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt32 {
+    package mutating func uint24<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt32 {
         guard canRead(3) else { throw error() }
         let hi = UInt32(bytes.unsafeLoad(fromByteOffset: offset, as: UInt8.self))
         let mid = UInt32(bytes.unsafeLoad(fromByteOffset: offset + 1, as: UInt8.self))
@@ -52,7 +52,7 @@ public struct ByteReader: ~Escapable {
     }
 
     @inline(__always)
-    public mutating func uint32<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt32 {
+    package mutating func uint32<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt32 {
         guard canRead(4) else { throw error() }
         let v = UInt32(bigEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt32.self))
         offset += 4
@@ -60,7 +60,7 @@ public struct ByteReader: ~Escapable {
     }
 
     @inline(__always)
-    public mutating func uint64<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt64 {
+    package mutating func uint64<E: Error>(or error: @autoclosure () -> E) throws(E) -> UInt64 {
         guard canRead(8) else { throw error() }
         let v = UInt64(bigEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
         offset += 8
@@ -69,14 +69,14 @@ public struct ByteReader: ~Escapable {
 
     /// Skips `count` bytes.
     @inline(__always)
-    public mutating func skip<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) {
+    package mutating func skip<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) {
         guard canRead(count) else { throw error() }
         offset += count
     }
 
     /// The next `count` bytes as a span over the same memory, and advances.
     @_lifetime(copy self)
-    public mutating func span<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> RawSpan {
+    package mutating func span<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> RawSpan {
         guard canRead(count) else { throw error() }
         let s = bytes.extracting(offset..<offset + count)
         offset += count
@@ -87,13 +87,13 @@ public struct ByteReader: ~Escapable {
     /// Used for length-prefixed sub-structures so that the inner parser can
     /// never run into the bytes that follow.
     @_lifetime(copy self)
-    public mutating func subReader<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> ByteReader {
+    package mutating func subReader<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> ByteReader {
         ByteReader(try span(count, or: error()))
     }
 
     /// The next `count` bytes copied into an array (for control-plane values
     /// such as STUN usernames, never on the media path).
-    public mutating func bytesArray<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> [UInt8] {
+    package mutating func bytesArray<E: Error>(_ count: Int, or error: @autoclosure () -> E) throws(E) -> [UInt8] {
         guard canRead(count) else { throw error() }
         var out = [UInt8](repeating: 0, count: count)
         for i in 0..<count { out[i] = bytes.unsafeLoad(fromByteOffset: offset + i, as: UInt8.self) }
@@ -103,7 +103,7 @@ public struct ByteReader: ~Escapable {
 
     /// Peeks at a byte relative to the current offset without consuming it.
     @inline(__always)
-    public func peekUInt8(at relative: Int = 0) -> UInt8? {
+    package func peekUInt8(at relative: Int = 0) -> UInt8? {
         guard relative >= 0, canRead(relative + 1) else { return nil }
         return bytes.unsafeLoad(fromByteOffset: offset + relative, as: UInt8.self)
     }
@@ -111,7 +111,7 @@ public struct ByteReader: ~Escapable {
 
 extension RawSpan {
     /// Copies the bytes into an array. For tests and the control plane.
-    public func copiedBytes() -> [UInt8] {
+    package func copiedBytes() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: byteCount)
         for i in 0..<byteCount { out[i] = unsafeLoad(fromByteOffset: i, as: UInt8.self) }
         return out
@@ -119,5 +119,5 @@ extension RawSpan {
 
     /// Byte at `offset`; the caller has checked the bounds.
     @inline(__always)
-    public func byte(at offset: Int) -> UInt8 { unsafeLoad(fromByteOffset: offset, as: UInt8.self) }
+    package func byte(at offset: Int) -> UInt8 { unsafeLoad(fromByteOffset: offset, as: UInt8.self) }
 }

@@ -12,11 +12,11 @@
 ///
 /// Everything else is dropped. One port carries all of it, so this is the
 /// first decision for every datagram and must be cheap.
-public enum DatagramKind: Equatable, Sendable {
+package enum DatagramKind: Equatable, Sendable {
     case stun, dtls, rtp, rtcp, unknown
 
     @inline(__always)
-    public static func classify(_ bytes: UnsafeRawBufferPointer) -> DatagramKind {
+    package static func classify(_ bytes: UnsafeRawBufferPointer) -> DatagramKind {
         guard let first = bytes.first else { return .unknown }
         switch first {
         case 0...3: return .stun

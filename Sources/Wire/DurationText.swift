@@ -5,7 +5,7 @@ extension Duration {
     /// nil for anything else, a value past about 100 years, or text longer
     /// than 32 bytes. One parser for swiftlet and roombot, so that every
     /// duration flag accepts the same spellings.
-    public init?(parsing text: some StringProtocol) {
+    package init?(parsing text: some StringProtocol) {
         guard !text.isEmpty, text.utf8.count <= 32 else { return nil }
         let units: [(suffix: String, nanoseconds: Double)] = [
             ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9), ("d", 86400e9),
@@ -35,11 +35,11 @@ extension Duration {
     }
 
     /// Seconds as a `Double` (for display and for APIs that take seconds).
-    public var inSeconds: Double { Double(nanoseconds) / 1e9 }
+    package var inSeconds: Double { Double(nanoseconds) / 1e9 }
 
     /// The shortest of `1h`, `15m`, `30s`, `1.5s`, `250ms` that is exact,
     /// so that a printed value parses back to itself.
-    public var compactDescription: String {
+    package var compactDescription: String {
         let ns = nanoseconds
         for (suffix, unit) in [("d", Int64(86400e9)), ("h", Int64(3600e9)), ("m", Int64(60e9)), ("s", Int64(1e9))]
         where ns != 0 && ns % unit == 0 {

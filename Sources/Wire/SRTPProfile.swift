@@ -10,14 +10,14 @@
 ///   0x0001 (RFC 5764 section 4.1.2).
 /// - `aeadAES128GCM`: AES-GCM with a 128-bit key and a 16-byte tag (RFC
 ///   7714 section 14.2), profile id 0x0007 (RFC 7714 section 14.2).
-public enum SRTPProfile: Sendable, Hashable, CaseIterable {
+package enum SRTPProfile: Sendable, Hashable, CaseIterable {
     case aesCM128HMACSHA1_80
     case aeadAES128GCM
 
     /// Maps a DTLS-SRTP protection profile id from the use_srtp extension;
     /// nil for any profile we do not implement (e.g. the 32-bit tag or
     /// AES-256 variants).
-    public init?(dtlsProfileID: UInt16) {
+    package init?(dtlsProfileID: UInt16) {
         switch dtlsProfileID {
         case 0x0001: self = .aesCM128HMACSHA1_80
         case 0x0007: self = .aeadAES128GCM
@@ -27,7 +27,7 @@ public enum SRTPProfile: Sendable, Hashable, CaseIterable {
 
     /// The DTLS-SRTP protection profile id (RFC 5764 section 4.1.2, RFC 7714
     /// section 14.2).
-    public var dtlsProfileID: UInt16 {
+    package var dtlsProfileID: UInt16 {
         switch self {
         case .aesCM128HMACSHA1_80: 0x0001
         case .aeadAES128GCM: 0x0007
@@ -35,11 +35,11 @@ public enum SRTPProfile: Sendable, Hashable, CaseIterable {
     }
 
     /// Master key length in bytes: 128 bits for both profiles.
-    public var masterKeyLength: Int { 16 }
+    package var masterKeyLength: Int { 16 }
 
     /// Master salt length in bytes: 112 bits for AES-CM (RFC 3711 section
     /// 8.2), 96 bits for AES-GCM (RFC 7714 section 8.1 and 12).
-    public var masterSaltLength: Int {
+    package var masterSaltLength: Int {
         switch self {
         case .aesCM128HMACSHA1_80: 14
         case .aeadAES128GCM: 12
@@ -49,7 +49,7 @@ public enum SRTPProfile: Sendable, Hashable, CaseIterable {
     /// Bytes appended to an RTP packet by protection: the 80-bit HMAC tag
     /// (RFC 3711 section 3.1), or the 16-byte GCM tag (RFC 7714 section 5).
     /// No MKI is ever used with DTLS-SRTP.
-    public var rtpTrailerLength: Int {
+    package var rtpTrailerLength: Int {
         switch self {
         case .aesCM128HMACSHA1_80: 10
         case .aeadAES128GCM: 16
@@ -58,18 +58,18 @@ public enum SRTPProfile: Sendable, Hashable, CaseIterable {
 
     /// The authentication tag alone; for both profiles this is the whole
     /// SRTP trailer.
-    public var authTagLength: Int { rtpTrailerLength }
+    package var authTagLength: Int { rtpTrailerLength }
 
     /// Bytes appended to an RTCP packet by protection: the 4-byte E flag and
     /// SRTCP index (RFC 3711 section 3.4, RFC 7714 section 9.1) plus the tag.
-    public var rtcpTrailerLength: Int { 4 + authTagLength }
+    package var rtcpTrailerLength: Int { 4 + authTagLength }
 
     /// Length of the DTLS exporter output to request with the label
     /// `EXTRACTOR-dtls_srtp` (RFC 5764 section 4.2): two keys and two salts.
-    public var keyingMaterialLength: Int { 2 * (masterKeyLength + masterSaltLength) }
+    package var keyingMaterialLength: Int { 2 * (masterKeyLength + masterSaltLength) }
 
     /// Our offer and, as a DTLS server, our choice order: GCM first, because
     /// it is 4 to 5 times cheaper per packet here (docs/PERFORMANCE.md) and
     /// authenticates the header.
-    public static let defaultPreference: [SRTPProfile] = [.aeadAES128GCM, .aesCM128HMACSHA1_80]
+    package static let defaultPreference: [SRTPProfile] = [.aeadAES128GCM, .aesCM128HMACSHA1_80]
 }

@@ -2,15 +2,15 @@
 /// a TCP connection, each preceded by its length as a 16-bit big-endian
 /// integer (`LENGTH`, 0...65535). ICE over TCP (RFC 6544 section 3) uses it
 /// for every packet of the connection.
-public enum StreamFraming {
+package enum StreamFraming {
     /// Bytes of the length prefix.
-    public static let headerLength = 2
+    package static let headerLength = 2
 
     /// Writes the prefix of a `length`-byte frame into `header[0..<2]`.
     /// False (nothing written) when the length does not fit 16 bits or the
     /// buffer is shorter than the prefix.
     @discardableResult
-    public static func writeHeader(length: Int, into header: UnsafeMutableRawBufferPointer) -> Bool {
+    package static func writeHeader(length: Int, into header: UnsafeMutableRawBufferPointer) -> Bool {
         guard (0...Int(UInt16.max)).contains(length), header.count >= headerLength else { return false }
         header[0] = UInt8(truncatingIfNeeded: length >> 8)
         header[1] = UInt8(truncatingIfNeeded: length)
@@ -20,7 +20,7 @@ public enum StreamFraming {
 
 /// Why a frame was not delivered. Each costs only the frame it names: the
 /// decoder skips that frame's bytes and stays in step with the stream.
-public enum StreamFramingError: Error, Equatable, Sendable {
+package enum StreamFramingError: Error, Equatable, Sendable {
     /// The prefix announced more than the decoder's `maxFrameLength`
     /// (ours, not RFC 4571's 65535): the frame is skipped unread.
     case frameTooLong(length: Int)
@@ -39,8 +39,8 @@ public enum StreamFramingError: Error, Equatable, Sendable {
 /// Drive it with each read's bytes: call `nextFrame(from:)` until it
 /// returns nil (the input is used up); a thrown error drops one frame and
 /// the next call goes on after it.
-public struct StreamFrameDecoder: ~Copyable {
-    public let maxFrameLength: Int
+package struct StreamFrameDecoder: ~Copyable {
+    package let maxFrameLength: Int
     private let storage: UnsafeMutableRawBufferPointer
     /// Prefix bytes gathered so far (0...2) and their value.
     private var headerBytes = 0
@@ -50,7 +50,7 @@ public struct StreamFrameDecoder: ~Copyable {
     private var skipping = 0
 
     /// `maxFrameLength` is clamped to 1...65535.
-    public init(maxFrameLength: Int) {
+    package init(maxFrameLength: Int) {
         self.maxFrameLength = min(max(maxFrameLength, 1), Int(UInt16.max))
         storage = .allocate(byteCount: self.maxFrameLength, alignment: 16)
     }
@@ -58,13 +58,13 @@ public struct StreamFrameDecoder: ~Copyable {
     deinit { storage.deallocate() }
 
     /// Bytes held between inputs (a partial prefix or frame).
-    public var bufferedBytes: Int { headerBytes + gathered }
+    package var bufferedBytes: Int { headerBytes + gathered }
 
     /// The next whole frame of `input`, consuming what it reads from the
     /// front of `input`; nil once `input` is empty with no frame complete
     /// (the partial one is kept for the next input). The returned buffer is
     /// valid until the next call or until `input`'s memory is reused.
-    public mutating func nextFrame(
+    package mutating func nextFrame(
         from input: inout UnsafeMutableRawBufferPointer
     ) throws(StreamFramingError) -> UnsafeMutableRawBufferPointer? {
         while !input.isEmpty {

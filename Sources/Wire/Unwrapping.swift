@@ -4,11 +4,11 @@
 /// one, so reordering within half the 16-bit space moves backwards and a
 /// wrap moves forwards. Extended values never go below zero: a packet that
 /// would (reordered before the very first one) is placed in cycle zero.
-public struct SequenceNumberUnwrapper: Sendable {
+package struct SequenceNumberUnwrapper: Sendable {
     private var last: UInt64?
-    public init() {}
+    package init() {}
 
-    public mutating func unwrap(_ value: UInt16) -> UInt64 {
+    package mutating func unwrap(_ value: UInt16) -> UInt64 {
         guard let last else {
             // Start one cycle up so that early reordering can go backwards.
             let first = (1 << 16) | UInt64(value)
@@ -36,11 +36,11 @@ public struct SequenceNumberUnwrapper: Sendable {
 
 /// Extends 32-bit RTP timestamps to 64 bits, the same way as sequence
 /// numbers (half the space decides forwards or backwards).
-public struct TimestampUnwrapper: Sendable {
+package struct TimestampUnwrapper: Sendable {
     private var last: UInt64?
-    public init() {}
+    package init() {}
 
-    public mutating func unwrap(_ value: UInt32) -> UInt64 {
+    package mutating func unwrap(_ value: UInt32) -> UInt64 {
         guard let last else {
             let first = (1 << 32) | UInt64(value)
             self.last = first
@@ -55,7 +55,7 @@ public struct TimestampUnwrapper: Sendable {
 extension UInt16 {
     /// `true` when `self` comes after `other` in RFC 1982 serial arithmetic.
     @inline(__always)
-    public func isNewer(than other: UInt16) -> Bool {
+    package func isNewer(than other: UInt16) -> Bool {
         self != other && self &- other < 0x8000
     }
 }
@@ -63,7 +63,7 @@ extension UInt16 {
 extension UInt32 {
     /// `true` when `self` comes after `other` in RFC 1982 serial arithmetic.
     @inline(__always)
-    public func isNewer(than other: UInt32) -> Bool {
+    package func isNewer(than other: UInt32) -> Bool {
         self != other && self &- other < 0x8000_0000
     }
 }

@@ -14,7 +14,7 @@ import Wire
         [.kbps(1000), .kbps(1500), .kbps(2000)],
     ]
 
-    static func video(_ id: Int, priority: Int = 0, cap: Int? = nil, current: AllocatedLayer? = nil) -> AllocatableTrack {
+    static func video(_ id: Int, priority: Int = 0, cap: Int? = nil, current: MediaLayer? = nil) -> AllocatableTrack {
         AllocatableTrack(id: id, kind: .video, priority: priority, maxSpatialLayer: cap, layers: simulcast, current: current)
     }
 
@@ -22,7 +22,7 @@ import Wire
         AllocatableTrack(id: id, kind: .audio, layers: [[.kbps(40)]])
     }
 
-    static func layer(_ s: Int, _ t: Int) -> AllocatedLayer { AllocatedLayer(spatial: s, temporal: t) }
+    static func layer(_ s: Int, _ t: Int) -> MediaLayer { MediaLayer(spatial: s, temporal: t) }
 
     @Test func audioIsServedBeforeVideo() {
         // 130k: audio (40k) fits, the video's lowest layer (100k + 10 %) does not.
@@ -101,17 +101,17 @@ import Wire
 
     @Test func skipsLayersThePublisherDoesNotSend() {
         var track = Self.video(1)
-        track.layers = [[.kbps(0)], [.kbps(300), .kbps(450)], []]
+        track.layers = LayerRates([[.kbps(0)], [.kbps(300), .kbps(450)], []])
         let result = allocator.allocate(estimate: .mbps(5), tracks: [track])
         #expect(result[1] == .forward(Self.layer(1, 1), allocated: .kbps(450)))
-        track.layers = [[], [.kbps(0)]]
+        track.layers = LayerRates([[], [.kbps(0)]])
         #expect(allocator.allocate(estimate: .mbps(5), tracks: [track])[1] == .unavailable)
     }
 
     @Test func dropsTemporalLayersBeforeSpatialOnDecrease() {
         let current = Self.layer(2, 2)
         let estimates: [Int64] = [2000, 1600, 1100, 700, 500, 350, 250, 120]
-        var layers: [AllocatedLayer] = []
+        var layers: [MediaLayer] = []
         var last = current
         for kbps in estimates {
             let result = allocator.allocate(estimate: .kbps(kbps), tracks: [Self.video(1, current: last)])
@@ -177,7 +177,7 @@ import Wire
 extension BandwidthAllocatorTests {
     @Test func extremeRatesNeitherTrapNorOverflow() {
         var track = Self.video(1)
-        track.layers = [[Bitrate(bitsPerSecond: .max), Bitrate(bitsPerSecond: -5)], [Bitrate(bitsPerSecond: 1)]]
+        track.layers = LayerRates([[Bitrate(bitsPerSecond: .max), Bitrate(bitsPerSecond: -5)], [Bitrate(bitsPerSecond: 1)]])
         let audio = AllocatableTrack(id: 2, kind: .audio, layers: [[Bitrate(bitsPerSecond: .max)]])
         let result = allocator.allocate(estimate: Bitrate(bitsPerSecond: .max), tracks: [track, audio, Self.audio(3)])
         #expect(result[2] == .forward(Self.layer(0, 0), allocated: Bitrate(bitsPerSecond: 1 << 53)))
@@ -186,5 +186,41 @@ extension BandwidthAllocatorTests {
         let empty = allocator.allocate(estimate: Bitrate(bitsPerSecond: .min), tracks: [])
         #expect(empty.decisions.isEmpty)
         #expect(empty.probe == nil)
+    }
+
+    /// The server keeps one workspace for every link's rounds: a reused
+    /// workspace gives what a fresh one gives, whatever ran in it before
+    /// (more tracks, fewer, probes or none).
+    @Test func aReusedWorkspaceGivesWhatAFreshOneGives() {
+        var random = SeededGenerator(state: 7)
+        var workspace = BandwidthAllocator.Workspace()
+        for _ in 0..<500 {
+            let count = Int(random.next() % 9)
+            let tracks = (0..<count).map { i -> AllocatableTrack in
+                if random.next() % 3 == 0 {
+                    return AllocatableTrack(id: i, kind: .audio, layers: [[.kbps(20 + Int64(random.next() % 40))]])
+                }
+                var layers: [[Bitrate]] = []
+                for _ in 0..<(1 + random.next() % 3) {
+                    var sum: Int64 = 0
+                    layers.append(
+                        (0..<(random.next() % 4)).map { _ in
+                            sum += Int64(random.next() % 800)
+                            return .kbps(sum)
+                        })
+                }
+                let cap: Int? = random.next() % 2 == 0 ? nil : Int(random.next() % 3)
+                let current: MediaLayer? =
+                    random.next() % 2 == 0 ? nil : Self.layer(Int(random.next() % 3), Int(random.next() % 3))
+                return AllocatableTrack(
+                    id: i, kind: .video, priority: Int(random.next() % 2), maxSpatialLayer: cap, layers: layers,
+                    current: current)
+            }
+            let estimate = Bitrate.kbps(Int64(random.next() % 4000))
+            let fresh = allocator.allocate(estimate: estimate, tracks: tracks)
+            allocator.allocate(estimate: estimate, tracks: tracks, into: &workspace)
+            #expect(workspace.decisions == fresh.decisions)
+            #expect(workspace.probe == fresh.probe && workspace.allocated == fresh.allocated)
+        }
     }
 }

@@ -58,3 +58,47 @@ import Wire
         #expect(history.packet(7) == nil)
     }
 }
+
+@Suite struct SentPacketHistoryGrowthTests {
+    /// Sends `count` packets at `perSecond`, returning the history.
+    private func sending(
+        _ count: Int, perSecond: Int64, capacity: Int = SentPacketHistory.defaultCapacity
+    )
+        -> SentPacketHistory
+    {
+        var history = SentPacketHistory(capacity: capacity, firstSequenceNumber: 1)
+        for i in 0..<Int64(count) {
+            let seq = history.nextSequenceNumber()
+            history.sent(
+                transportSequenceNumber: seq, size: 1200, at: Instant(nanoseconds: i * 1_000_000_000 / perSecond),
+                kind: .media)
+        }
+        return history
+    }
+
+    @Test func holdsAboutOneSecondOfTheRateSent() {
+        // 2.5 Mbit/s of 1,000-byte packets is ~312 per second: 512 slots.
+        let viewer = sending(3000, perSecond: 312)
+        #expect(viewer.slotCount == 512)
+        #expect(viewer.allocatedByteCount <= 16 * 1024)
+        // Audio alone (50 per second) never leaves the initial ring.
+        #expect(sending(500, perSecond: 50).slotCount == SentPacketHistory.defaultInitialCapacity)
+    }
+
+    @Test func neverGrowsPastItsCapacity() {
+        let flood = sending(50_000, perSecond: 1_000_000, capacity: 1000)
+        #expect(flood.slotCount == 1000)
+        #expect(flood.capacity == 1000)
+    }
+
+    @Test func growingKeepsEveryPacketOfTheLastSecond() throws {
+        let history = sending(2000, perSecond: 1000)
+        #expect(history.slotCount == 1024)
+        // The last second (1,000 packets: numbers 1001...2000) is all held,
+        // with the right send times.
+        for seq in UInt16(1001)...2000 {
+            let packet = try #require(history.packet(seq))
+            #expect(packet.sentAt == Instant(nanoseconds: (Int64(seq) - 1) * 1_000_000))
+        }
+    }
+}

@@ -55,4 +55,40 @@ import Wire
         #expect(far.first?.packets.count == 1)
         #expect(far.first?.baseSequenceNumber == 30000)
     }
+
+    /// The server writes feedback with `writeFeedback` into kept storage:
+    /// the bytes are those of `makeFeedback`'s packets serialized, round
+    /// after round (storage reused across feedbacks of different sizes,
+    /// losses, and a round long enough to need several packets).
+    @Test func writtenFeedbackIsTheSerializedFeedback() {
+        var written = TransportFeedbackRecorder(senderSSRC: SSRC(1))
+        var built = TransportFeedbackRecorder(senderSSRC: SSRC(1))
+        var number: UInt16 = 65000
+        var now = t0
+        var packetsSeen = 0
+        for round in 0..<40 {
+            // Round 20 has a 9 s jump between two arrivals, more than a
+            // 16-bit delta of 250 us holds: two packets.
+            let count = 5 + round % 17
+            for k in 0..<count {
+                if (k + round) % 7 != 3 {
+                    let jump: Duration = round == 20 && k >= count / 2 ? .seconds(9) : .zero
+                    let at = now + .milliseconds(Int64(k)) + jump
+                    written.record(transportSequenceNumber: number, arrival: at)
+                    built.record(transportSequenceNumber: number, arrival: at)
+                }
+                number &+= 1
+            }
+            now = now + .milliseconds(round == 20 ? 9500 : 50)
+            var bytes: [[UInt8]] = []
+            let n = written.writeFeedback(mediaSSRC: SSRC(9), now: now) { bytes.append(Array($0)) }
+            let expected = built.makeFeedback(mediaSSRC: SSRC(9), now: now).map {
+                RTCPCompoundPacket.serialize([.transportLayerCC($0)])
+            }
+            #expect(n == bytes.count)
+            #expect(bytes == expected, "round \(round)")
+            packetsSeen += bytes.count
+        }
+        #expect(packetsSeen > 40)
+    }
 }

@@ -87,7 +87,7 @@ import Wire
         #expect(meter.bitrate(spatial: 0, upToTemporal: 1) == .kbps(200))
         #expect(meter.bitrate(spatial: 2, upToTemporal: 3) == .mbps(2))
         #expect(meter.isSending(spatial: 0) && !meter.isSending(spatial: 1) && meter.isSending(spatial: 2))
-        #expect(meter.cumulativeRates == [[.kbps(100), .kbps(200)], [], [.mbps(2)]])
+        #expect(meter.cumulativeRates == LayerRates([[.kbps(100), .kbps(200)], [], [.mbps(2)]]))
         // Out-of-range layers never trap; they fold into the edges.
         meter.record(spatial: 9, temporal: -3, payloadBytes: 1, now: t0 + .seconds(1))
         #expect(meter.bitrate(spatial: 7, upToTemporal: 0) == Bitrate(bitsPerSecond: 0))

@@ -21,12 +21,12 @@ import Wire
     /// between; a picture dropped stays dropped.
     @Test func aLatePacketGetsItsOwnPicturesDecision() {
         var f = SimulcastForwarder(outgoingSSRC: SSRC(9), clockRate: 90000)
-        f.setTarget(LayerTarget(spatial: 0), now: t0)
+        f.setTarget(MediaLayer(spatial: 0), now: t0)
         #expect(forwarded(f.handle(packet(1, ts: 0, tid: 0, keyframe: true), arrival: t0)))
         // Picture at 3000 (TID 1): packet 2 forwarded, packet 3 lost.
         #expect(forwarded(f.handle(packet(2, ts: 3000, tid: 1), arrival: t0 + .milliseconds(33))))
         // The allocation lowers the temporal target to 0.
-        f.setTarget(LayerTarget(spatial: 0, temporal: 0), now: t0 + .milliseconds(40))
+        f.setTarget(MediaLayer(spatial: 0, temporal: 0), now: t0 + .milliseconds(40))
         #expect(forwarded(f.handle(packet(4, ts: 6000, tid: 0), arrival: t0 + .milliseconds(66))))
         // Picture at 9000 (TID 1) is dropped whole.
         #expect(!forwarded(f.handle(packet(5, ts: 9000, tid: 1), arrival: t0 + .milliseconds(99))))

@@ -9,7 +9,7 @@ import Wire
     @Test func startsOnTheTargetLayersFirstKeyframe() throws {
         var h = SimulcastHarness()
         h.answerRequests = false
-        h.setTarget(LayerTarget(spatial: 1))
+        h.setTarget(MediaLayer(spatial: 1))
         // Layer 1's keyframes: frames where (f + 3) % 30 == 0, i.e. 27.
         let sent = try h.run(frames: 40)
         let first = try #require(sent.first)
@@ -19,7 +19,7 @@ import Wire
         #expect(first.rewrite.sequenceNumber == 0)
         #expect(first.rewrite.timestamp == 0)
         #expect(sent.allSatisfy { $0.packet.spatialLayer == 1 })
-        #expect(h.forwarder.currentLayer == LayerTarget(spatial: 1))
+        #expect(h.forwarder.currentLayer == MediaLayer(spatial: 1))
         let waiting = h.outcomes.filter { $0.outcome.selectorDrop == .waitingForKeyframe }
         #expect(waiting.count > 0)
         #expect(waiting.allSatisfy { $0.packet.frame <= 27 })
@@ -29,10 +29,10 @@ import Wire
     @Test func switchesUpAndDownOnlyOnKeyframesOfTheTargetLayer() throws {
         var h = SimulcastHarness()
         h.answerRequests = false
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 5)  // Layer 0 starts at its keyframe, frame 0.
         #expect(h.forwarder.currentLayer?.spatial == 0)
-        h.setTarget(LayerTarget(spatial: 2))
+        h.setTarget(MediaLayer(spatial: 2))
         // Layer 2's keyframe is at frame 24; layer 0 keeps flowing until then.
         let up = try h.run(frames: 25)
         let firstHigh = try #require(up.firstIndex { $0.packet.spatialLayer == 2 })
@@ -43,7 +43,7 @@ import Wire
         #expect(up[firstHigh...].allSatisfy { $0.packet.spatialLayer == 2 })
         // Down to 1: its keyframe is at frame 57 (layer 0's at 30 and 60
         // do not count).
-        h.setTarget(LayerTarget(spatial: 1))
+        h.setTarget(MediaLayer(spatial: 1))
         let down = try h.run(frames: 40)
         let firstMid = try #require(down.firstIndex { $0.packet.spatialLayer == 1 })
         #expect(down[firstMid].packet.frame == 57)
@@ -55,9 +55,9 @@ import Wire
 
     @Test func requestsAKeyframeOfTheTargetLayerAndSwitchesOnIt() throws {
         var h = SimulcastHarness()
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 5)
-        h.setTarget(LayerTarget(spatial: 2))
+        h.setTarget(MediaLayer(spatial: 2))
         let sent = try h.run(frames: 3)
         // The first packet after the change asks for layer 2; the publisher
         // answers on its next frame (6).
@@ -70,10 +70,10 @@ import Wire
 
     @Test func recordsSwitchLatencyFromTargetChangeToFirstPacket() throws {
         var h = SimulcastHarness()
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 5)
         let requested = h.now
-        h.setTarget(LayerTarget(spatial: 1))
+        h.setTarget(MediaLayer(spatial: 1))
         let sent = try h.run(frames: 3)
         let first = try #require(sent.first { $0.packet.spatialLayer == 1 })
         #expect(h.forwarder.lastSwitchLatency == first.arrival - requested)
@@ -93,9 +93,9 @@ import Wire
         h.forwarder.senderReport(spatialLayer: 0, ssrc: SSRC(0x1000_0001), ntp: 1000 << 32, rtpTimestamp: 90_000)
         h.forwarder.senderReport(
             spatialLayer: 1, ssrc: SSRC(0x1000_0002), ntp: 1001 << 32, rtpTimestamp: 3_000_000 + 90_000)
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 10)
-        h.setTarget(LayerTarget(spatial: 1))
+        h.setTarget(MediaLayer(spatial: 1))
         let sent = try h.run(frames: 5)
         let first = try #require(sent.first { $0.packet.spatialLayer == 1 })
         // On layer 0's timeline frame f is RTP 90000 + 3000 f, sent as 3000 f.
@@ -107,9 +107,9 @@ import Wire
 
     @Test func withoutSenderReportsTheSwitchUsesElapsedWallTime() throws {
         var h = SimulcastHarness()
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 11)  // frames 0...10
-        h.setTarget(LayerTarget(spatial: 1))
+        h.setTarget(MediaLayer(spatial: 1))
         let sent = try h.run(frames: 5)
         let first = try #require(sent.first { $0.packet.spatialLayer == 1 })
         #expect(first.packet.frame == 12)
@@ -126,9 +126,9 @@ import Wire
         // publisher restart): the switch falls back to the wall clock.
         h.forwarder.senderReport(spatialLayer: 0, ssrc: SSRC(0x1000_0001), ntp: 1000 << 32, rtpTimestamp: 90_000)
         h.forwarder.senderReport(spatialLayer: 1, ssrc: SSRC(0x2000_0002), ntp: 1001 << 32, rtpTimestamp: 3_090_000)
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 10)
-        h.setTarget(LayerTarget(spatial: 1))
+        h.setTarget(MediaLayer(spatial: 1))
         let sent = try h.run(frames: 5)
         let first = try #require(sent.first { $0.packet.spatialLayer == 1 })
         #expect(first.packet.frame == 11)
@@ -140,24 +140,24 @@ import Wire
     @Test func dropsAndAddsTemporalLayersWithoutKeyframes() throws {
         var h = SimulcastHarness()
         h.answerRequests = false
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 8)
         // Only the base layer: TIDs 2 and 1 go from the next picture on.
-        h.setTarget(LayerTarget(spatial: 0, temporal: 0))
+        h.setTarget(MediaLayer(spatial: 0, temporal: 0))
         #expect(h.requests.count == 1)
         let base = try h.run(frames: 8)
         #expect(base.allSatisfy { $0.packet.temporalLayer == 0 })
         #expect(base.count > 0)
         #expect(h.outcomes.suffix(24).contains { $0.outcome.selectorDrop == .temporalLayerAbove })
         // Up to TID 1: on the next TID 1 picture with Y.
-        h.setTarget(LayerTarget(spatial: 0, temporal: 1))
+        h.setTarget(MediaLayer(spatial: 0, temporal: 1))
         let mid = try h.run(frames: 12)
         let firstT1 = try #require(mid.first { $0.packet.temporalLayer == 1 })
         #expect(firstT1.packet.layerSync)
         #expect(mid.allSatisfy { $0.packet.temporalLayer <= 1 })
-        #expect(h.forwarder.currentLayer == LayerTarget(spatial: 0, temporal: 1))
+        #expect(h.forwarder.currentLayer == MediaLayer(spatial: 0, temporal: 1))
         // All layers: TID 2 comes back at its next sync picture.
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         let all = try h.run(frames: 12)
         let firstT2 = try #require(all.first { $0.packet.temporalLayer == 2 })
         #expect(firstT2.packet.layerSync)
@@ -171,7 +171,7 @@ import Wire
         // missing: later TID 2 pictures reference TID 1 ones.
         var f = SimulcastForwarder(outgoingSSRC: SSRC(9), clockRate: 90_000)
         let t0 = Instant(nanoseconds: 1_000_000_000)
-        f.setTarget(LayerTarget(spatial: 0, temporal: 0), now: t0)
+        f.setTarget(MediaLayer(spatial: 0, temporal: 0), now: t0)
         func packet(_ seq: UInt16, tid: UInt8, sync: Bool = false, key: Bool = false) -> SimulcastPacket {
             SimulcastPacket(
                 source: SourcePacket(
@@ -179,21 +179,21 @@ import Wire
                 spatialLayer: 0, temporalLayer: tid, layerSync: sync)
         }
         #expect(f.handle(packet(1, tid: 0, key: true), arrival: t0).selectorDrop == nil)
-        f.setTarget(LayerTarget(spatial: 0), now: t0)
+        f.setTarget(MediaLayer(spatial: 0), now: t0)
         #expect(f.handle(packet(2, tid: 2, sync: true), arrival: t0).selectorDrop == .temporalLayerAbove)
         #expect(f.handle(packet(3, tid: 1, sync: false), arrival: t0).selectorDrop == .temporalLayerAbove)
         #expect(f.handle(packet(4, tid: 1, sync: true), arrival: t0).selectorDrop == nil)
-        #expect(f.currentLayer == LayerTarget(spatial: 0, temporal: 1))
+        #expect(f.currentLayer == MediaLayer(spatial: 0, temporal: 1))
         #expect(f.handle(packet(5, tid: 2, sync: false), arrival: t0).selectorDrop == .temporalLayerAbove)
         #expect(f.handle(packet(6, tid: 2, sync: true), arrival: t0).selectorDrop == nil)
-        #expect(f.currentLayer == LayerTarget(spatial: 0, temporal: 2))
+        #expect(f.currentLayer == MediaLayer(spatial: 0, temporal: 2))
         #expect(f.handle(packet(7, tid: 2), arrival: t0).selectorDrop == nil)
     }
 
     @Test func pausedForwardsNothingAndResumesOnAKeyframe() throws {
         var h = SimulcastHarness()
         h.answerRequests = false
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         try h.run(frames: 10)
         h.setTarget(nil)
         #expect(h.forwarder.currentLayer == nil)
@@ -201,7 +201,7 @@ import Wire
         #expect(paused.isEmpty)
         #expect(h.outcomes.suffix(30).allSatisfy { $0.outcome.selectorDrop == .paused })
         #expect(h.requests.count == 1)
-        h.setTarget(LayerTarget(spatial: 0))
+        h.setTarget(MediaLayer(spatial: 0))
         // Layer 0's next keyframe is frame 30.
         let resumed = try h.run(frames: 15)
         let first = try #require(resumed.first)
@@ -214,7 +214,7 @@ import Wire
 
     @Test func fallsBackAtOnceWhenTheCurrentLayerGoesSilent() throws {
         var h = SimulcastHarness()
-        h.setTarget(LayerTarget(spatial: 2))
+        h.setTarget(MediaLayer(spatial: 2))
         try h.run(frames: 10)
         #expect(h.forwarder.currentLayer?.spatial == 2)
         h.silent = [2]
@@ -233,7 +233,7 @@ import Wire
         #expect(first.packet.isKeyframeStart)
         #expect(first.arrival - lastHigh.arrival < .milliseconds(250))
         #expect(h.forwarder.fallbacks == 1)
-        #expect(h.forwarder.target == LayerTarget(spatial: 2))
+        #expect(h.forwarder.target == MediaLayer(spatial: 2))
         #expect(h.forwarder.currentLayer?.spatial == 1)
         // Layer 2 comes back: the forwarder goes up again on its keyframe.
         h.silent = []
@@ -245,7 +245,7 @@ import Wire
 
     @Test func tickNoticesSilenceWhenNoPacketArrives() throws {
         var h = SimulcastHarness()
-        h.setTarget(LayerTarget(spatial: 1))
+        h.setTarget(MediaLayer(spatial: 1))
         try h.run(frames: 4)
         #expect(h.forwarder.currentLayer?.spatial == 1)
         let last = h.now
@@ -273,7 +273,7 @@ import Wire
         var stream = SimulcastStream.threeLayers()
         stream.layers.removeLast()
         var h = SimulcastHarness(stream: stream)
-        h.setTarget(LayerTarget(spatial: 2))
+        h.setTarget(MediaLayer(spatial: 2))
         let sent = try h.run(frames: 20)
         let first = try #require(sent.first)
         #expect(first.packet.spatialLayer == 1)
@@ -289,12 +289,12 @@ import Wire
                 source: SourcePacket(ssrc: SSRC(UInt32(layer + 1)), sequenceNumber: seq, timestamp: UInt32(seq)),
                 spatialLayer: layer, temporalLayer: nil, layerSync: false)
         }
-        f.setTarget(LayerTarget(spatial: 2), now: t0)
+        f.setTarget(MediaLayer(spatial: 2), now: t0)
         #expect(f.handle(delta(2, 1), arrival: t0).keyframeRequest == 2)
         #expect(f.handle(delta(2, 2), arrival: t0 + .milliseconds(100)).keyframeRequest == nil)
-        f.setTarget(LayerTarget(spatial: 1), now: t0 + .milliseconds(200))
+        f.setTarget(MediaLayer(spatial: 1), now: t0 + .milliseconds(200))
         #expect(f.handle(delta(1, 1), arrival: t0 + .milliseconds(200)).keyframeRequest == 1)
-        f.setTarget(LayerTarget(spatial: 2), now: t0 + .milliseconds(250))
+        f.setTarget(MediaLayer(spatial: 2), now: t0 + .milliseconds(250))
         #expect(f.handle(delta(2, 3), arrival: t0 + .milliseconds(300)).keyframeRequest == nil)
         #expect(f.handle(delta(2, 4), arrival: t0 + .milliseconds(499)).keyframeRequest == nil)
         #expect(f.handle(delta(2, 5), arrival: t0 + .milliseconds(500)).keyframeRequest == 2)
@@ -306,8 +306,8 @@ import Wire
     @Test func spatialLayerOutOfRangeIsDroppedWithAReason() throws {
         var f = SimulcastForwarder(outgoingSSRC: SSRC(9), clockRate: 90_000)
         let t0 = Instant(nanoseconds: 1_000_000_000)
-        f.setTarget(LayerTarget(spatial: 7, temporal: -3), now: t0)
-        #expect(f.target == LayerTarget(spatial: 2, temporal: 0))
+        f.setTarget(MediaLayer(spatial: 7, temporal: -3), now: t0)
+        #expect(f.target == MediaLayer(spatial: 2, temporal: 0))
         for layer in [-1, 3, Int.max, Int.min] {
             let p = SimulcastPacket(
                 source: SourcePacket(ssrc: SSRC(1), sequenceNumber: 1, timestamp: 1, isSwitchPoint: true),
@@ -325,7 +325,7 @@ import Wire
         // layer goes out whatever the temporal target.
         var f = SimulcastForwarder(outgoingSSRC: SSRC(9), clockRate: 90_000, initialSequenceNumber: 500)
         var now = Instant(nanoseconds: 1_000_000_000)
-        f.setTarget(LayerTarget(spatial: 0, temporal: 0), now: now)
+        f.setTarget(MediaLayer(spatial: 0, temporal: 0), now: now)
         var sequence: [UInt16] = []
         for i in 0..<20 {
             for layer in 0..<2 {
@@ -336,18 +336,18 @@ import Wire
                     spatialLayer: layer, temporalLayer: nil, layerSync: false)
                 if case .forward(let r) = f.handle(p, arrival: now).decision { sequence.append(r.sequenceNumber) }
             }
-            if i == 5 { f.setTarget(LayerTarget(spatial: 1, temporal: 0), now: now) }
+            if i == 5 { f.setTarget(MediaLayer(spatial: 1, temporal: 0), now: now) }
             now += .milliseconds(33)
         }
         #expect(sequence == Array(500..<521))  // layer 0 for i 0...10, layer 1 for 10...19
-        #expect(f.currentLayer == LayerTarget(spatial: 1, temporal: 0))
+        #expect(f.currentLayer == MediaLayer(spatial: 1, temporal: 0))
         #expect(f.rewriter.currentSource == SSRC(11))
     }
 
     @Test func paddingIsNeverForwardedAndDoesNotKeepALayerAlive() throws {
         var f = SimulcastForwarder(outgoingSSRC: SSRC(9), clockRate: 90_000)
         let t0 = Instant(nanoseconds: 1_000_000_000)
-        f.setTarget(LayerTarget(spatial: 1), now: t0)
+        f.setTarget(MediaLayer(spatial: 1), now: t0)
         let key = SimulcastPacket(
             source: SourcePacket(ssrc: SSRC(2), sequenceNumber: 1, timestamp: 0, isSwitchPoint: true), spatialLayer: 1,
             temporalLayer: nil, layerSync: false)

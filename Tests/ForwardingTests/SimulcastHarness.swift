@@ -59,7 +59,7 @@ struct SimulcastHarness {
     /// The time just before the next frame's first packet.
     var now: Instant { stream.captureTime(frame: stream.frame, start: start) - .milliseconds(1) }
 
-    mutating func setTarget(_ target: LayerTarget?) {
+    mutating func setTarget(_ target: MediaLayer?) {
         forwarder.setTarget(target, now: now)
     }
 

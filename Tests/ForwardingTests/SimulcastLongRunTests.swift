@@ -18,7 +18,7 @@ import Wire
         var valid = [true, true, true, true]
         var decodedPictures = 0
         var checked = 0
-        h.setTarget(LayerTarget(spatial: 2))
+        h.setTarget(MediaLayer(spatial: 2))
         var frames = 0
         while frames < 3000 {
             let step = 10 + rng.below(30)
@@ -53,11 +53,11 @@ import Wire
             switch rng.below(10) {
             case 0: h.setTarget(nil)
             case 1: h.silent = [rng.below(3)]
-            case 2, 3: h.setTarget(LayerTarget(spatial: rng.below(3), temporal: h.forwarder.target?.temporal ?? 2))
-            case 4, 5: h.setTarget(LayerTarget(spatial: h.forwarder.target?.spatial ?? 1, temporal: rng.below(3)))
+            case 2, 3: h.setTarget(MediaLayer(spatial: rng.below(3), temporal: h.forwarder.target?.temporal ?? 2))
+            case 4, 5: h.setTarget(MediaLayer(spatial: h.forwarder.target?.spatial ?? 1, temporal: rng.below(3)))
             default:
                 h.silent = []
-                h.setTarget(LayerTarget(spatial: rng.below(3), temporal: rng.below(4)))
+                h.setTarget(MediaLayer(spatial: rng.below(3), temporal: rng.below(4)))
             }
         }
         expectContinuous(h.sent)

@@ -107,6 +107,25 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
             name: "turn", entry: { FuzzEntryPoints.turn($0) },
             interesting: [0x00, 0x01, 0x03, 0x08, 0x09, 0x16, 0x19, 0x40, 0x12, 0x13, 0x21, 0x12, 0xA4, 0x42, 0xFF],
             mutationsPerSeed: 300),
+        // The room protocol's JSON, both directions (every message type of
+        // docs/PROTOCOL.md, a deep payload, a long list): JSONDecoder runs
+        // several times per input, so fewer mutations.
+        FuzzTarget(
+            name: "room-protocol", entry: { FuzzEntryPoints.roomProtocol($0) },
+            interesting: Array(#"{}[]",:\0-1e.tfnu"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xFF], mutationsPerSeed: 300),
+        // Relay messages between media workers: each kind, a bad kind, a
+        // truncated body; what decodes must re-encode to the same bytes.
+        FuzzTarget(
+            name: "relay-message", entry: { FuzzEntryPoints.relayMessage($0) },
+            interesting: [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x80, 0xFF]),
+        // SRTP and SRTCP unprotect on the OpenSSL and libsrtp2 backends at
+        // once (profile byte, then control/length/bytes chunks, most
+        // protected first): the two must agree on every chunk. Four
+        // sessions are keyed per input, so fewer mutations.
+        FuzzTarget(
+            name: "srtp", entry: { FuzzEntryPoints.srtp($0) },
+            interesting: [0x00, 0x01, 0x02, 0x03, 0x06, 0x07, 0x10, 0x80, 0x81, 0x90, 0xBE, 0xC8, 0xC9, 0xDE, 0xFF],
+            mutationsPerSeed: 200),
     ]
 
     func seeds() throws -> [[UInt8]] {

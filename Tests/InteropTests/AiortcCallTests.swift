@@ -1,5 +1,6 @@
 import Foundation
 import MediaWorker
+import RoomProtocol
 import Rooms
 import Testing
 

@@ -1,6 +1,7 @@
 import DTLS
 import Foundation
 import ICE
+import MediaRouter
 import MediaWorker
 import NetIO
 import PeerSession
@@ -116,7 +117,7 @@ func answer(
                 let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
                 let payloadType = (try? RTPHeader(parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(packet))))?.payloadType
                 let rewritten = RTPHeaderRewriter.setSSRC(ourSSRC, in: MutableBytes(packet))
-                let sent = rewritten && engine.sendRTP(UnsafeRawBufferPointer(packet), to: id, transmit: transmit)
+                let sent = rewritten && engine.sendRTP(UnsafeRawBufferPointer(packet), to: id, output: transmit)
                 seen.state.withLock {
                     $0.rtpFromPeer += 1
                     if let payloadType { $0.payloadTypes.insert(payloadType.rawValue) }

@@ -1,5 +1,7 @@
 import Foundation
+import MediaRouter
 import MediaWorker
+import RoomProtocol
 import Rooms
 import Testing
 

@@ -2,6 +2,7 @@ import DTLS
 import Foundation
 import MediaWorker
 import NetIO
+import RoomProtocol
 import Rooms
 import Signaling
 import SignalingServer

@@ -2,6 +2,7 @@ import DTLS
 import Foundation
 import MediaWorker
 import NetIO
+import RoomProtocol
 import Rooms
 import Signaling
 import SignalingServer
@@ -11,8 +12,12 @@ import TURN
 import TURNService
 import Testing
 
-/// A real swiftlet on 127.0.0.1 for the interop tests: one media worker and
-/// the signalling server, on ports the kernel picks. Every media command
+@testable import SwiftletServer
+
+/// A real swiftlet on 127.0.0.1 for the interop tests: one media worker (or
+/// `workers`, placed as `swiftlet serve --room-spread-after` places them)
+/// and the signalling server with `swiftlet serve`'s /metrics, on ports the
+/// kernel picks. Every media command
 /// the rooms layer sends is recorded before it reaches the worker, so a
 /// test can say which transports the server opened. With `devMode` it
 /// mints tokens on `/dev/token` as `swiftlet serve --dev` does (the pages
@@ -37,11 +42,12 @@ final class LoopbackSwiftlet {
     /// name `localhost`.
     init(
         devMode: Bool = false, mediaBind: String = "127.0.0.1", announcedIP: String? = nil, tls: TLSContextSlot? = nil,
-        signalingIP: String = "127.0.0.1", iceTCP: Bool = false, turn turnEnabled: Bool = false
+        signalingIP: String = "127.0.0.1", iceTCP: Bool = false, turn turnEnabled: Bool = false, workers: Int = 1,
+        roomSpreadAfter: Int = WorkerPlacement().spreadAfter
     ) throws {
         let certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
         let media = try MediaPlane(
-            count: 1, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate,
+            count: workers, bindIP: mediaBind, firstPort: 0, announcedIP: announcedIP, certificate: certificate,
             tcpFirstPort: iceTCP ? 0 : nil)
         let recorded = CommandLog()
         var turn: TURNService?
@@ -71,15 +77,22 @@ final class LoopbackSwiftlet {
             turn = service
         }
         self.turn = turn
+        var rooms = RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint)
+        rooms.placement = WorkerPlacement(spreadAfter: roomSpreadAfter)
+        let loads = WorkerLoadMeter(plane: media)
+        rooms.workerLoads = { loads.read() }
         do {
             server = try SignalingServer(
                 bindingTo: SocketAddress(ip: signalingIP, port: 0)!,
                 secure: tls.map { (SocketAddress(ip: "127.0.0.1", port: 0)!, $0) },
                 verifier: AccessTokenVerifier(keys: ["k": "s"]),
-                rooms: RoomDirectory<RandomIdentifiers>.Configuration(media: media.endpoint),
+                rooms: rooms,
                 media: { command in
                     recorded.commands.withLock { $0.append(command) }
                     media.post(command)
+                },
+                mediaMetrics: {
+                    MediaMetrics.prometheus(media.snapshots()) + MediaMetrics.relayPrometheus(media.relayCounts())
                 }, devTokens: devMode ? DevTokenIssuer(key: "k", secret: "s") : nil, iceServers: iceServers)
         } catch {
             turn?.stop()

@@ -1,9 +1,11 @@
 import Foundation
 import Glibc
+import MediaRouter
 import MediaWorker
 import Negotiation
 import NetIO
 import RTCP
+import RoomProtocol
 import Rooms
 import SFUTesting
 import Testing
@@ -133,7 +135,8 @@ final class AdversaryRoom {
             let c = engine.counters
             return WorkerSample(
                 cpuNanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec),
-                packets: Int64(c.rtpPacketsIn + c.rtcpPacketsIn), sizes: engine.stateSizes, residentBytes: 0)
+                packets: Int64(c.rtpPacketsIn + c.rtcpPacketsIn), sizes: engine.stateSizes, residentBytes: 0,
+                filtered: c.filtered, dropped: c.dropped)
         }
         var sample = try #require(s)
         sample.residentBytes = Self.residentBytes()
@@ -198,6 +201,10 @@ struct WorkerSample: Sendable {
     var packets: Int64
     var sizes: RoomMediaStateSizes
     var residentBytes: Int64
+    /// The worker's filter and drop counters: why a victim got nothing,
+    /// when it did (a failure message prints what a phase added).
+    var filtered: LayerFilter
+    var dropped: RoomMediaCounters.Drops
 }
 
 struct VictimStream {
@@ -218,5 +225,11 @@ struct Phase {
     var nanosecondsPerPacket: Double { Self.perPacket(start, end) }
     var firstHalf: Double { Self.perPacket(start, middle) }
     var secondHalf: Double { Self.perPacket(middle, end) }
+    /// Worker CPU of each half. Both halves send the same packets, so
+    /// these compare growth without depending on how many of them the
+    /// worker's packet counter counted (an attack the parser rejects
+    /// counts few, and a handful more or fewer swings a per-packet ratio).
+    var firstHalfNanoseconds: Int64 { middle.cpuNanoseconds - start.cpuNanoseconds }
+    var secondHalfNanoseconds: Int64 { end.cpuNanoseconds - middle.cpuNanoseconds }
     var packetsReceived: Int64 { end.packets - start.packets }
 }

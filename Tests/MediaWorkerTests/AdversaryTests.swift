@@ -184,7 +184,10 @@ import Wire
         #expect(attacked.attackerSent == rounds * Self.perRound)
         // (a) CPU per packet near normal, and not growing with the attack.
         #expect(attacked.nanosecondsPerPacket <= Self.costFactor * normal.nanosecondsPerPacket, "\(attack)")
-        #expect(attacked.secondHalf <= 3 * attacked.firstHalf + 2_000, "\(attack): cost grows with the attack")
+        #expect(
+            attacked.secondHalfNanoseconds <= 3 * attacked.firstHalfNanoseconds + 2_000_000,
+            "\(attack): cost grows with the attack (worker CPU \(attacked.firstHalfNanoseconds) then \(attacked.secondHalfNanoseconds) ns)"
+        )
         // (b) Memory: the tables are what the rooms layer made them (the
         // NACK generators track at most 1,000 numbers per layer).
         var before = normal.end.sizes
@@ -197,11 +200,18 @@ import Wire
             after.routedSSRCs = before.routedSSRCs
         }
         #expect(after == before, "\(attack)")
-        #expect(attacked.end.residentBytes - attacked.start.residentBytes < 16 << 20, "\(attack): resident memory grew")
+        // The resident set is the whole test process's: suites running in
+        // parallel in it allocate too (a release run saw +30 MB during one
+        // phase, with the engine's tables unchanged), so this bound only
+        // catches growth far beyond theirs: 64 MB over 300 attack packets is
+        // 200 KB a packet. The engine's own tables are checked exactly above.
+        #expect(attacked.end.residentBytes - attacked.start.residentBytes < 64 << 20, "\(attack): resident memory grew")
         // (c) The victims kept receiving at the rate they were sent, with no
         // freeze, in the attacker's room and in the other one.
         for (i, v) in attacked.victims.enumerated() {
-            #expect(v.received * 10 >= attacked.victimPacketsPerTrack * 9, "\(attack): victim stream \(i)")
+            #expect(
+                v.received * 10 >= attacked.victimPacketsPerTrack * 9,
+                "\(attack): victim stream \(i); worker at the end: \(attacked.end.filtered), \(attacked.end.dropped)")
             #expect(v.longestGap < .seconds(1), "\(attack): victim stream \(i) froze")
         }
     }

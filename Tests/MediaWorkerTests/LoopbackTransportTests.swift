@@ -1,5 +1,6 @@
 import DTLS
 import ICE
+import MediaRouter
 import MediaWorker
 import NetIO
 import PeerSession
@@ -33,7 +34,7 @@ final class EchoServer: Sendable {
                 case .rtp(let n), .rtcp(let n): n;
                 case .handled: 0
                 }
-            if engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), to: id, rtcp: isRTCP, transmit: transmit) {
+            if engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), to: id, rtcp: isRTCP, output: transmit) {
                 echoed.withLock { $0 += 1 }
             }
         }

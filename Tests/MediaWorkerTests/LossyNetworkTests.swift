@@ -1,4 +1,5 @@
 import MediaWorker
+import RoomProtocol
 import Rooms
 import SFUTesting
 import Testing

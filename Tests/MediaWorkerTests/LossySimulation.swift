@@ -1,11 +1,13 @@
 import DTLS
 import ICE
+import MediaRouter
 import MediaWorker
 import Negotiation
 import PeerSession
 import RTCP
 import RTP
 import RTPStreams
+import RoomProtocol
 import Rooms
 import SDP
 import SFUTesting
@@ -85,7 +87,7 @@ final class LossySimulation {
 
     func execute(_ command: MediaCommand) {
         engine.execute(command, now: clock.now, transmit: transmit)
-        engine.transports.flushAll(transmit: transmit)
+        engine.transports.flushAll(output: transmit)
         drainEngine()
     }
 

@@ -1,6 +1,7 @@
 import DTLS
 import Foundation
 import NetIO
+import RoomProtocol
 import Rooms
 import SFUTesting
 import Synchronization

@@ -1,11 +1,13 @@
 import DTLS
 import Foundation
 import ICE
+import MediaRouter
 import MediaWorker
 import Negotiation
 import NetIO
 import PeerSession
 import RTPStreams
+import RoomProtocol
 import Rooms
 import SDP
 import Synchronization

@@ -1,8 +1,10 @@
 import DTLS
 import ICE
+import MediaRouter
 import MediaWorker
 import NetIO
 import PeerSession
+import RoomProtocol
 import Rooms
 import Testing
 import Wire

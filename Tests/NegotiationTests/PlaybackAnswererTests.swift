@@ -49,7 +49,9 @@ import Wire
             #expect(m.has(.setup(.passive)))
             #expect(m.has(.rtcpMux))
             #expect(m.iceUfrag == "SfuU")
-            #expect(m.extensionMaps.isEmpty)
+            // The extensions the worker writes, under Chromium's ids
+            // (PlaybackAnswererExtensionTests).
+            #expect(m.extensionMaps.map(\.id).sorted() == [2, 3])
         }
         #expect(parsed.media[0].candidates.map(\.port) == [40000])
         #expect(parsed.media[1].candidates.isEmpty)

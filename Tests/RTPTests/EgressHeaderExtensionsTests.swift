@@ -76,6 +76,62 @@ import Wire
     }
 }
 
+/// `copy` builds, in one pass from the source packet, what a copy then
+/// `write` builds in place.
+@Suite struct EgressCopyTests {
+    private func copied(_ packet: [UInt8], _ egress: EgressHeaderExtensions, room: Int) throws -> [UInt8]? {
+        let header = try RTPHeader(parsing: packet.span.bytes)
+        var buffer = [UInt8](repeating: 0xEE, count: packet.count + room)
+        let length = packet.withUnsafeBytes { source in
+            buffer.withUnsafeMutableBytes { egress.copy(source, header: header, into: $0) }
+        }
+        return length.map { Array(buffer[0..<$0]) }
+    }
+
+    private func written(_ packet: [UInt8], _ egress: EgressHeaderExtensions, room: Int) throws -> [UInt8]? {
+        let header = try RTPHeader(parsing: packet.span.bytes)
+        var buffer = packet + Array(repeating: 0xEE, count: room)
+        let length = buffer.withUnsafeMutableBytes { egress.write(into: $0, length: packet.count, header: header) }
+        return length.map { Array(buffer[0..<$0]) }
+    }
+
+    @Test func copyingOnceGivesWhatCopyingThenWritingGives() throws {
+        let payload: [UInt8] = Array(0..<40)
+        let packets = [
+            try RTPPacketBuilder(
+                marker: true, payloadType: PayloadType(masking: 111), sequenceNumber: 7, timestamp: 9,
+                ssrc: SSRC(0xAABB_CCDD), csrcs: [SSRC(1), SSRC(2)],
+                extensions: [.init(id: 1, value: [0x85]), .init(id: 4, value: Array("audio0".utf8))], paddingLength: 3
+            ).build(payload: payload),
+            try RTPPacketBuilder(payloadType: PayloadType(masking: 96), sequenceNumber: 1, timestamp: 2, ssrc: SSRC(3))
+                .build(payload: payload),
+            // A block longer than ours (the payload moves towards the header).
+            try RTPPacketBuilder(
+                payloadType: PayloadType(masking: 96), sequenceNumber: 1, timestamp: 2, ssrc: SSRC(3),
+                extensions: [.init(id: 9, value: Array(repeating: 7, count: 16))]
+            ).build(payload: payload),
+        ]
+        let egresses = [
+            EgressHeaderExtensions(),
+            EgressHeaderExtensions(transportSequenceNumber: (id: 3, value: 0x1234), absoluteSendTime: (id: 2, value: 0xAB_CDEF)),
+            EgressHeaderExtensions(
+                transportSequenceNumber: (id: 3, value: 1),
+                absoluteCaptureTime: (id: 4, timestamp: 0x0102_0304_0506_0708, clockOffset: -2)),
+        ]
+        for packet in packets {
+            for egress in egresses {
+                let expected = try #require(try written(packet, egress, room: 40))
+                #expect(try copied(packet, egress, room: 40) == expected)
+            }
+        }
+        // No room, or a bad id: nil, as `write` says.
+        let twcc = EgressHeaderExtensions(transportSequenceNumber: (id: 3, value: 1))
+        #expect(try copied(packets[1], twcc, room: 7) == nil)
+        #expect(try copied(packets[1], twcc, room: 8) != nil)
+        #expect(try copied(packets[1], EgressHeaderExtensions(transportSequenceNumber: (id: 15, value: 1)), room: 40) == nil)
+    }
+}
+
 @Suite struct EgressCaptureTimeTests {
     /// abs-capture-time passes through: 8 bytes (timestamp) or 16 (with the
     /// clock offset), one-byte header L = 7 or 15.

@@ -1,3 +1,4 @@
+import RoomProtocol
 import SFUTesting
 import Testing
 import Wire

@@ -1,5 +1,6 @@
 import Foundation
 import ICE
+import RoomProtocol
 import Testing
 import Wire
 
@@ -42,5 +43,32 @@ import Wire
             #expect(lines.first?.contains(" udp ") == true)
             #expect(lines.last?.hasSuffix(" 192.0.2.10 10000 typ host tcptype passive") == true, "\(lines)")
         }
+    }
+
+    /// Placed by load, a WHEP viewer lands on another worker than the
+    /// WHIP publisher: its answer carries that worker's candidate, and its
+    /// transport opens there.
+    @Test func eachParticipantsAnswerCarriesItsOwnWorkersCandidates() throws {
+        let second = ICECandidate.host(TransportAddress(ipv4: 192, 0, 2, 10, port: 10001))
+        var configuration = RoomDirectory<SequentialIdentifiers>.Configuration(
+            media: MediaEndpoint(fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, workers: [[Self.udp], [second]]))
+        configuration.placement = WorkerPlacement(spreadAfter: 0)
+        var directory = RoomDirectory(configuration: configuration, ids: SequentialIdentifiers())
+        let now = Instant(nanoseconds: 1_000_000_000)
+        let grants = Grants(publish: true, subscribe: true)
+        let whip = try directory.whipPublish(
+            JoinRequest(identity: "alice", room: "r", grants: grants), sdp: Self.fixture("aiortc-offer.sdp"), now: now
+        ).get()
+        let whep = try directory.whepPlay(
+            JoinRequest(identity: "viewer", room: "r", grants: grants), target: nil,
+            sdp: Self.fixture("chromium-recvonly.sdp"), now: now
+        ).get()
+        #expect(Self.candidateLines(whip.answer).first?.contains(" 10000 typ host") == true)
+        #expect(
+            Self.candidateLines(whep.answer).first?.contains(" 10001 typ host") == true, "\(Self.candidateLines(whep.answer))")
+        let opened = whep.effects.compactMap { effect -> Int? in
+            if case .media(.openTransport(_, let worker, _, _, _, _)) = effect { worker } else { nil }
+        }
+        #expect(opened == [1])
     }
 }

@@ -7,9 +7,9 @@ import Wire
 /// protect of an index it has used, whatever the bytes, so no caller can
 /// reuse an AES-GCM IV or AES-CM keystream.
 @Suite struct SRTPIndexReuseTests {
-    @Test(arguments: SRTPProfile.allCases)
-    func aSecondProtectOfOneIndexIsRefused(profile: SRTPProfile) throws {
-        var sender = try SRTPSession(profile: profile, masterKey: try masterKey(profile), direction: .outbound)
+    @Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+    func aSecondProtectOfOneIndexIsRefused(profile: SRTPProfile, backend: SRTPBackend) throws {
+        var sender = try SRTPSession(profile: profile, masterKey: try masterKey(profile), direction: .outbound, backend: backend)
         let first = rtpPacket(sequence: 7)
         var changed = first
         changed[20] ^= 0xFF  // a retransmission with other header/payload bytes
@@ -33,9 +33,9 @@ import Wire
     /// three indices. Protection is deterministic per index (same key, IV
     /// and plaintext give the same bytes), so three distinct outputs mean
     /// three indices.
-    @Test(arguments: SRTPProfile.allCases)
-    func everySRTCPPacketGetsANewIndex(profile: SRTPProfile) throws {
-        var sender = try SRTPSession(profile: profile, masterKey: try masterKey(profile), direction: .outbound)
+    @Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+    func everySRTCPPacketGetsANewIndex(profile: SRTPProfile, backend: SRTPBackend) throws {
+        var sender = try SRTPSession(profile: profile, masterKey: try masterKey(profile), direction: .outbound, backend: backend)
         let rtcp = rtcpPacket()
         var outputs: [[UInt8]] = []
         for _ in 0..<3 {

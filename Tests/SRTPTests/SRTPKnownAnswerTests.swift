@@ -42,31 +42,35 @@ private enum GCM {
         + hex("80000001")  // E=1, SRTCP index 1 (RFC 7714 section 9.1: after the tag)
 }
 
-@Test func aesCM128HMACSHA1_80ProtectMatchesLibsrtpReferencePackets() throws {
+@Test(arguments: SRTPBackend.allCases)
+func aesCM128HMACSHA1_80ProtectMatchesLibsrtpReferencePackets(backend: SRTPBackend) throws {
     let key = try SRTPMasterKey(key: CM80.key, salt: CM80.salt, profile: .aesCM128HMACSHA1_80)
-    var sender = try SRTPSession(profile: .aesCM128HMACSHA1_80, masterKey: key, direction: .outbound)
+    var sender = try SRTPSession(profile: .aesCM128HMACSHA1_80, masterKey: key, direction: .outbound, backend: backend)
     #expect(inPlace(rtpHeader + payload) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value == CM80.srtp)
     #expect(inPlace(rtcpHeader + payload) { b, n throws(SRTPError) in try sender.protectRTCP(b, length: n) }.value == CM80.srtcp)
 }
 
-@Test func aesCM128HMACSHA1_80UnprotectsLibsrtpReferencePackets() throws {
+@Test(arguments: SRTPBackend.allCases)
+func aesCM128HMACSHA1_80UnprotectsLibsrtpReferencePackets(backend: SRTPBackend) throws {
     let key = try SRTPMasterKey(key: CM80.key, salt: CM80.salt, profile: .aesCM128HMACSHA1_80)
-    var receiver = try SRTPSession(profile: .aesCM128HMACSHA1_80, masterKey: key, direction: .inbound)
+    var receiver = try SRTPSession(profile: .aesCM128HMACSHA1_80, masterKey: key, direction: .inbound, backend: backend)
     #expect(inPlace(CM80.srtp) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.value == rtpHeader + payload)
     #expect(
         inPlace(CM80.srtcp) { b, n throws(SRTPError) in try receiver.unprotectRTCP(b, length: n) }.value == rtcpHeader + payload)
 }
 
-@Test func aeadAES128GCMProtectMatchesLibsrtpReferencePackets() throws {
+@Test(arguments: SRTPBackend.allCases)
+func aeadAES128GCMProtectMatchesLibsrtpReferencePackets(backend: SRTPBackend) throws {
     let key = try SRTPMasterKey(key: GCM.key, salt: GCM.salt, profile: .aeadAES128GCM)
-    var sender = try SRTPSession(profile: .aeadAES128GCM, masterKey: key, direction: .outbound)
+    var sender = try SRTPSession(profile: .aeadAES128GCM, masterKey: key, direction: .outbound, backend: backend)
     #expect(inPlace(rtpHeader + payload) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value == GCM.srtp)
     #expect(inPlace(rtcpHeader + payload) { b, n throws(SRTPError) in try sender.protectRTCP(b, length: n) }.value == GCM.srtcp)
 }
 
-@Test func aeadAES128GCMUnprotectsLibsrtpReferencePackets() throws {
+@Test(arguments: SRTPBackend.allCases)
+func aeadAES128GCMUnprotectsLibsrtpReferencePackets(backend: SRTPBackend) throws {
     let key = try SRTPMasterKey(key: GCM.key, salt: GCM.salt, profile: .aeadAES128GCM)
-    var receiver = try SRTPSession(profile: .aeadAES128GCM, masterKey: key, direction: .inbound)
+    var receiver = try SRTPSession(profile: .aeadAES128GCM, masterKey: key, direction: .inbound, backend: backend)
     #expect(inPlace(GCM.srtp) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.value == rtpHeader + payload)
     #expect(
         inPlace(GCM.srtcp) { b, n throws(SRTPError) in try receiver.unprotectRTCP(b, length: n) }.value == rtcpHeader + payload)

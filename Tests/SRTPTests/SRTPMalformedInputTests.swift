@@ -2,9 +2,9 @@ import SRTP
 import Testing
 import Wire
 
-@Test(arguments: SRTPProfile.allCases)
-func tooShortSRTPIsATypedError(profile: SRTPProfile) throws {
-    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .inbound)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func tooShortSRTPIsATypedError(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .inbound, backend: backend)
     func unprotect(_ p: [UInt8]) -> SRTPError? {
         inPlace(p) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.error
     }
@@ -33,9 +33,9 @@ func tooShortSRTPIsATypedError(profile: SRTPProfile) throws {
     #expect(unprotect(version3) == .badParameter)
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func tooShortSRTCPIsATypedError(profile: SRTPProfile) throws {
-    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .inbound)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func tooShortSRTCPIsATypedError(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .inbound, backend: backend)
     func unprotect(_ p: [UInt8]) -> SRTPError? {
         inPlace(p) { b, n throws(SRTPError) in try receiver.unprotectRTCP(b, length: n) }.error
     }
@@ -47,8 +47,11 @@ func tooShortSRTCPIsATypedError(profile: SRTPProfile) throws {
     #expect(unprotect(version1 + [UInt8](repeating: 0, count: 20)) == .badParameter)
 }
 
-@Test func protectRefusesABufferWithoutRoomForTheTrailer() throws {
-    var sender = try SRTPSession(profile: .aeadAES128GCM, masterKey: masterKey(.aeadAES128GCM), direction: .outbound)
+@Test(arguments: SRTPBackend.allCases)
+
+func protectRefusesABufferWithoutRoomForTheTrailer(backend: SRTPBackend) throws {
+    var sender = try SRTPSession(
+        profile: .aeadAES128GCM, masterKey: masterKey(.aeadAES128GCM), direction: .outbound, backend: backend)
     let plain = rtpPacket(sequence: 1)
     #expect(
         inPlace(plain, room: SRTPSession.rtpTrailerRoom - 1) { b, n throws(SRTPError) in
@@ -72,10 +75,13 @@ func tooShortSRTCPIsATypedError(profile: SRTPProfile) throws {
     #expect(inPlace(plain, room: 200) { b, n throws(SRTPError) in try sender.protectRTP(b, length: -1) }.error == .bufferTooSmall)
 }
 
-@Test func sessionRefusesTheOtherDirection() throws {
-    var inbound = try SRTPSession(profile: .aesCM128HMACSHA1_80, masterKey: masterKey(.aesCM128HMACSHA1_80), direction: .inbound)
+@Test(arguments: SRTPBackend.allCases)
+
+func sessionRefusesTheOtherDirection(backend: SRTPBackend) throws {
+    var inbound = try SRTPSession(
+        profile: .aesCM128HMACSHA1_80, masterKey: masterKey(.aesCM128HMACSHA1_80), direction: .inbound, backend: backend)
     var outbound = try SRTPSession(
-        profile: .aesCM128HMACSHA1_80, masterKey: masterKey(.aesCM128HMACSHA1_80), direction: .outbound)
+        profile: .aesCM128HMACSHA1_80, masterKey: masterKey(.aesCM128HMACSHA1_80), direction: .outbound, backend: backend)
     let plain = rtpPacket(sequence: 1)
     #expect(inPlace(plain) { b, n throws(SRTPError) in try inbound.protectRTP(b, length: n) }.error == .wrongDirection)
     #expect(inPlace(plain) { b, n throws(SRTPError) in try outbound.unprotectRTP(b, length: n) }.error == .wrongDirection)
@@ -92,10 +98,10 @@ private struct XorShift {
     }
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func garbageNeverUnprotectsAndNeverTraps(profile: SRTPProfile) throws {
-    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .inbound)
-    var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .outbound)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func garbageNeverUnprotectsAndNeverTraps(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .inbound, backend: backend)
+    var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile), direction: .outbound, backend: backend)
     var rng = XorShift(state: 0x9E37_79B9_7F4A_7C15)
     let valid = try #require(
         inPlace(rtpPacket(sequence: 77)) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value)

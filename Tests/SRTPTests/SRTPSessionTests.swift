@@ -6,12 +6,12 @@ import Wire
 private struct Pair: ~Copyable {
     var sender: SRTPSession
     var receiver: SRTPSession
-    init(_ profile: SRTPProfile, replayWindow: Int = SRTPSession.defaultReplayWindow) throws {
+    init(_ profile: SRTPProfile, backend: SRTPBackend, replayWindow: Int = SRTPSession.defaultReplayWindow) throws {
         let key = try masterKey(profile)
-        let sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound)
+        let sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound, backend: backend)
         let receiver = try SRTPSession(
             profile: profile, masterKey: key, direction: .inbound,
-            replayWindow: replayWindow)
+            replayWindow: replayWindow, backend: backend)
         self.sender = sender
         self.receiver = receiver
     }
@@ -29,9 +29,9 @@ private struct Pair: ~Copyable {
     }
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func rtpRoundTripKeepsHeaderInClearAndEncryptsPayload(profile: SRTPProfile) throws {
-    var pair = try Pair(profile)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func rtpRoundTripKeepsHeaderInClearAndEncryptsPayload(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var pair = try Pair(profile, backend: backend)
     let plain = rtpPacket(sequence: 1000)
     let secured = try #require(pair.protect(plain).value)
     #expect(secured.count == plain.count + profile.rtpTrailerLength)
@@ -43,9 +43,9 @@ func rtpRoundTripKeepsHeaderInClearAndEncryptsPayload(profile: SRTPProfile) thro
     #expect(pair.unprotect(secured).value == plain)
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func headerExtensionAndCSRCsStayInClear(profile: SRTPProfile) throws {
-    var pair = try Pair(profile)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func headerExtensionAndCSRCsStayInClear(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var pair = try Pair(profile, backend: backend)
     let header: [UInt8] = [
         0x92, 0x60, 0x00, 0x05,  // V=2, X=1, CC=2; PT 96; seq 5
         0x00, 0x00, 0x10, 0x00,  // timestamp
@@ -63,9 +63,9 @@ func headerExtensionAndCSRCsStayInClear(profile: SRTPProfile) throws {
     #expect(pair.unprotect(secured).value == plain)
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func rtcpRoundTripKeepsFirstEightBytesAndAddsIndex(profile: SRTPProfile) throws {
-    var pair = try Pair(profile)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func rtcpRoundTripKeepsFirstEightBytesAndAddsIndex(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var pair = try Pair(profile, backend: backend)
     let plain = rtcpPacket()
     var secured: [[UInt8]] = []
     for _ in 0..<2 { secured.append(try #require(pair.protectRTCP(plain).value)) }
@@ -82,9 +82,9 @@ func rtcpRoundTripKeepsFirstEightBytesAndAddsIndex(profile: SRTPProfile) throws 
     #expect(pair.unprotectRTCP(secured[1]).value == plain)
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func anyTamperedByteFailsAuthentication(profile: SRTPProfile) throws {
-    var pair = try Pair(profile)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func anyTamperedByteFailsAuthentication(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var pair = try Pair(profile, backend: backend)
     let secured = try #require(pair.protect(rtpPacket(sequence: 1)).value)
     // Timestamp (header, authenticated only), payload, and the tag itself.
     for position in [5, 12, 60, secured.count - 1] {
@@ -101,9 +101,9 @@ func anyTamperedByteFailsAuthentication(profile: SRTPProfile) throws {
     #expect(pair.unprotectRTCP(tampered).error == .authFailure)
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func replayedPacketIsRejected(profile: SRTPProfile) throws {
-    var pair = try Pair(profile)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func replayedPacketIsRejected(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var pair = try Pair(profile, backend: backend)
     let secured = try #require(pair.protect(rtpPacket(sequence: 42)).value)
     #expect(pair.unprotect(secured).value != nil)
     #expect(pair.unprotect(secured).error == .replayFail)
@@ -113,8 +113,10 @@ func replayedPacketIsRejected(profile: SRTPProfile) throws {
     #expect(pair.unprotectRTCP(securedRTCP).error == .replayFail)
 }
 
-@Test func lateRetransmissionInsideTheWindowIsAcceptedOnce() throws {
-    var pair = try Pair(.aeadAES128GCM)
+@Test(arguments: SRTPBackend.allCases)
+
+func lateRetransmissionInsideTheWindowIsAcceptedOnce(backend: SRTPBackend) throws {
+    var pair = try Pair(.aeadAES128GCM, backend: backend)
     var held: [UInt8] = []
     var oldest: [UInt8] = []
     for seq in UInt16(1)...1100 {
@@ -130,8 +132,10 @@ func replayedPacketIsRejected(profile: SRTPProfile) throws {
     #expect(pair.unprotect(oldest).error == .replayOld)
 }
 
-@Test func smallerReplayWindowRejectsOlderPackets() throws {
-    var pair = try Pair(.aesCM128HMACSHA1_80, replayWindow: 64)
+@Test(arguments: SRTPBackend.allCases)
+
+func smallerReplayWindowRejectsOlderPackets(backend: SRTPBackend) throws {
+    var pair = try Pair(.aesCM128HMACSHA1_80, backend: backend, replayWindow: 64)
     let late = try #require(pair.protect(rtpPacket(sequence: 1)).value)
     for seq in UInt16(2)...101 {
         let secured = try #require(pair.protect(rtpPacket(sequence: seq)).value)
@@ -140,20 +144,23 @@ func replayedPacketIsRejected(profile: SRTPProfile) throws {
     #expect(pair.unprotect(late).error == .replayOld)
 }
 
-@Test func replayWindowOutsideLibsrtpRangeIsRejected() throws {
+@Test(arguments: SRTPBackend.allCases)
+
+func replayWindowOutsideLibsrtpRangeIsRejected(backend: SRTPBackend) throws {
     for window in [0, 63, 0x8000] {
         #expect(throws: SRTPError.badParameter) {
             _ = try SRTPSession(
                 profile: .aeadAES128GCM, masterKey: masterKey(.aeadAES128GCM),
-                direction: .inbound, replayWindow: window)
+                direction: .inbound, replayWindow: window, backend: backend)
         }
     }
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func wrongKeyFailsAuthentication(profile: SRTPProfile) throws {
-    var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 1), direction: .outbound)
-    var receiver = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 2), direction: .inbound)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func wrongKeyFailsAuthentication(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var sender = try SRTPSession(profile: profile, masterKey: masterKey(profile, seed: 1), direction: .outbound, backend: backend)
+    var receiver = try SRTPSession(
+        profile: profile, masterKey: masterKey(profile, seed: 2), direction: .inbound, backend: backend)
     let secured = try #require(
         inPlace(rtpPacket(sequence: 3)) { b, n throws(SRTPError) in try sender.protectRTP(b, length: n) }.value)
     #expect(inPlace(secured) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.error == .authFailure)
@@ -161,16 +168,18 @@ func wrongKeyFailsAuthentication(profile: SRTPProfile) throws {
     #expect(inPlace(securedRTCP) { b, n throws(SRTPError) in try receiver.unprotectRTCP(b, length: n) }.error == .authFailure)
 }
 
-@Test func packetFromTheOtherProfileFailsAuthentication() throws {
-    var cm = try Pair(.aesCM128HMACSHA1_80)
-    var gcm = try Pair(.aeadAES128GCM)
+@Test(arguments: SRTPBackend.allCases)
+
+func packetFromTheOtherProfileFailsAuthentication(backend: SRTPBackend) throws {
+    var cm = try Pair(.aesCM128HMACSHA1_80, backend: backend)
+    var gcm = try Pair(.aeadAES128GCM, backend: backend)
     let secured = try #require(cm.protect(rtpPacket(sequence: 3)).value)
     #expect(gcm.unprotect(secured).error == .authFailure)
 }
 
-@Test(arguments: SRTPProfile.allCases)
-func sequenceNumberWrapCarriesTheRolloverCounter(profile: SRTPProfile) throws {
-    var pair = try Pair(profile)
+@Test(arguments: SRTPProfile.allCases, SRTPBackend.allCases)
+func sequenceNumberWrapCarriesTheRolloverCounter(profile: SRTPProfile, backend: SRTPBackend) throws {
+    var pair = try Pair(profile, backend: backend)
     for seq: UInt16 in [65533, 65534, 65535, 0, 1, 2] {
         let plain = rtpPacket(sequence: seq)
         let secured = try #require(pair.protect(plain).value)
@@ -178,8 +187,10 @@ func sequenceNumberWrapCarriesTheRolloverCounter(profile: SRTPProfile) throws {
     }
 }
 
-@Test func oneSessionCarriesManySSRCsWithSeparateReplayState() throws {
-    var pair = try Pair(.aeadAES128GCM)
+@Test(arguments: SRTPBackend.allCases)
+
+func oneSessionCarriesManySSRCsWithSeparateReplayState(backend: SRTPBackend) throws {
+    var pair = try Pair(.aeadAES128GCM, backend: backend)
     // The same sequence number on three SSRCs: three independent streams.
     var first: [UInt8] = []
     for ssrc: UInt32 in [1, 2, 0xFFFF_FFFF] {
@@ -190,4 +201,34 @@ func sequenceNumberWrapCarriesTheRolloverCounter(profile: SRTPProfile) throws {
     }
     // SSRC 1's packet 500 again is a replay on that stream only.
     #expect(pair.unprotect(first).error == .replayFail)
+}
+
+/// The OpenSSL backend's per-SSRC table has a hard bound: a new SSRC past
+/// it is `tooManyStreams`, known SSRCs keep flowing, and inbound a packet
+/// that fails authentication takes no place.
+@Test(arguments: SRTPProfile.allCases)
+func perSSRCStateStopsAtItsBound(profile: SRTPProfile) throws {
+    let key = try masterKey(profile)
+    var wide = try SRTPSession(profile: profile, masterKey: key, direction: .outbound)
+    var sender = try SRTPSession(profile: profile, masterKey: key, direction: .outbound, maxStreams: 2)
+    var receiver = try SRTPSession(profile: profile, masterKey: key, direction: .inbound, maxStreams: 2)
+    func protect(_ s: inout SRTPSession, _ seq: UInt16, _ ssrc: UInt32) -> Result<[UInt8], SRTPError> {
+        inPlace(rtpPacket(sequence: seq, ssrc: ssrc)) { b, n throws(SRTPError) in try s.protectRTP(b, length: n) }
+    }
+    #expect(protect(&sender, 1, 10).value != nil)
+    #expect(protect(&sender, 1, 11).value != nil)
+    #expect(protect(&sender, 1, 12).error == .tooManyStreams)
+    #expect(protect(&sender, 2, 10).value != nil)
+
+    var forged = try #require(protect(&wide, 1, 20).value)
+    forged[forged.count - 1] ^= 1
+    #expect(inPlace(forged) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.error == .authFailure)
+    for ssrc: UInt32 in [21, 22] {
+        let p = try #require(protect(&wide, 1, ssrc).value)
+        #expect(inPlace(p) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.value != nil)
+    }
+    let third = try #require(protect(&wide, 1, 23).value)
+    #expect(inPlace(third) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.error == .tooManyStreams)
+    let known = try #require(protect(&wide, 2, 21).value)
+    #expect(inPlace(known) { b, n throws(SRTPError) in try receiver.unprotectRTP(b, length: n) }.value != nil)
 }

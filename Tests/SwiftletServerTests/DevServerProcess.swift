@@ -70,3 +70,23 @@ final class OutputReader: @unchecked Sendable {
         return !process.isRunning
     }
 }
+
+/// The dev server's Prometheus counters (`/metrics`, next to the room
+/// WebSocket at `wsURL`), through curl: name (with labels) to value.
+func serverMetrics(_ wsURL: String) throws -> [String: Double] {
+    let http = wsURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/rtc", with: "/metrics")
+    let curl = Process()
+    curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    curl.arguments = ["-s", "--max-time", "5", http]
+    let output = Pipe()
+    curl.standardOutput = output
+    try curl.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    curl.waitUntilExit()
+    var values: [String: Double] = [:]
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+        let parts = line.split(separator: " ")
+        if parts.count == 2, let v = Double(parts[1]) { values[String(parts[0])] = v }
+    }
+    return values
+}

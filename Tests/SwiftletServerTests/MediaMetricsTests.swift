@@ -1,4 +1,5 @@
 import Foundation
+import MediaRouter
 import MediaWorker
 import Testing
 

@@ -6,25 +6,6 @@ import Testing
 /// The run must meet its thresholds (exit 0), and what the bots say they
 /// received must agree with what the server says it sent (/metrics).
 @Suite(.serialized) struct RoomBotMediaTests {
-    /// The server's Prometheus counters, through curl.
-    private func metrics(_ wsURL: String) throws -> [String: Double] {
-        let http = wsURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/rtc", with: "/metrics")
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-s", "--max-time", "5", http]
-        let output = Pipe()
-        curl.standardOutput = output
-        try curl.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        curl.waitUntilExit()
-        var values: [String: Double] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
-            let parts = line.split(separator: " ")
-            if parts.count == 2, let v = Double(parts[1]) { values[String(parts[0])] = v }
-        }
-        return values
-    }
-
     @Test func smallRoomMeetsThresholdsAndAgreesWithServerMetrics() throws {
         let (server, _, url) = try startDevServer()
         defer { server.terminate() }
@@ -47,7 +28,7 @@ import Testing
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0, "roombot output:\n\(text)")
 
-        let counters = try metrics(url)
+        let counters = try serverMetrics(url)
         let summary = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         let groups = try #require(summary["groups"] as? [String: Any])

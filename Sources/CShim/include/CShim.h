@@ -10,7 +10,9 @@
 #include <sys/types.h>
 
 #include "CShimEventLoop.h"
+#include "CShimGSO.h"
 #include "CShimTCP.h"
+#include "CShimSRTP.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
 typedef struct ssl_st SSL;
@@ -53,8 +55,9 @@ int swiftlet_sendmmsg(int fd, void *messages, unsigned count, int flags);
 
 // Local addresses of datagrams on a wildcard-bound socket (IP_PKTINFO,
 // IPV6_PKTINFO: RFC 3542 section 6; ip(7)). Swift cannot use the CMSG_*
-// macros, so the control messages are read and written here. `control`
-// is a caller-owned buffer of at least swiftlet_pktinfo_space() bytes.
+// macros, so the control messages are read here (and written, for a
+// send, by swiftlet_gso_set_message in CShimGSO.h). `control` is a
+// caller-owned buffer of at least swiftlet_pktinfo_space() bytes.
 size_t swiftlet_pktinfo_space(void);
 // Asks the kernel to report each datagram's destination address
 // (IP_PKTINFO on AF_INET, IPV6_RECVPKTINFO on AF_INET6). 0 on success.
@@ -65,9 +68,9 @@ void swiftlet_mmsghdr_set_control(void *messages, unsigned index, void *control,
 // control messages, as a sockaddr_in or sockaddr_in6 with port 0 in *out;
 // 1 if found, 0 if not.
 int swiftlet_mmsghdr_destination(const void *messages, unsigned index, struct sockaddr_storage *out);
-// Before sendmmsg: writes into `control` the control message that makes a
-// datagram leave from `source` (IP_PKTINFO for AF_INET, IPV6_PKTINFO for
-// AF_INET6) and points message `index` at it. 0 if `source` is neither.
-size_t swiftlet_mmsghdr_set_source(void *messages, unsigned index, void *control, const struct sockaddr_storage *source);
+
+// Names the calling thread (pthread_setname_np, a GNU extension; at most 15
+// bytes, longer is cut): /proc/PID/task/TID/comm, top -H and perf show it.
+void swiftlet_set_thread_name(const char *name);
 
 #endif

@@ -1,0 +1,346 @@
+import BandwidthEstimation
+import Codecs
+import Forwarding
+import LossRecovery
+import Negotiation
+import RTPStreams
+import RoomProtocol
+import Rooms
+import Wire
+import WorkerRelay
+
+/// A published track. Track ids are unique within a room only, so the
+/// room is part of the key: two rooms on one worker may both name a
+/// track "TR_1".
+struct TrackKey: Hashable {
+    var room: String
+    var trackID: String
+}
+
+/// One of a participant's transports. Participant ids are unique
+/// server-wide, so the room is implied.
+struct TransportKey: Hashable, Sendable {
+    var participant: ParticipantID
+    var role: TransportRole
+}
+
+/// One forwarding of a track to one subscriber.
+struct SubscriptionKey: Hashable {
+    var track: TrackKey
+    var subscriber: ParticipantID
+}
+
+/// An outgoing SSRC on a subscriber's transport: what a PLI or FIR from
+/// that subscriber names.
+struct OutgoingKey: Hashable {
+    var subscriber: ParticipantID
+    var ssrc: SSRC
+}
+
+/// The codec a payload type stands for on one track.
+struct PayloadFormat {
+    var codec: MediaCodec
+    var clockRate: UInt32
+}
+
+/// One spatial layer (simulcast stream) of an incoming track, as received
+/// now. A track without simulcast has one.
+struct IncomingLayer {
+    /// The rid naming it (rid simulcast), else nil.
+    var rid: RID?
+    /// The SSRC, signalled or learned from the mid/rid extensions.
+    var ssrc: SSRC?
+    /// Statistics of `ssrc` (replaced when it changes).
+    var reception: ReceptionStatistics?
+    var lastArrival: Instant?
+    /// From the layer's last keyframe (VP8), else nil.
+    var width: Int?
+    var height: Int?
+    /// The layer's last Sender Report: NTP time (32.32) and RTP timestamp,
+    /// to re-base timestamps across layer switches.
+    var senderReport: (ntp: UInt64, rtpTimestamp: UInt32)?
+    var keyframeRequests: KeyframeRequestThrottle
+    /// Losses on this layer, NACKed upstream (RFC 4585 section 6.2.1).
+    var nack = NACKGenerator()
+    /// H.264: a keyframe is an IDR with its SPS and PPS.
+    var h264 = H264KeyframeTracker()
+}
+
+/// A track a publisher sends, as the worker recognises and forwards it.
+/// A class so that the per-packet path mutates it in place through the
+/// routing tables (no copy-on-write of a dictionary value).
+final class IncomingTrack {
+    let key: TrackKey
+    let publisher: ParticipantID
+    let description: PublishedTrackDescription
+    /// Spatial layers, lowest first: for rid simulcast the `a=simulcast`
+    /// order (Chromium lists low to high), for SSRC-group simulcast the
+    /// `SIM` group order (RFC 5576 section 5: lowest first), else one.
+    var layers: [IncomingLayer]
+    /// True for rid or SSRC-group simulcast.
+    let isSimulcast: Bool
+    /// Media payload types; RTX payload types are not in it.
+    let formats: [PayloadType: PayloadFormat]
+    let retransmissionPayloadTypes: Set<PayloadType>
+    /// RTX payload type -> the media payload type it repairs (`apt`).
+    let repairedPayloadTypes: [PayloadType: PayloadType]
+    /// The publisher's recent packets, for subscribers' NACKs.
+    var retransmissions: RetransmissionBuffer
+    /// What each layer sends now (bitrate per spatial/temporal layer).
+    var bitrates = LayerBitrateMeter()
+    /// Audio: the levels since the active-speaker round last looked.
+    var audioLevels = AudioLevelWindow()
+    /// Dynacast: the layers last announced active to the publisher
+    /// (`publisher-layers`), a bit per layer; nil before the first
+    /// announcement.
+    var announcedLayerMask: UInt8?
+    var subscriptions: [Subscription] = []
+    /// Far side: the worker and relay this track's packets come from
+    /// instead of a publisher transport here (nil: the publisher's
+    /// transport is on this worker).
+    var relaySource: RelayKey?
+    /// Source side: the far workers that get every packet of the track
+    /// once each (a relayed track has none: it is never relayed again).
+    var relaySinks: [RelaySink] = []
+    /// Far side: the layer demand last sent to the source (dynacast; nil
+    /// before the first).
+    var sentLayerDemand: UInt8?
+    /// SSRCs learned for this track from mid/rid (RFC 8852), not signalled.
+    var learnedSSRCs = 0
+    /// An m-section has room for one media and one RTX SSRC per layer:
+    /// more SSRCs naming its mid are refused (a peer with valid keys could
+    /// otherwise grow `PublisherRoutes.bySSRC` with a new SSRC per packet).
+    var learnedSSRCLimit: Int { layers.count * 2 }
+
+    init(
+        key: TrackKey, publisher: ParticipantID, description: PublishedTrackDescription, senderSSRC: SSRC,
+        keyframeInterval: Duration
+    ) {
+        self.key = key
+        self.publisher = publisher
+        self.description = description
+        func layer(rid: RID?, ssrc: SSRC?) -> IncomingLayer {
+            IncomingLayer(
+                rid: rid, ssrc: ssrc,
+                keyframeRequests: KeyframeRequestThrottle(
+                    senderSSRC: senderSSRC, mediaSSRC: ssrc ?? SSRC(0), interval: keyframeInterval))
+        }
+        let streams = description.sources?.streams ?? []
+        if !description.simulcast.isEmpty {
+            // rid simulcast; signalled SSRCs (rare) are matched by order.
+            layers = description.simulcast.prefix(3).enumerated().map { i, l in
+                layer(rid: l.rid, ssrc: streams.count == description.simulcast.count ? streams[i].ssrc : nil)
+            }
+            isSimulcast = layers.count > 1
+        } else if let sources = description.sources, sources.isSimulcast, !streams.isEmpty {
+            layers = streams.prefix(3).map { layer(rid: nil, ssrc: $0.ssrc) }
+            isSimulcast = layers.count > 1
+        } else {
+            layers = [layer(rid: nil, ssrc: streams.first?.ssrc)]
+            isSimulcast = false
+        }
+        var formats: [PayloadType: PayloadFormat] = [:]
+        var rtx: Set<PayloadType> = []
+        var repaired: [PayloadType: PayloadType] = [:]
+        for c in description.codecs {
+            formats[c.payloadType] = PayloadFormat(codec: c.codec, clockRate: c.clockRate)
+            if let r = c.rtxPayloadType {
+                rtx.insert(r)
+                repaired[r] = c.payloadType
+            }
+        }
+        self.formats = formats
+        retransmissionPayloadTypes = rtx
+        repairedPayloadTypes = repaired
+        retransmissions = description.kind == .video ? .video() : .audio()
+    }
+
+    var isVideo: Bool { description.kind == .video }
+
+    /// Dynacast: the layers this worker's subscribers need (bit i: layer
+    /// i): what is allocated, and one above it so upgrades need no round
+    /// trip to the publisher.
+    var subscriptionDemand: UInt8 {
+        var bits: UInt8 = 0
+        for s in subscriptions {
+            guard let layer = s.allocated else { continue }
+            for i in 0...min(layer.spatial + 1, layers.count - 1) { bits |= 1 << UInt8(i) }
+        }
+        return bits
+    }
+
+    /// The layer whose rid is `rid`.
+    func layerIndex(rid: RID) -> Int? { layers.firstIndex { $0.rid == rid } }
+
+    /// The layer receiving from `ssrc`.
+    func layerIndex(ssrc: SSRC) -> Int? { layers.firstIndex { $0.ssrc == ssrc } }
+
+    /// The highest layer that sent within `silence` before `now`.
+    func highestLiveLayer(now: Instant, silence: Duration) -> Int? {
+        layers.indices.last { i in layers[i].lastArrival.map { now - $0 < silence } ?? false }
+    }
+}
+
+/// How a publisher transport's packets map to tracks.
+final class PublisherRoutes {
+    enum Route {
+        /// Media of spatial layer `layer` of the track.
+        case media(IncomingTrack, layer: Int)
+        /// The RTX stream of a layer (nil: not known yet).
+        case retransmission(IncomingTrack, layer: Int?)
+    }
+
+    /// Signalled SSRCs, and SSRCs learned from mid/rid extensions (browsers
+    /// stop sending the extensions once the SSRC is acknowledged).
+    var bySSRC: [SSRC: Route] = [:]
+    var byMID: [MID: IncomingTrack] = [:]
+    /// Extension ids: one BUNDLE group uses one id per URI across every
+    /// m-section (RFC 8285 section 6; `HeaderExtensionIDs`), so the first
+    /// track that names one gives it for the transport.
+    var midExtensionID: UInt8?
+    var ridExtensionID: UInt8?
+    var repairedRIDExtensionID: UInt8?
+    var transportCCExtensionID: UInt8?
+    /// Arrivals of the transport's packets for transport-cc feedback to
+    /// the publisher (its browser's estimate, and so its simulcast layers,
+    /// grow on it).
+    var feedback: TransportFeedbackRecorder
+
+    init(reporterSSRC: SSRC) {
+        feedback = TransportFeedbackRecorder(senderSSRC: reporterSSRC)
+    }
+
+    func add(_ track: IncomingTrack) {
+        let d = track.description
+        byMID[d.mid] = track
+        if midExtensionID == nil { midExtensionID = d.headerExtensions.mid }
+        if ridExtensionID == nil { ridExtensionID = d.headerExtensions.rtpStreamID }
+        if repairedRIDExtensionID == nil { repairedRIDExtensionID = d.headerExtensions.repairedRTPStreamID }
+        if transportCCExtensionID == nil { transportCCExtensionID = d.headerExtensions.transportWideSequenceNumber }
+        guard let sources = d.sources else { return }
+        for stream in sources.streams {
+            if let layer = track.layerIndex(ssrc: stream.ssrc) {
+                bySSRC[stream.ssrc] = .media(track, layer: layer)
+                if let rtx = stream.rtxSSRC { bySSRC[rtx] = .retransmission(track, layer: layer) }
+            } else if let rtx = stream.rtxSSRC {
+                bySSRC[rtx] = .retransmission(track, layer: nil)
+            }
+        }
+    }
+
+    func remove(_ track: IncomingTrack) {
+        if byMID[track.description.mid] === track { byMID[track.description.mid] = nil }
+        bySSRC = bySSRC.filter { _, route in
+            switch route {
+            case .media(let t, _), .retransmission(let t, _): t !== track
+            }
+        }
+    }
+}
+
+/// One track forwarded to one subscriber.
+final class Subscription {
+    let key: SubscriptionKey
+    let outgoingSSRC: SSRC
+    /// The publisher's payload type (`PublishedTrackDescription.codecs`
+    /// keeps the offer's numbers and the subscriber offer reuses them).
+    let payloadType: PayloadType
+    /// The subscriber's RTX stream (RFC 4588), when negotiated: NACKed
+    /// packets are resent on it, and bandwidth probes are padding on it.
+    let rtxSSRC: SSRC?
+    let rtxPayloadType: PayloadType?
+    var rtxSequenceNumber: UInt16 = 1
+    /// The subscriber's transport and link, resolved when commands open
+    /// it (nil until then, and after it is gone): the per-packet egress
+    /// reaches them without a lookup.
+    var sink: SubscriberSink?
+    var transportID: TransportID? { sink?.id }
+    /// Audio (anything without simulcast): one continuous stream from one
+    /// source. Nil for video, whose forwarder has its own.
+    var rewriter: StreamRewriter?
+    /// Video: layer selection and switching (wraps its own rewriter).
+    var simulcast: SimulcastForwarder?
+    /// Layer switches already added to the worker's counters.
+    var switchesCounted = 0
+    /// What each outgoing sequence number was, to answer NACKs.
+    var history = ForwardedPacketHistory()
+    var sendStatistics: SendStatistics
+    /// The subscriber's preference (`set-preference`).
+    var preference = ReceivePreference()
+
+    var isPaused: Bool { preference.isPaused }
+
+    /// What the bandwidth allocator gives this subscription: a layer, or
+    /// nil (paused: the estimate does not carry the lowest layer, or the
+    /// subscriber paused it).
+    private(set) var allocated: MediaLayer?
+    /// Why the allocation last changed.
+    private(set) var allocationReason: StreamStateReason = .bandwidth
+    /// Whether an allocation was ever made (before it, everything flows).
+    private(set) var hasAllocation = false
+    /// What the subscriber was last told (`stream-state`): paused, or the
+    /// spatial layer it receives.
+    var announced: (paused: Bool, layer: Int?)?
+
+    init(key: SubscriptionKey, outgoing: OutgoingTrack, sink: SubscriberSink?) {
+        self.key = key
+        outgoingSSRC = outgoing.ssrc
+        payloadType = outgoing.codec.payloadType
+        rtxPayloadType = outgoing.rtxSSRC == nil ? nil : outgoing.codec.rtxPayloadType
+        rtxSSRC = rtxPayloadType == nil ? nil : outgoing.rtxSSRC
+        self.sink = sink
+        if outgoing.kind == .video {
+            simulcast = SimulcastForwarder(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
+        } else {
+            rewriter = StreamRewriter(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
+        }
+        sendStatistics = SendStatistics(ssrc: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
+    }
+
+    /// The publisher SSRC the subscriber decodes now.
+    var currentSource: SSRC? { simulcast.map { $0.rewriter.currentSource } ?? rewriter?.currentSource }
+
+    /// Audio (and anything without a forwarder) is paused only by an
+    /// allocation that gives it nothing.
+    var isAudioPaused: Bool { hasAllocation && allocated == nil }
+
+    /// The highest spatial layer the preference allows: `maxLayer`, and the
+    /// largest layer whose known width (from its keyframes) fits
+    /// `maxWidth`; layers of unknown width count as halving per step down
+    /// from the top one, as browsers' simulcast does (4:2:1).
+    func maxSpatialLayer(of track: IncomingTrack) -> Int? {
+        var cap = preference.maxLayer
+        if let maxWidth = preference.maxWidth, maxWidth > 0, track.isVideo {
+            let top = track.layers.count - 1
+            let topWidth = track.layers.last?.width
+            var fit = 0
+            for i in track.layers.indices {
+                let width = track.layers[i].width ?? topWidth.map { $0 >> (top - i) }
+                if let width, width <= maxWidth { fit = i }
+            }
+            cap = min(cap ?? fit, fit)
+        }
+        return cap
+    }
+
+    /// Applies an allocation: the forwarder's target (nil pauses).
+    func setAllocation(_ layer: MediaLayer?, reason: StreamStateReason, now: Instant) {
+        if layer != allocated || !hasAllocation { allocationReason = reason }
+        hasAllocation = true
+        allocated = layer
+        simulcast?.setTarget(layer, now: now)
+    }
+}
+
+/// xorshift64* for the report scheduler's [0.5, 1.5] spread: seeded, so
+/// tests are reproducible; the spread only keeps reports apart.
+struct ReportJitter: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
+    }
+}

@@ -1,0 +1,98 @@
+import MediaRouter
+import Negotiation
+import RoomProtocol
+import Rooms
+import SFUTesting
+import Testing
+import Wire
+import WorkerRelay
+
+/// Dynacast across workers: the far side says what its subscribers need
+/// (`RelayFeedback.layerDemand`) instead of telling the publisher, and the
+/// source worker tells the publisher the union.
+@Suite struct RoomRouterDynacastTests {
+    static let relay = RelayTrackID(9)
+    static let rids: [RID] = ["q", "h", "f"]
+
+    /// Three rid layers, recognised by the mid and rid extensions.
+    static var description: PublishedTrackDescription {
+        var ids = HeaderExtensionIDs()
+        ids.mid = 1
+        ids.rtpStreamID = 2
+        return PublishedTrackDescription(
+            mid: "0", kind: .video, direction: .sendonly, msid: nil, codecs: [.vp8(payloadType: TestTrack.vp8)],
+            simulcast: rids.map { SimulcastLayer(rid: $0) }, sources: nil, headerExtensions: ids, reducedSizeRTCP: true)
+    }
+
+    static func layers(_ events: [MediaEvent]) -> [[Bool]] {
+        events.compactMap { e in
+            if case .publisherLayers(_, _, _, let layers) = e { layers.map(\.active) } else { nil }
+        }
+    }
+
+    /// The layer demands the far worker sent, in order.
+    func demands(_ bed: RouterTestbed) -> [UInt8] {
+        (bed.feedback[1][0]?.feedbackCarried ?? []).compactMap { f in
+            if case .layerDemand(_, let layers) = f { layers } else { nil }
+        }
+    }
+
+    @Test func theSourceAnnouncesWhatFarSubscribersNeed() throws {
+        let bed = try RouterTestbed(workers: 2)
+        let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
+        _ = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
+        #expect(bed.connect())
+        bed.execute(
+            .addIncomingTrack(room: "r", participant: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description),
+            on: 0)
+        bed.execute(
+            .addRelayedTrack(
+                room: "r", publisher: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description,
+                relay: Self.relay, from: 0), on: 1)
+        bed.execute(.addRelaySink(room: "r", trackID: "TR_v", relay: Self.relay, to: 1), on: 0)
+        bed.execute(
+            .forward(
+                room: "r", trackID: "TR_v", subscriber: ParticipantID("PA_far"),
+                outgoing: TestTrack.outgoing(trackID: "TR_v", publisher: "PA_pub")), on: 1)
+
+        var stream = SimulcastStream.threeLayers(temporalPattern: [0])
+        var next = bed.clock.now
+        func send(for duration: Duration) {
+            let end = bed.clock.now + duration
+            while bed.clock.now < end {
+                bed.run(for: .milliseconds(5))
+                guard bed.clock.now >= next else { continue }
+                next = next + stream.frameInterval
+                for p in stream.nextFrame() {
+                    let packet = RTPBuilders.packet(
+                        payloadType: 96, sequenceNumber: p.sequenceNumber, timestamp: p.timestamp, ssrc: p.ssrc,
+                        marker: p.isLastOfFrame,
+                        extensions: [(1, Array("0".utf8)), (2, Array(Self.rids[p.spatialLayer].description.utf8))],
+                        payload: p.payload)
+                    bed.send(packet, from: publisher)
+                }
+            }
+        }
+        send(for: .seconds(1))
+        // The far subscriber gets the top layer: every layer stays on at
+        // the publisher though no subscriber on the source worker wants one.
+        #expect(Self.layers(bed.events[0]).last == [true, true, true])
+        #expect(demands(bed).last == 0b111)
+        // The far worker never tells the publisher itself.
+        #expect(Self.layers(bed.events[1]).isEmpty)
+
+        var preference = ReceivePreference()
+        preference.maxLayer = 0
+        bed.execute(
+            .setPreference(room: "r", trackID: "TR_v", subscriber: ParticipantID("PA_far"), preference: preference), on: 1)
+        send(for: .milliseconds(500))
+        // Layer 0 and the one above it stay on.
+        #expect(demands(bed).last == 0b011)
+        #expect(Self.layers(bed.events[0]).last == [true, true, false])
+
+        // The relay ends: only the lowest layer stays on.
+        bed.execute(.removeRelaySink(room: "r", trackID: "TR_v", to: 1), on: 0)
+        send(for: .milliseconds(200))
+        #expect(Self.layers(bed.events[0]).last == [true, false, false])
+    }
+}
