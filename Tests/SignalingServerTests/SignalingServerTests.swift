@@ -1,5 +1,6 @@
 import Foundation
 import NetIO
+import RoomProtocol
 import Rooms
 import Signaling
 import SignalingServer
@@ -70,7 +71,7 @@ import Wire
 
         server.drain(until: MonotonicClock.now() + .seconds(30), deadlineEpochMilliseconds: 1_900_000_000_000)
         let notice = try #require(alice.nextText())
-        let message = try JSONDecoder().decode(ServerMessage.self, from: Data(notice.utf8))
+        let message = try ServerMessage(json: notice)
         guard case .goingAway(_, let deadline, let seconds) = message else {
             Issue.record("expected going-away, got \(notice)")
             return
@@ -184,47 +185,6 @@ import Wire
         #expect(results["errors"] == nil, "\(results)")
         #expect(results["server_closed_1001"] as? Bool == true, "\(results)")
         #expect(results["echo_keeps_grace"] as? Bool == true, "\(results)")
-    }
-}
-
-/// Chromium's WebSocket implementation against /rtc: the browser engine
-/// most users run.
-@Suite(.serialized) struct ChromiumWebSocketTests {
-    @Test(.timeLimit(.minutes(1)))
-    func chromiumJoinsPingsAndCloses() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let python = root.appendingPathComponent(".venv/bin/python")
-        try #require(FileManager.default.isExecutableFile(atPath: python.path), "run Scripts/setup: \(python.path) is missing")
-        let server = try SignalingServer(
-            bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!, verifier: AccessTokenVerifier(keys: ["k": "s"]),
-            rooms: RoomDirectory<RandomIdentifiers>.Configuration())
-        defer { server.stop() }
-        let now = Int64(Date().timeIntervalSince1970)
-        let token = AccessToken.mint(
-            claims: AccessTokenClaims(
-                issuer: "k", subject: "chromium", notBefore: now - 5, expiresAt: now + 600, room: "browsers",
-                grants: AccessTokenGrants(subscribe: true)),
-            secret: "s")
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [
-            root.appendingPathComponent("Scripts/interop/chromium_websocket.py").path,
-            "--url", "ws://127.0.0.1:\(server.localAddress.port)/rtc", "--token", token,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let deadline = Date().addingTimeInterval(50)
-        while process.isRunning, Date() < deadline { usleep(50_000) }
-        if process.isRunning { process.terminate() }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "output: \(text)")
-        #expect(result["error"] == nil, "\(result["error"] ?? "")")
-        #expect(result["seen"] as? [String] == ["joined", "pong", "error:bad_request"])
-        #expect(result["room"] as? String == "browsers")
-        #expect(result["closeCode"] as? Int == 1000)
-        #expect(server.service.snapshot.participants == 0)
     }
 }
 
