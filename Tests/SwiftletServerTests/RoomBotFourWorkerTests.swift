@@ -30,15 +30,23 @@ import Testing
         try bot.run()
         let killer = DispatchWorkItem { if bot.isRunning { bot.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
-        // Mid-run: the seven participants' transports sit on all four workers.
-        Thread.sleep(forTimeInterval: 7)
-        let during = try serverMetrics(url)
+        // Mid-run: the seven participants' transports sit on all four
+        // workers. Polled rather than read once at a fixed time: a cold
+        // clip cache on a loaded machine delays the joins by seconds.
+        let transports = (0..<4).map { "swiftlet_worker_transports{worker=\"\($0)\"}" }
+        var during: [String: Double] = [:]
+        let pollUntil = Date().addingTimeInterval(30)
+        while bot.isRunning, Date() < pollUntil {
+            during = try serverMetrics(url)
+            if transports.allSatisfy({ (during[$0] ?? 0) > 0 }) { break }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         bot.waitUntilExit()
         killer.cancel()
         #expect(bot.terminationStatus == 0, "roombot output:\n\(text)")
-        for w in 0..<4 {
-            #expect((during["swiftlet_worker_transports{worker=\"\(w)\"}"] ?? 0) > 0, "worker \(w): \(during)")
+        for (w, name) in transports.enumerated() {
+            #expect((during[name] ?? 0) > 0, "worker \(w): \(during)")
         }
         let counters = try serverMetrics(url)
         for w in 0..<4 {
