@@ -84,6 +84,7 @@ async def switch(tab, publisher, preference, limit_ms, settle_ms):
         "fromWidth": before.get("frameWidth"), "latencyMs": result.get("latencyMs"),
         "framesDecodedBefore": before.get("framesDecoded"), "framesDecodedAfter": after.get("framesDecoded"),
         "freezesBefore": before.get("freezeCount"), "freezesAfter": after.get("freezeCount"),
+        "freezeSecondsBefore": before.get("totalFreezesDuration"),
         "freezeSecondsAfter": after.get("totalFreezesDuration"),
         "streamLayerAfter": after.get("streamLayer"),
     }
