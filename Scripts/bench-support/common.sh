@@ -17,11 +17,24 @@ http_get() { # port path
   timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 || exit 1
     printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n" "$1" "$0" >&3; cat <&3' "$1" "$2" 2>/dev/null || true
 }
-# Swiftlet's counters: "forwarded received bytes_sent".
+# Swiftlet's counters: "forwarded received bytes_sent", then the cumulative
+# counts of swiftlet_worker_delay_seconds' buckets, each as "le:count"
+# (the workers' recvmmsg-to-sendmmsg delay; none from older binaries).
 metrics() { # port
   http_get "$1" /metrics | awk '
     $1=="swiftlet_forwarded_packets_total"{f=$2} $1=="swiftlet_rtp_packets_received_total"{r=$2}
-    $1=="swiftlet_rtp_bytes_sent_total"{b=$2} END{print f+0, r+0, b+0}'
+    $1=="swiftlet_rtp_bytes_sent_total"{b=$2}
+    $1 ~ /^swiftlet_worker_delay_seconds_bucket/ { le=$1; sub(/.*le="/, "", le); sub(/".*/, "", le); d=d " " le ":" $2 }
+    END{print f+0, r+0, b+0 d}'
+}
+# The p99 of the worker delay between two `metrics` lines, in µs: the upper
+# bound of the bucket that holds it ("-" without samples; ">50000" past the
+# last bound).
+delay_p99() { # metrics-before metrics-after
+  awk -v m0="$1" -v m1="$2" 'BEGIN{ n0=split(m0, x); n1=split(m1, y); if (n1 < 4 || n0 != n1) { print "-"; exit }
+    for (i=4; i<=n1; i++) { split(x[i], a, ":"); split(y[i], b, ":"); le[i]=b[1]; c[i]=b[2]-a[2] }
+    total=c[n1]; if (total <= 0) { print "-"; exit }
+    for (i=4; i<=n1; i++) if (c[i] >= total*0.99) { print (le[i]=="+Inf" ? ">50000" : sprintf("%.0f", le[i]*1000000)); exit } }'
 }
 # One line per thread: tid comm ns-on-CPU (schedstat's first field; the
 # 10 ms ticks of /proc/PID/stat are too coarse at low load).

@@ -137,6 +137,8 @@ package final class MediaPlane: Sendable {
     /// Every worker's UDP send counters (UDP GSO, sendmmsg calls), as last
     /// flushed; any thread.
     package func udpSends() -> [UDPSegmentation] { workers.map(\.sendCounters.snapshot) }
+    /// Each worker's receive-to-send delay histogram (any thread; atomics only).
+    package func workerDelays() -> [WorkerDelayHistogram] { workers.map(\.delayHistogram) }
 
     package var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
     /// Each worker's ICE-TCP listening address (empty without ICE-TCP).

@@ -25,6 +25,19 @@ package final class TransmitQueue {
     package private(set) var segmentation: UDPSegmentation
     /// `segmentation` as last flushed, readable from any thread.
     package let published = UDPSendCounters()
+    /// When the datagram the engine is handling now left `recvmmsg` (set
+    /// by the worker around each received batch; nil for timers, control
+    /// messages and relayed packets): each slot filled meanwhile keeps it,
+    /// and the flush records how long the slot waited (`delay`).
+    package var ingress: Instant?
+    /// Per slot: `ingress` in nanoseconds when it was filled, or
+    /// `Int64.min` (nothing to measure). Allocated once with the batch.
+    private let stamps: UnsafeMutablePointer<Int64>
+    private var stampedSlots = 0
+    /// Receive-to-send delay of every stamped datagram flushed so far.
+    package private(set) var delay = WorkerDelayHistogram()
+    /// `delay` as last flushed, readable from any thread.
+    package let publishedDelay = PublishedDelayHistogram()
 
     /// `segmentation` asks for UDP GSO (`--udp-gso`); the socket decides.
     package init(
@@ -35,9 +48,13 @@ package final class TransmitQueue {
         self.localAddresses = localAddresses
         self.mapIPv4 = mapIPv4
         batch = DatagramBatch(capacity: capacity, slotSize: slotSize)
+        stamps = .allocate(capacity: capacity)
+        stamps.initialize(repeating: .min, count: capacity)
         self.segmentation = UDPSegmentation(enabled: segmentation && descriptor >= 0 && swiftlet_gso_probe(descriptor) == 0)
         published.publish(self.segmentation)
     }
+
+    deinit { stamps.deallocate() }
 
     /// Reserves a slot for a datagram to `address`, leaving from `source`
     /// (the local address the peer reaches us on; nil: the kernel's choice,
@@ -60,6 +77,10 @@ package final class TransmitQueue {
         batch.setLength(length, at: i)
         batch.setAddress(address, at: i)
         if localAddresses { batch.setLocalAddress(source, at: i) }
+        if let ingress {
+            stamps[i] = ingress.nanoseconds
+            stampedSlots += 1
+        }
         batch.count += 1
     }
 
@@ -78,11 +99,23 @@ package final class TransmitQueue {
     package var pending: Int { batch.count }
 
     package func flush() {
+        if stampedSlots > 0 { recordDelays() }
         let (s, d) = batch.transmit(
             on: descriptor, mapIPv4: mapIPv4, localAddresses: localAddresses, segmentation: &segmentation)
         if s + d > 0 { published.publish(segmentation) }
         sent += s
         dropped += d
         streamPort?.flushPending()
+    }
+
+    /// Just before `sendmmsg`: one clock read for the whole batch.
+    private func recordDelays() {
+        let now = MonotonicClock.now().nanoseconds
+        for i in 0..<batch.count where stamps[i] != .min {
+            delay.record(nanoseconds: now &- stamps[i])
+            stamps[i] = .min
+        }
+        stampedSlots = 0
+        publishedDelay.publish(delay)
     }
 }

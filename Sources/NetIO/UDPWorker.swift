@@ -62,6 +62,8 @@ package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     package var segmentation: UDPSegmentation { transmit.segmentation }
     /// The same, as last published: any thread (`/metrics`).
     package var sendCounters: UDPSendCounters { transmit.published }
+    /// Receive-to-send delay of what this worker sent (any thread).
+    package var delayHistogram: WorkerDelayHistogram { transmit.publishedDelay.snapshot }
     /// Work done once per loop turn besides the socket, the mailbox and the
     /// timers, before the flush (the media plane drains the rings from the
     /// other workers and wakes the workers it pushed to). Returns true when
@@ -166,6 +168,10 @@ package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
             if count == 0 { return }
             receivedDatagrams += count
             let now = MonotonicClock.now()
+            // What the engine sends while it handles this batch counts
+            // toward the worker's delay (`TransmitQueue.delay`).
+            transmit.ingress = now
+            defer { transmit.ingress = nil }
             for i in 0..<count {
                 let length = receiveBatch.length(i)
                 // A datagram larger than a slot was truncated by the kernel: drop it.

@@ -113,6 +113,7 @@ enum ServeCommand {
                 mediaMetrics: {
                     MediaMetrics.prometheus(media.snapshots()) + MediaMetrics.relayPrometheus(media.relayCounts())
                         + MediaMetrics.udpSendPrometheus(media.udpSends())
+                        + MediaMetrics.workerDelayPrometheus(media.workerDelays())
                         + ProcessMetrics.prometheus()
                 },
                 timeouts: options.signalingTimeouts, connectionLimits: options.connectionLimits,

@@ -74,6 +74,9 @@ final class EchoEngine: WorkerEngine {
         #expect(try receiveString(client, batch) == "cba")
         // The deadline armed by the first datagram fires by itself.
         #expect(try receiveString(client, batch) == "tick")
+        // The echo answered a received datagram and counts toward the
+        // worker's delay; the tick came from a timer and does not.
+        #expect(worker.delayHistogram.total == 1)
 
         worker.mailbox.post(.upperCase)
         // The mailbox is drained before the next datagram is handled only if
