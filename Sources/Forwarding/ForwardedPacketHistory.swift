@@ -40,6 +40,9 @@ package struct ForwardedPacketHistory: Sendable {
                 used: false), count: size)
     }
 
+    /// Bytes of the ring's entries (its one allocation).
+    package var allocatedByteCount: Int { capacity * MemoryLayout<Entry>.stride }
+
     /// Records one forwarded packet: `rewrite` as applied, and the source
     /// packet it was applied to.
     package mutating func record(_ rewrite: RTPRewrite, sourceSSRC: SSRC, sourceSequenceNumber: UInt16) {

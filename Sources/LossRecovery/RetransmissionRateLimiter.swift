@@ -4,52 +4,32 @@ import Wire
 /// one limiter covers every track the subscriber receives, because the
 /// thing to protect is that subscriber's downlink and the server's egress.
 ///
-/// Two token buckets, one counting packets and one counting bytes, both
-/// `burst` deep (`rate × burst`) and both starting full. A retransmission
-/// goes out only when both hold enough tokens. Over any interval of length
-/// T the limiter therefore allows at most `packetsPerSecond × T + depth`
-/// packets and `bytesPerSecond × T + depth` bytes, however many requests
-/// arrive (a subscriber NACKing 1,000 packets every 10 ms gets the same
-/// bound as a polite one). A packet larger than the byte bucket's depth is
-/// never allowed: choose `burst` so that `bytesPerSecond × burst` exceeds
-/// the largest packet.
+/// A `TokenBucketPair` (packets and bytes): a retransmission goes out only
+/// when both hold enough tokens, however many requests arrive (a
+/// subscriber NACKing 1,000 packets every 10 ms gets the same bound as a
+/// polite one).
 ///
 /// `shouldRetransmit` adds de-duplication: a packet already retransmitted
 /// to this subscriber within one round-trip time is not sent again (the
-/// NACK that crossed our answer in flight), and costs no tokens.
-///
-/// Tokens are kept in nano-units (tokens × 10⁹) so refills are exact
-/// integer arithmetic on `Instant` nanoseconds.
+/// NACK that crossed our answer in flight), and costs no tokens. Its table
+/// (`RecentRetransmissions`, 8 KiB inline) is what a plain rate limit,
+/// such as the transport-cc feedback limit, does without.
 package struct RetransmissionRateLimiter: Sendable {
-    package let packetsPerSecond: Int64
-    package let bytesPerSecond: Int64
-    package let burst: Duration
-
-    private var packetTokens: Int64
-    private var byteTokens: Int64
-    private let packetDepth: Int64
-    private let byteDepth: Int64
-    private var lastRefill: Instant?
+    private var buckets: TokenBucketPair
     private var recent = RecentRetransmissions()
 
+    package var packetsPerSecond: Int64 { buckets.packetsPerSecond }
+    package var bytesPerSecond: Int64 { buckets.bytesPerSecond }
+    package var burst: Duration { buckets.burst }
     /// Requests refused by the buckets.
-    package private(set) var limitedCount = 0
+    package var limitedCount: Int { buckets.limitedCount }
     /// Requests refused as repeats within one round-trip time.
     package private(set) var duplicateCount = 0
-
-    private static let scale: Int64 = 1_000_000_000
 
     /// Rates below zero count as zero (nothing is ever allowed beyond the
     /// initial burst); `burst` below zero counts as zero.
     package init(packetsPerSecond: Int, bytesPerSecond: Int, burst: Duration) {
-        self.packetsPerSecond = Int64(max(packetsPerSecond, 0))
-        self.bytesPerSecond = Int64(max(bytesPerSecond, 0))
-        self.burst = max(burst, .zero)
-        let burstNanoseconds = self.burst.nanoseconds
-        packetDepth = Self.saturatingProduct(self.packetsPerSecond, burstNanoseconds)
-        byteDepth = Self.saturatingProduct(self.bytesPerSecond, burstNanoseconds)
-        packetTokens = packetDepth
-        byteTokens = byteDepth
+        buckets = TokenBucketPair(packetsPerSecond: packetsPerSecond, bytesPerSecond: bytesPerSecond, burst: burst)
     }
 
     /// A default for video subscribers: 200 packets and 2 Mbit/s of
@@ -61,18 +41,7 @@ package struct RetransmissionRateLimiter: Sendable {
 
     /// Takes one packet of `bytes` from the buckets if both have enough;
     /// `false` means do not send.
-    package mutating func allow(bytes: Int, now: Instant) -> Bool {
-        refill(now: now)
-        guard bytes >= 0 else { return false }
-        let byteCost = Self.saturatingProduct(Int64(bytes), Self.scale)
-        guard packetTokens >= Self.scale, byteTokens >= byteCost else {
-            limitedCount &+= 1
-            return false
-        }
-        packetTokens -= Self.scale
-        byteTokens -= byteCost
-        return true
-    }
+    package mutating func allow(bytes: Int, now: Instant) -> Bool { buckets.allow(bytes: bytes, now: now) }
 
     /// `allow`, after checking that the packet (`ssrc` is the SSRC the
     /// subscriber knows it by) was not retransmitted to this subscriber
@@ -89,25 +58,6 @@ package struct RetransmissionRateLimiter: Sendable {
         guard allow(bytes: bytes, now: now) else { return false }
         recent.record(ssrc: ssrc, sequenceNumber: sequenceNumber, at: now)
         return true
-    }
-
-    private mutating func refill(now: Instant) {
-        guard let last = lastRefill else {
-            lastRefill = now
-            return
-        }
-        guard now > last else { return }
-        lastRefill = now
-        // Past `burst` both buckets are full anyway; clamping first keeps
-        // the products far from overflow.
-        let elapsed = min((now - last).nanoseconds, max(burst.nanoseconds, 1))
-        packetTokens = min(packetDepth, packetTokens &+ Self.saturatingProduct(packetsPerSecond, elapsed))
-        byteTokens = min(byteDepth, byteTokens &+ Self.saturatingProduct(bytesPerSecond, elapsed))
-    }
-
-    private static func saturatingProduct(_ a: Int64, _ b: Int64) -> Int64 {
-        let (product, overflow) = a.multipliedReportingOverflow(by: b)
-        return overflow ? .max / 4 : product
     }
 }
 

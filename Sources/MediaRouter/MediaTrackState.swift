@@ -262,8 +262,10 @@ final class Subscription {
     var simulcast: SimulcastForwarder?
     /// Layer switches already added to the worker's counters.
     var switchesCounted = 0
-    /// What each outgoing sequence number was, to answer NACKs.
-    var history = ForwardedPacketHistory()
+    /// What each outgoing sequence number was, to answer NACKs: only with
+    /// RTX, the one way a NACK is answered (`retransmit`); nil without it
+    /// (all audio: no ~30 KiB table per subscription that nothing reads).
+    var history: ForwardedPacketHistory?
     var sendStatistics: SendStatistics
     /// The subscriber's preference (`set-preference`).
     var preference = ReceivePreference()
@@ -288,6 +290,7 @@ final class Subscription {
         payloadType = outgoing.codec.payloadType
         rtxPayloadType = outgoing.rtxSSRC == nil ? nil : outgoing.codec.rtxPayloadType
         rtxSSRC = rtxPayloadType == nil ? nil : outgoing.rtxSSRC
+        history = rtxSSRC == nil ? nil : ForwardedPacketHistory()
         self.sink = sink
         if outgoing.kind == .video {
             simulcast = SimulcastForwarder(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)

@@ -165,7 +165,7 @@ extension RoomRouter {
         guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: mediaSSRC)], let track = tracks[s.key.track],
             let link = links[id]
         else { return }
-        guard s.rtxSSRC != nil, s.rtxPayloadType != nil else {
+        guard s.rtxSSRC != nil, s.rtxPayloadType != nil, let history = s.history else {
             counters.nacksWithoutRTX &+= 1
             if track.isVideo {
                 requestKeyframe(.pli, subscriber: subscriber, outgoingSSRC: mediaSSRC, now: now, output: output)
@@ -193,8 +193,8 @@ extension RoomRouter {
                     continue
                 }
                 budget -= 1
-                guard let entry = s.history.lookup(outgoingSequenceNumber: n) else {
-                    if let source = track.relaySource, let (ssrc, number) = Self.unforwardedSource(of: n, in: s.history),
+                guard let entry = history.lookup(outgoingSequenceNumber: n) else {
+                    if let source = track.relaySource, let (ssrc, number) = Self.unforwardedSource(of: n, in: history),
                         let layer = track.layerIndex(ssrc: ssrc)
                     {
                         nackUpstream(&upstream, layer: layer, sequenceNumber: number, of: track, from: source)

@@ -55,8 +55,15 @@ extension RoomRouter {
     package var subscriberLinkBytes: Int {
         let inline =
             MemoryLayout<SentPacketHistory>.size + MemoryLayout<SendSideBandwidthEstimator>.size
-            + MemoryLayout<ProbeController>.size + 2 * MemoryLayout<RetransmissionRateLimiter>.size
+            + MemoryLayout<ProbeController>.size + MemoryLayout<RetransmissionRateLimiter>.size
+            + MemoryLayout<TokenBucketPair>.size
             + MemoryLayout<BandwidthAllocator>.size
         return links.values.reduce(0) { $0 + inline + $1.history.allocatedByteCount }
+    }
+
+    /// Bytes of the subscriptions' forwarded-packet histories (NACK
+    /// answers): only subscriptions with RTX keep one.
+    package var forwardedHistoryBytes: Int {
+        subscriptions.values.reduce(0) { $0 + ($1.history?.allocatedByteCount ?? 0) }
     }
 }

@@ -65,9 +65,9 @@ final class SubscriberLink {
     /// and this bounds how many walks a subscriber can ask for. libwebrtc
     /// sends one every 50 to 250 ms (more when one would not fit a packet),
     /// so 100 per second and 100 kB/s, 500 ms deep, is far above an honest
-    /// receiver. Reuses the retransmission limiter's two token buckets
-    /// (packets and bytes).
-    var feedbackLimiter = RetransmissionRateLimiter(
+    /// receiver. The retransmission limiter's two token buckets (packets
+    /// and bytes) without its de-duplication table.
+    var feedbackLimiter = TokenBucketPair(
         packetsPerSecond: SubscriberLink.feedbackPerSecond, bytesPerSecond: SubscriberLink.feedbackBytesPerSecond,
         burst: .milliseconds(500))
     static let feedbackPerSecond = 100

@@ -17,6 +17,20 @@ import Wire
         #expect(limiter.limitedCount == 100_000 - 1009)
     }
 
+    /// The buckets alone (the transport-cc feedback limit) bound a storm
+    /// the same way, without the limiter's 8 KiB de-duplication table.
+    @Test func theBucketPairAloneBoundsAStormTheSameWay() {
+        var buckets = TokenBucketPair(packetsPerSecond: 100, bytesPerSecond: 10_000_000, burst: .milliseconds(100))
+        var allowed = 0
+        for i in 0..<100_000 where buckets.allow(bytes: 1200, now: Instant(nanoseconds: Int64(i) * 100_000)) {
+            allowed += 1
+        }
+        #expect(allowed == 1009)
+        #expect(buckets.limitedCount == 100_000 - 1009)
+        #expect(MemoryLayout<TokenBucketPair>.size < 128)
+        #expect(MemoryLayout<RetransmissionRateLimiter>.size > 8192)
+    }
+
     /// 1,000-byte packets every 1 ms for 5 s against 10,000 bytes/s with a
     /// 1 s burst: 10,000 + 10,000 × 4.999 bytes → 59 packets.
     @Test func bytesAreBoundedToo() {

@@ -87,6 +87,8 @@ import Wire
         }
         let forwarded = zip(viewer.rtp, viewer.rtpHeaders).filter { $0.1.ssrc == SSRC(0x7700) }
         try #require(forwarded.count == 10)
+        // Only a viewer with RTX keeps the history NACKs are answered from.
+        #expect((bed.routers[0].forwardedHistoryBytes > 0) == viewerOffersRTX)
         #expect(forwarded.allSatisfy { $0.1.payloadType.rawValue == Self.viewerVP8 })
         let lost = forwarded[4]
 

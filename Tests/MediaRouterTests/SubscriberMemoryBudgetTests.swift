@@ -19,5 +19,8 @@ import Wire
         #expect(router.stateSizes.subscriberLinks == 4)
         let perLink = router.subscriberLinkBytes / router.stateSizes.subscriberLinks
         #expect(perLink <= Self.linkBudget, "\(perLink) bytes per subscriber link")
+        // Audio has no RTX, so no NACK is ever answered from a history:
+        // its subscriptions keep none.
+        #expect(router.forwardedHistoryBytes == 0)
     }
 }
