@@ -82,7 +82,8 @@ extension Bot {
             for m in description.media where !m.isRejected && m.direction == .sendonly {
                 guard let mid = m.mid, let kind = MediaKind(rawValue: m.media) else { continue }
                 // With the RTX SSRC of the FID group: retransmissions of
-                // lost packets come on it only (unwrapped in Bot+RTX).
+                // lost packets come on it only (unwrapped in RepairStreams by the
+                // server's RTXPacket.unwrap).
                 tracks.append(
                     AnnouncedTrack(
                         mid: mid, kind: kind, codec: kind == .audio ? ClientOfferBuilder.opus : builder.videoCodec,
