@@ -30,10 +30,11 @@ struct SubscriptionKey: Hashable {
     var subscriber: ParticipantID
 }
 
-/// An outgoing SSRC on a subscriber's transport: what a PLI or FIR from
-/// that subscriber names.
+/// An outgoing SSRC on a subscriber transport: what that subscriber's
+/// RTCP (a receiver report block, a NACK, a PLI or FIR) names. Two
+/// integers: no string is hashed per RTCP packet.
 struct OutgoingKey: Hashable {
-    var subscriber: ParticipantID
+    var transport: TransportID
     var ssrc: SSRC
 }
 
@@ -252,8 +253,12 @@ final class Subscription {
     var rtxSequenceNumber: UInt16 = 1
     /// The subscriber's transport and link, resolved when commands open
     /// it (nil until then, and after it is gone): the per-packet egress
-    /// reaches them without a lookup.
+    /// reaches them without a lookup. Set through `RoomRouter.attach`,
+    /// which keeps `RoomRouter.outgoing` in step.
     var sink: SubscriberSink?
+    /// The track forwarded, resolved once when the subscription is made
+    /// (weak: the track owns its subscriptions and removes them first).
+    weak var track: IncomingTrack?
     var transportID: TransportID? { sink?.id }
     /// Audio (anything without simulcast): one continuous stream from one
     /// source. Nil for video, whose forwarder has its own.

@@ -87,7 +87,7 @@ extension RoomRouter {
                 extensionIDs: remote?.egressHeaderExtensions ?? egressExtensionIDs)
             links[id] = sink.link
             sinks[id] = sink
-            for s in subscriptions.values where s.key.subscriber == participant { s.sink = sink }
+            for s in subscriptions.values where s.key.subscriber == participant { attach(s, to: sink) }
         }
     }
 
@@ -135,23 +135,21 @@ extension RoomRouter {
         guard let track = tracks[key] else { return ignored() }
         let subscriptionKey = SubscriptionKey(track: key, subscriber: subscriber)
         if let old = subscriptions[subscriptionKey] { removeSubscription(old) }
-        let s = Subscription(
-            key: subscriptionKey, outgoing: outgoingTrack,
-            sink: transportID(of: subscriber, role: .subscriber).flatMap { sinks[$0] })
+        let s = Subscription(key: subscriptionKey, outgoing: outgoingTrack, sink: nil)
+        s.track = track
+        attach(s, to: transportID(of: subscriber, role: .subscriber).flatMap { sinks[$0] })
         // Until the first allocation round (within 50 ms) and before any
         // layer is measured, the best layer the publisher sends.
         s.simulcast?.setTarget(MediaLayer(spatial: track.layers.count - 1), now: now)
         if let id = s.transportID { links[id]?.allocationNeeded = true }
         subscriptions[subscriptionKey] = s
-        outgoing[OutgoingKey(subscriber: subscriber, ssrc: s.outgoingSSRC)] = s
         track.subscriptions.append(s)
     }
 
     func removeSubscription(_ s: Subscription) {
         subscriptions[s.key] = nil
-        let o = OutgoingKey(subscriber: s.key.subscriber, ssrc: s.outgoingSSRC)
-        if outgoing[o] === s { outgoing[o] = nil }
-        tracks[s.key.track]?.subscriptions.removeAll { $0 === s }
+        attach(s, to: nil)
+        s.track?.subscriptions.removeAll { $0 === s }
     }
 
     private func release(_ participant: ParticipantID, now: Instant, output: any DatagramOutput) {

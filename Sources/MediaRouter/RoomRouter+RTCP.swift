@@ -73,21 +73,21 @@ extension RoomRouter {
         case .receiverReport(_, let reports) where role == .subscriber:
             // Loss on the streams we send this subscriber (the RR
             // fallback of the estimate when there is no transport-cc).
-            for block in reports where outgoing[OutgoingKey(subscriber: key.participant, ssrc: block.ssrc)] != nil {
+            for block in reports where outgoing[OutgoingKey(transport: id, ssrc: block.ssrc)] != nil {
                 links[id]?.receiverReportLoss(fractionLost: block.fractionLost, now: now)
             }
         case .transportLayerNACK(_, let mediaSSRC, let pairs) where role == .subscriber:
             counters.nacksReceived &+= 1
-            retransmit(mediaSSRC: mediaSSRC, pairs: pairs, subscriber: key.participant, transport: id, now: now, output: output)
+            retransmit(mediaSSRC: mediaSSRC, pairs: pairs, transport: id, now: now, output: output)
         case .pictureLossIndication(let pli) where role == .subscriber:
-            requestKeyframe(.pli, subscriber: key.participant, outgoingSSRC: pli.mediaSSRC, now: now, output: output)
+            requestKeyframe(.pli, transport: id, outgoingSSRC: pli.mediaSSRC, now: now, output: output)
         case .fullIntraRequest(_, _, let entries) where role == .subscriber:
             // RFC 5104 section 4.3.1.2: the FCI entries name the media
             // senders; the header's media SSRC is 0.
             // One entry per media sender; more than a compound's worth
             // is an attack (each costs a lookup and a throttle check).
             for entry in entries.prefix(Self.maximumFIREntriesPerPacket) {
-                requestKeyframe(.fir, subscriber: key.participant, outgoingSSRC: entry.ssrc, now: now, output: output)
+                requestKeyframe(.fir, transport: id, outgoingSSRC: entry.ssrc, now: now, output: output)
             }
         default:
             return
@@ -99,10 +99,10 @@ extension RoomRouter {
     /// publisher, at most once per throttle interval per track, naming the
     /// publisher's own SSRC.
     func requestKeyframe(
-        _ kind: KeyframeRequestKind, subscriber: ParticipantID, outgoingSSRC: SSRC, now: Instant, output: any DatagramOutput
+        _ kind: KeyframeRequestKind, transport id: TransportID, outgoingSSRC: SSRC, now: Instant,
+        output: any DatagramOutput
     ) {
-        guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: outgoingSSRC)], let track = tracks[s.key.track]
-        else { return }
+        guard let s = outgoing[OutgoingKey(transport: id, ssrc: outgoingSSRC)], let track = s.track else { return }
         // The layer the subscriber decodes now, else the one it waits for.
         let layer =
             s.currentSource.flatMap(track.layerIndex(ssrc:)) ?? s.simulcast?.pendingSpatialLayer ?? s.simulcast?.target?.spatial
@@ -159,16 +159,15 @@ extension RoomRouter {
     /// video instead (throttled per layer), and nothing for audio (Opus
     /// conceals a lost frame). docs/TRANSPORT.md, "One index, one packet".
     private func retransmit(
-        mediaSSRC: SSRC, pairs: NACKPairs, subscriber: ParticipantID, transport id: TransportID, now: Instant,
-        output: any DatagramOutput
+        mediaSSRC: SSRC, pairs: NACKPairs, transport id: TransportID, now: Instant, output: any DatagramOutput
     ) {
-        guard let s = outgoing[OutgoingKey(subscriber: subscriber, ssrc: mediaSSRC)], let track = tracks[s.key.track],
+        guard let s = outgoing[OutgoingKey(transport: id, ssrc: mediaSSRC)], let track = s.track,
             let link = links[id]
         else { return }
         guard s.rtxSSRC != nil, s.rtxPayloadType != nil, let history = s.history else {
             counters.nacksWithoutRTX &+= 1
             if track.isVideo {
-                requestKeyframe(.pli, subscriber: subscriber, outgoingSSRC: mediaSSRC, now: now, output: output)
+                requestKeyframe(.pli, transport: id, outgoingSSRC: mediaSSRC, now: now, output: output)
             }
             return
         }

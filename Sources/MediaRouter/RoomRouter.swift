@@ -81,6 +81,8 @@ package final class RoomRouter {
     /// The same routes, by the publisher transport the packets arrive on.
     var routesByTransport: [TransportID: PublisherRoutes] = [:]
     var subscriptions: [SubscriptionKey: Subscription] = [:]
+    /// Subscriptions by the transport and outgoing SSRC a subscriber's
+    /// RTCP names (`attach`).
     var outgoing: [OutgoingKey: Subscription] = [:]
     /// Per subscriber transport.
     var links: [TransportID: SubscriberLink] = [:]
@@ -200,6 +202,16 @@ package final class RoomRouter {
         routesByTransport[id] = nil
         links[id] = nil
         sinks[id] = nil
-        for s in subscriptions.values where s.transportID == id { s.sink = nil }
+        for s in subscriptions.values where s.transportID == id { attach(s, to: nil) }
+    }
+
+    /// Points `s` at `sink` (nil: its transport is gone) and keeps the
+    /// RTCP lookup (`outgoing`) in step.
+    func attach(_ s: Subscription, to sink: SubscriberSink?) {
+        if let old = s.transportID, outgoing[OutgoingKey(transport: old, ssrc: s.outgoingSSRC)] === s {
+            outgoing[OutgoingKey(transport: old, ssrc: s.outgoingSSRC)] = nil
+        }
+        s.sink = sink
+        if let id = sink?.id { outgoing[OutgoingKey(transport: id, ssrc: s.outgoingSSRC)] = s }
     }
 }
