@@ -138,7 +138,16 @@ extension RoomRouter {
         // Reduced-size RTCP (RFC 5506): feedback alone, no report first.
         // Browsers negotiate a=rtcp-rsize; the one-packet compound is also
         // what they send themselves.
-        sendRTCP(RTCPCompoundPacket.serialize([packet]), to: publisherTransport, output: output)
+        sendFeedback(packet, to: publisherTransport, output: output)
+    }
+
+    /// One feedback packet alone in its compound (reduced-size RTCP, RFC
+    /// 5506), built in `feedbackWriter`.
+    @discardableResult
+    func sendFeedback(_ packet: RTCPPacket, to id: TransportID, output: any DatagramOutput) -> Bool {
+        feedbackWriter.removeAll()
+        packet.serialize(into: &feedbackWriter)
+        return feedbackWriter.bytes.withUnsafeBytes { sendRTCP($0, to: id, output: output) }
     }
 
     // MARK: Loss recovery
@@ -261,9 +270,7 @@ extension RoomRouter {
                     let nack = TransportLayerNACK(
                         senderSSRC: configuration.reporterSSRC, mediaSSRC: ssrc,
                         lostSequenceNumbers: request.sequenceNumbers)
-                    if sendRTCP(
-                        RTCPCompoundPacket.serialize([.transportLayerNACK(nack)]), to: publisherTransport, output: output)
-                    {
+                    if sendFeedback(.transportLayerNACK(nack), to: publisherTransport, output: output) {
                         counters.nacksSent &+= 1
                     }
                 }

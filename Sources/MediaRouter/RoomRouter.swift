@@ -93,6 +93,9 @@ package final class RoomRouter {
     var allocationScratch = AllocationScratch()
     /// The report rounds' builder, kept so its storage is reused.
     var reportBuilder: ReportCompoundBuilder
+    /// Feedback to publishers (PLI, FIR, NACK) is written here, a kept
+    /// buffer, then protected into the transmit slot: no array per request.
+    var feedbackWriter = ByteWriter(capacity: 256)
     /// The ids our subscriber offers give the extensions we write.
     let egressExtensionIDs = HeaderExtensionIDs(maps: SubscriberOfferBuilder.defaultHeaderExtensions)
     var reportScheduler: ReportScheduler<ReportJitter>?
