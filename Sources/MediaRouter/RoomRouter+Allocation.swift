@@ -86,7 +86,7 @@ extension RoomRouter {
             // Priority: the room's active speakers' videos go first (their
             // tiles are the large ones in a speaker layout); on-screen size
             // reaches the allocator as the preference's maxWidth.
-            let speaking = speakerSelectors[track.key.room]?.current.contains(track.publisher) ?? false
+            let speaking = speakerSelectors[track.key.room]?.selector.current.contains(track.publisher) ?? false
             allocationScratch.candidates.append(
                 AllocatableTrack(
                     id: i, kind: track.isVideo ? .video : .audio, priority: speaking ? 1 : 0,

@@ -71,25 +71,30 @@ extension RoomRouter {
     /// One window of every published audio track, per room; a room whose
     /// speakers changed hears about it (`MediaEvent.activeSpeakers`).
     private func updateActiveSpeakers(now: Instant) {
-        var byRoom: [String: [ParticipantID: AudioActivity]] = [:]
+        for room in speakerSelectors.values { room.selector.beginWindow() }
         for track in tracks.values where track.description.kind == .audio {
             let a = track.audioLevels.take()
-            // A participant with several audio tracks counts by its loudest.
-            let old = byRoom[track.key.room]?[track.publisher]
-            if old.map({ $0.level < a.level || $0.speechFraction < a.speechFraction }) ?? true {
-                byRoom[track.key.room, default: [:]][track.publisher] = a
+            let room: RoomSpeakers
+            if let r = speakerSelectors[track.key.room] {
+                room = r
+            } else {
+                room = RoomSpeakers()
+                speakerSelectors[track.key.room] = room
             }
+            room.selector.record(track.publisher, a)
         }
-        // Rooms that had speakers and lost every audio track get one last
-        // (empty) update.
-        for room in speakerSelectors.keys where byRoom[room] == nil { byRoom[room] = [:] }
-        for (room, activities) in byRoom {
-            var selector = speakerSelectors[room] ?? ActiveSpeakerSelector<ParticipantID>()
-            let speakers = selector.update(activities.map { (key: $0.key, activity: $0.value) }, now: now)
-            speakerSelectors[room] = activities.isEmpty && selector.current.isEmpty ? nil : selector
-            guard let speakers, !silentSpeakerRooms.contains(room) else { continue }
-            let levels = speakers.map { SpeakerLevel(participantId: $0.key, level: ($0.level * 1000).rounded() / 1000) }
-            onMediaEvent?(.activeSpeakers(room: room, speakers: levels))
+        // A room that lost every audio track gets one last (empty) update,
+        // then its state goes.
+        speakerRoomsToDrop.removeAll(keepingCapacity: true)
+        for (name, room) in speakerSelectors {
+            let speakers = room.selector.endWindow(now: now)
+            if room.selector.windowIsEmpty && room.selector.current.isEmpty { speakerRoomsToDrop.append(name) }
+            guard let speakers, !silentSpeakerRooms.contains(name) else { continue }
+            let levels = speakers.map {
+                SpeakerLevel(participantId: $0.participant, level: ($0.level * 1000).rounded() / 1000)
+            }
+            onMediaEvent?(.activeSpeakers(room: name, speakers: levels))
         }
+        for name in speakerRoomsToDrop { speakerSelectors[name] = nil }
     }
 }

@@ -103,7 +103,9 @@ package final class RoomRouter {
     /// The earliest NACK generator deadline of any layer (nil: none).
     var nextNACKRound: Instant?
     var nextSpeakerRound = Instant.zero
-    var speakerSelectors: [String: ActiveSpeakerSelector<ParticipantID>] = [:]
+    var speakerSelectors: [String: RoomSpeakers] = [:]
+    /// Rooms whose speaker state a round found empty: kept storage.
+    var speakerRoomsToDrop: [String] = []
     /// Rooms whose active speakers another worker reports
     /// (`setSpeakerReporter(room, false)`).
     var silentSpeakerRooms: Set<String> = []

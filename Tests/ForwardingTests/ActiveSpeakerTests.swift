@@ -28,41 +28,6 @@ import Wire
         let oddActivity = odd.take()
         #expect(oddActivity.speechFraction == 0)
     }
-
-    @Test func speakersAreAnnouncedLoudestFirstOnlyOnChangeAndAtMostThreeTimesASecond() throws {
-        var selector = ActiveSpeakerSelector<String>()
-        let loud = AudioActivity(speechFraction: 1, level: 0.3)
-        let soft = AudioActivity(speechFraction: 1, level: 0.1)
-        let quiet = AudioActivity(speechFraction: 0, level: 0)
-        func step(_ a: [(key: String, activity: AudioActivity)], at ms: Int) -> [(key: String, level: Double)]? {
-            selector.update(a, now: t0 + .milliseconds(ms))
-        }
-        // Smoothing: one full window of speech reaches 0.5 >= 0.3.
-        let first = try #require(step([("a", soft), ("b", loud), ("c", quiet)], at: 0))
-        #expect(first.map(\.key) == ["b", "a"])
-        #expect(abs(first[0].level - 0.15) < 1e-9)
-        // "a" gets louder than "b" 100 ms later: too soon, held back...
-        let louder = AudioActivity(speechFraction: 1, level: 0.9)
-        let tooSoon = step([("a", louder), ("b", loud)], at: 100)
-        #expect(tooSoon == nil)
-        #expect(selector.current == ["b", "a"])
-        // ...and announced once the interval has passed.
-        let next = try #require(step([("a", louder), ("b", loud)], at: 400))
-        #expect(next.map(\.key) == ["a", "b"])
-        // The same speakers again: nothing to announce.
-        let same = step([("a", louder), ("b", loud)], at: 900)
-        #expect(same == nil)
-        // Everyone stops: smoothed speech fades below the threshold in two
-        // windows (1 -> 0.5 -> 0.25), then the list empties.
-        let fading = step([("a", quiet), ("b", quiet)], at: 1300)
-        #expect(fading == nil)
-        let silent = try #require(step([("a", quiet), ("b", quiet)], at: 1700))
-        #expect(silent.isEmpty)
-        // A track that left stops speaking at once.
-        _ = step([("a", louder)], at: 2100)
-        let gone = try #require(step([], at: 2500))
-        #expect(gone.isEmpty)
-    }
 }
 
 @Suite struct LayerBitrateMeterTests {
