@@ -41,7 +41,7 @@ let package = Package(
 
         // Base.
         protocolTarget("Wire", []),
-        protocolTarget("CryptoPrimitives", ["COpenSSL"]),
+        protocolTarget("CryptoPrimitives", ["COpenSSL", "CShim"]),
 
         // Wire formats: sans-IO, parse in place.
         protocolTarget("STUN", ["Wire", "CryptoPrimitives"]),

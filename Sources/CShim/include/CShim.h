@@ -13,6 +13,7 @@
 #include "CShimGSO.h"
 #include "CShimTCP.h"
 #include "CShimSRTP.h"
+#include "CShimHMAC.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
 typedef struct ssl_st SSL;
