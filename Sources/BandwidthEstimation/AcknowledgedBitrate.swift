@@ -5,14 +5,26 @@
 /// increases far beyond it (draft-ietf-rmcat-gcc-02 section 5.5, "R_hat").
 /// Arrival times are the receiver's clock; an arrival more than the window
 /// earlier than the newest, or a jump forward, simply ages samples out.
+///
+/// The samples live in a ring that holds what the window holds: it starts
+/// at 256 and doubles only when a full window does not fit (up to
+/// `maximumSamples`), so steady feedback neither allocates nor keeps more
+/// than about a window of samples (issue #14: memory per subscriber).
 struct AcknowledgedBitrate: Sendable {
     static let window: Int64 = 500_000_000
     static let minimumSpan: Int64 = 100_000_000
     static let maximumSamples = 4096
+    static let initialSamples = 256
 
-    private var arrivals: [Int64] = []
-    private var sizes: [Int] = []
+    private struct Sample: Sendable {
+        var arrival: Int64
+        var size: Int
+    }
+
+    private var samples: [Sample] = []
+    /// Index of the oldest sample kept, and how many are kept.
     private var head = 0
+    private var count = 0
     private var bytes = 0
     private var newest: Int64?
     private var oldestKept: Int64?
@@ -20,14 +32,27 @@ struct AcknowledgedBitrate: Sendable {
     /// Bits per second, nil until at least 100 ms of arrivals were seen.
     private(set) var rate: Double?
 
+    /// Samples the ring has room for (tests).
+    var capacity: Int { samples.count }
+
     mutating func add(arrival: Int64, size: Int) {
         if let newest, arrival < newest &- Self.window { return }
-        arrivals.append(arrival)
-        sizes.append(size)
-        bytes &+= size
         if arrival > (newest ?? .min) { newest = arrival }
         if oldestKept == nil { oldestKept = arrival }
         evict()
+        if count == samples.count {
+            if samples.count < Self.maximumSamples {
+                grow()
+            } else {
+                // A window of more than `maximumSamples` packets: the
+                // oldest goes (the rate reads a shorter window).
+                dropOldest()
+                oldestKept = newest.map { $0 &- Self.window }
+            }
+        }
+        samples[(head + count) & (samples.count - 1)] = Sample(arrival: arrival, size: size)
+        count += 1
+        bytes &+= size
     }
 
     /// Recomputes `rate` after a feedback's packets were added.
@@ -40,17 +65,24 @@ struct AcknowledgedBitrate: Sendable {
 
     private mutating func evict() {
         guard let newest else { return }
-        while head < arrivals.count,
-            arrivals[head] < newest &- Self.window || arrivals.count - head > Self.maximumSamples
-        {
-            bytes &-= sizes[head]
-            head += 1
+        while count > 0, samples[head].arrival < newest &- Self.window {
+            dropOldest()
             oldestKept = newest &- Self.window
         }
-        if head > 1024, head * 2 > arrivals.count {
-            arrivals.removeFirst(head)
-            sizes.removeFirst(head)
-            head = 0
-        }
+    }
+
+    private mutating func dropOldest() {
+        bytes &-= samples[head].size
+        head = (head + 1) & (samples.count - 1)
+        count -= 1
+    }
+
+    /// Doubles the ring (a power of two), oldest sample first.
+    private mutating func grow() {
+        let size = samples.isEmpty ? Self.initialSamples : samples.count * 2
+        var larger = [Sample](repeating: Sample(arrival: 0, size: 0), count: size)
+        for i in 0..<count { larger[i] = samples[(head + i) & (samples.count - 1)] }
+        samples = larger
+        head = 0
     }
 }

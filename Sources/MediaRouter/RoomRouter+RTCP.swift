@@ -319,12 +319,12 @@ extension RoomRouter {
 
     /// Sends the compounds of the round in `reports` to transport `id`.
     private func sendReports(to id: TransportID, output: any DatagramOutput) {
-        _ = withUnsafeTemporaryAllocation(byteCount: reportBuilder.maximumCompoundSize, alignment: 4) { buffer in
-            reportBuilder.write(into: buffer) { compound in
-                guard sendRTCP(compound.bytes, to: id, output: output) else { return }
-                counters.receiverReportsSent &+= UInt64(compound.receiverReports)
-                counters.senderReportsSent &+= UInt64(compound.senderReports)
-            }
+        // A kept buffer: a temporary allocation of the compound's size
+        // (over 1 KiB) would come from the heap on every report.
+        _ = reportBuilder.write(into: reportBuffer) { compound in
+            guard sendRTCP(compound.bytes, to: id, output: output) else { return }
+            counters.receiverReportsSent &+= UInt64(compound.receiverReports)
+            counters.senderReportsSent &+= UInt64(compound.senderReports)
         }
     }
 

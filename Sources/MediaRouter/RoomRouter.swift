@@ -96,6 +96,8 @@ package final class RoomRouter {
     /// Feedback to publishers (PLI, FIR, NACK) is written here, a kept
     /// buffer, then protected into the transmit slot: no array per request.
     var feedbackWriter = ByteWriter(capacity: 256)
+    /// Where report compounds are written (`reportBuilder.maximumCompoundSize`).
+    let reportBuffer: UnsafeMutableRawBufferPointer
     /// The ids our subscriber offers give the extensions we write.
     let egressExtensionIDs = HeaderExtensionIDs(maps: SubscriberOfferBuilder.defaultHeaderExtensions)
     var reportScheduler: ReportScheduler<ReportJitter>?
@@ -130,6 +132,7 @@ package final class RoomRouter {
         self.configuration = configuration
         self.wallClock = wallClock
         reportBuilder = ReportCompoundBuilder(reporterSSRC: configuration.reporterSSRC, cname: configuration.cname)
+        reportBuffer = .allocate(byteCount: reportBuilder.maximumCompoundSize, alignment: 4)
         transports = TransportEngine()
         transports.onMedia = { [unowned self] id, kind, buffer, now, output in
             switch kind {
@@ -160,6 +163,8 @@ package final class RoomRouter {
         transports.receive(datagram, from: source, to: local, now: now, output: output)
         counters.dropped.srtpSSRCLimit = transports.ssrcLimitDrops
     }
+
+    deinit { reportBuffer.deallocate() }
 
     package func hasValidated(_ address: TransportAddress) -> Bool { transports.hasValidated(address) }
 
