@@ -79,10 +79,10 @@ enum ConnectivityCheckResponder {
     /// RFC 8445 section 7.3: the USERNAME of a check we receive is
     /// `ourUfrag:theirUfrag`.
     static func usernameMatches(_ username: String, localUfrag: String, remoteUfrag: String?) -> Bool {
-        let utf8 = Array(username.utf8)
+        let utf8 = username.utf8
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
         let localPart = utf8[..<colon]
-        let remotePart = utf8[(colon + 1)...]
+        let remotePart = utf8[utf8.index(after: colon)...]
         guard localPart.elementsEqual(localUfrag.utf8), !remotePart.isEmpty else { return false }
         if let remoteUfrag { return remotePart.elementsEqual(remoteUfrag.utf8) }
         return true

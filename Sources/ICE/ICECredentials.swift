@@ -10,11 +10,15 @@ import CryptoPrimitives
 /// the peer's password.
 package struct ICECredentials: Hashable, Sendable, CustomStringConvertible {
     package var ufrag: String
-    package var password: String
+    package var password: String { didSet { key = Array(password.utf8) } }
+    /// The STUN short-term key (RFC 8489 section 9.1): the password's bytes,
+    /// made once (every consent check is authenticated with it).
+    package private(set) var key: [UInt8]
 
     package init(ufrag: String, password: String) {
         self.ufrag = ufrag
         self.password = password
+        key = Array(password.utf8)
     }
 
     /// Length of generated ufrags. RFC 8445 section 5.3 asks for at least 4
@@ -53,9 +57,6 @@ package struct ICECredentials: Hashable, Sendable, CustomStringConvertible {
         return (4...256).contains(ufrag.utf8.count) && (22...256).contains(password.utf8.count)
             && allICEChars(ufrag) && allICEChars(password)
     }
-
-    /// The STUN short-term key (RFC 8489 section 9.1): the password's bytes.
-    package var key: [UInt8] { Array(password.utf8) }
 
     /// The password is a secret: never printed.
     package var description: String { "ICECredentials(ufrag: \(ufrag))" }

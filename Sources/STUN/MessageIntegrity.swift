@@ -77,14 +77,27 @@ extension STUNMessage {
 
     private func verifyMAC(_ algorithm: HMAC.Algorithm, key: [UInt8], location: AttributeLocation, _ bytes: RawSpan) -> Bool {
         withBody(bytes, coveredUpTo: location) { header, body, value in
+            if algorithm == .sha1 {
+                // The common case (every ICE check): on the stack.
+                return withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { mac in
+                    key.withUnsafeBytes { k in HMAC.sha1(key: k, header, body, into: mac) }
+                    return Self.macMatches(UnsafeRawBufferPointer(mac), value)
+                }
+            }
             guard let mac = key.withUnsafeBytes({ k in HMAC.authenticationCode(algorithm, key: k, parts: [header, body]) })
             else { return false }
-            // A truncated MESSAGE-INTEGRITY-SHA256 keeps the leading bytes.
-            guard value.count <= mac.count else { return false }
-            var difference: UInt8 = 0
-            for i in 0..<value.count { difference |= mac[i] ^ value[i] }
-            return difference == 0
+            return mac.withUnsafeBytes { Self.macMatches($0, value) }
         }
+    }
+
+    /// Constant-time comparison of an attribute's value with the MAC we
+    /// computed; a truncated MESSAGE-INTEGRITY-SHA256 keeps the leading
+    /// bytes (RFC 8489 section 14.6).
+    private static func macMatches(_ mac: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
+        guard value.count <= mac.count else { return false }
+        var difference: UInt8 = 0
+        for i in 0..<value.count { difference |= mac[i] ^ value[i] }
+        return difference == 0
     }
 
     /// Calls `body` with the patched header, the message bytes between the
