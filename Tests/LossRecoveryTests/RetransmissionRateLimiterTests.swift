@@ -3,15 +3,19 @@ import Testing
 import Wire
 
 @Suite struct RetransmissionRateLimiterTests {
-    /// 10 s of a storm: 100,000 requests, one every 100 µs. A 100 packet/s
-    /// bucket 100 ms deep (10 packets) allows the 10 of the full bucket
-    /// plus one per 10 ms of the 9.9999 s that follow: 10 + 999.
+    /// 10 s of a storm: 100,000 requests, one every 100 µs, each asking
+    /// `allow`; returns how many passed.
+    static func storm(_ allow: (Int, Instant) -> Bool) -> Int {
+        var allowed = 0
+        for i in 0..<100_000 where allow(1200, Instant(nanoseconds: Int64(i) * 100_000)) { allowed += 1 }
+        return allowed
+    }
+
+    /// A 100 packet/s bucket 100 ms deep (10 packets) allows the 10 of the
+    /// full bucket plus one per 10 ms of the 9.9999 s that follow: 10 + 999.
     @Test func aNACKStormIsBoundedByRateTimesDurationPlusBurst() {
         var limiter = RetransmissionRateLimiter(packetsPerSecond: 100, bytesPerSecond: 10_000_000, burst: .milliseconds(100))
-        var allowed = 0
-        for i in 0..<100_000 where limiter.allow(bytes: 1200, now: Instant(nanoseconds: Int64(i) * 100_000)) {
-            allowed += 1
-        }
+        let allowed = Self.storm { limiter.allow(bytes: $0, now: $1) }
         #expect(allowed == 1009)
         #expect(allowed <= 100 * 10 + 10)
         #expect(limiter.limitedCount == 100_000 - 1009)
@@ -21,11 +25,7 @@ import Wire
     /// the same way, without the limiter's 8 KiB de-duplication table.
     @Test func theBucketPairAloneBoundsAStormTheSameWay() {
         var buckets = TokenBucketPair(packetsPerSecond: 100, bytesPerSecond: 10_000_000, burst: .milliseconds(100))
-        var allowed = 0
-        for i in 0..<100_000 where buckets.allow(bytes: 1200, now: Instant(nanoseconds: Int64(i) * 100_000)) {
-            allowed += 1
-        }
-        #expect(allowed == 1009)
+        #expect(Self.storm { buckets.allow(bytes: $0, now: $1) } == 1009)
         #expect(buckets.limitedCount == 100_000 - 1009)
         #expect(MemoryLayout<TokenBucketPair>.size < 128)
         #expect(MemoryLayout<RetransmissionRateLimiter>.size > 8192)
