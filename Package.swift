@@ -88,8 +88,11 @@ let package = Package(
             ["Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "LossRecovery", "BandwidthEstimation", "PeerSession",
              "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay"]),
 
-        // Composition: one remote peer's secure transport (and, later, streams).
-        protocolTarget("PeerSession", ["Wire", "STUN", "ICE", "DTLS", "SRTP"]),
+        // Composition: one remote peer's secure transport and the receive
+        // side of its RTP streams, shared by the server and roombot.
+        protocolTarget(
+            "PeerSession",
+            ["Wire", "STUN", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "LossRecovery", "BandwidthEstimation"]),
 
         // Test support: virtual clock, packet builders.
         protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs", "ICE", "DTLS", "SRTP", "PeerSession"]),

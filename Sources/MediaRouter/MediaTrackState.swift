@@ -3,6 +3,7 @@ import Codecs
 import Forwarding
 import LossRecovery
 import Negotiation
+import PeerSession
 import RTPStreams
 import RoomProtocol
 import Rooms
@@ -51,8 +52,9 @@ struct IncomingLayer {
     var rid: RID?
     /// The SSRC, signalled or learned from the mid/rid extensions.
     var ssrc: SSRC?
-    /// Statistics of `ssrc` (replaced when it changes).
-    var reception: ReceptionStatistics?
+    /// Reception statistics and loss repair of `ssrc` (replaced when it
+    /// changes): the composition roombot uses for what it receives too.
+    var stream: ReceivedRTPStream?
     var lastArrival: Instant?
     /// From the layer's last keyframe (VP8), else nil.
     var width: Int?
@@ -61,8 +63,6 @@ struct IncomingLayer {
     /// to re-base timestamps across layer switches.
     var senderReport: (ntp: UInt64, rtpTimestamp: UInt32)?
     var keyframeRequests: KeyframeRequestThrottle
-    /// Losses on this layer, NACKed upstream (RFC 4585 section 6.2.1).
-    var nack = NACKGenerator()
     /// H.264: a keyframe is an IDR with its SPS and PPS.
     var h264 = H264KeyframeTracker()
 }
@@ -201,14 +201,13 @@ final class PublisherRoutes {
     var midExtensionID: UInt8?
     var ridExtensionID: UInt8?
     var repairedRIDExtensionID: UInt8?
-    var transportCCExtensionID: UInt8?
     /// Arrivals of the transport's packets for transport-cc feedback to
     /// the publisher (its browser's estimate, and so its simulcast layers,
-    /// grow on it).
-    var feedback: TransportFeedbackRecorder
+    /// grow on it); its extension id is the first track's.
+    let arrivals: TransportWideArrivals
 
     init(reporterSSRC: SSRC) {
-        feedback = TransportFeedbackRecorder(senderSSRC: reporterSSRC)
+        arrivals = TransportWideArrivals(reporterSSRC: reporterSSRC)
     }
 
     func add(_ track: IncomingTrack) {
@@ -217,7 +216,7 @@ final class PublisherRoutes {
         if midExtensionID == nil { midExtensionID = d.headerExtensions.mid }
         if ridExtensionID == nil { ridExtensionID = d.headerExtensions.rtpStreamID }
         if repairedRIDExtensionID == nil { repairedRIDExtensionID = d.headerExtensions.repairedRTPStreamID }
-        if transportCCExtensionID == nil { transportCCExtensionID = d.headerExtensions.transportWideSequenceNumber }
+        if arrivals.extensionID == nil { arrivals.extensionID = d.headerExtensions.transportWideSequenceNumber }
         guard let sources = d.sources else { return }
         for stream in sources.streams {
             if let layer = track.layerIndex(ssrc: stream.ssrc) {

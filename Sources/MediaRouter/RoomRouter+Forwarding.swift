@@ -31,14 +31,8 @@ extension RoomRouter {
         guard let routes = routesByTransport[id] else { return counters.dropped.unknownSource &+= 1 }
         // Every packet counts for transport-cc feedback, RTX and padding
         // probes included (the publisher's probing depends on them).
-        if let ccID = routes.transportCCExtensionID,
-            let range = header.extensionValueRange(
-                id: ccID, in: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[0..<length]))),
-            range.count == 2
-        {
-            let number = UInt16(buffer[range.lowerBound]) << 8 | UInt16(buffer[range.lowerBound + 1])
-            routes.feedback.record(transportSequenceNumber: number, arrival: now)
-        }
+        routes.arrivals.record(
+            header, packet: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[0..<length])), arrival: now)
         guard let route = resolveTrack(header, packet: UnsafeRawBufferPointer(rebasing: buffer[0..<length]), routes: routes)
         else { return }
         var packetLength = length
@@ -52,15 +46,13 @@ extension RoomRouter {
             // RFC 4588 section 4: an answer to our NACK. Restored in place to
             // the packet it repairs, it continues as that packet (late).
             guard let l, let ssrc = t.layers[l].ssrc, let original = t.repairedPayloadTypes[header.payloadType],
-                let restored = RTXPacket.unwrap(
+                let restored = RTXPacket.restore(
                     in: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]), length: length, originalSSRC: ssrc,
-                    originalPayloadType: original),
-                let parsed = try? RTPHeader(
-                    parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: buffer[0..<restored.length])))
+                    originalPayloadType: original)
             else { return counters.dropped.retransmission &+= 1 }
             (track, layer) = (t, l)
             packetLength = restored.length
-            header = parsed
+            header = restored.header
             isRetransmission = true
             counters.retransmissionsReceived &+= 1
         }
@@ -77,25 +69,20 @@ extension RoomRouter {
         guard let format = track.formats[header.payloadType] else {
             return counters.dropped.unknownPayloadType &+= 1
         }
-        if track.layers[layer].reception?.ssrc != header.ssrc {
-            track.layers[layer].reception = ReceptionStatistics(ssrc: header.ssrc, clockRate: format.clockRate)
+        if track.layers[layer].stream?.ssrc != header.ssrc {
+            // A relayed track's losses upstream are the source worker's to
+            // NACK (it has the publisher's transport); its far subscribers'
+            // NACKs go there through the relay (`retransmit`).
+            track.layers[layer].stream = ReceivedRTPStream(
+                ssrc: header.ssrc, clockRate: format.clockRate, repairsLoss: track.relaySource == nil)
             track.layers[layer].keyframeRequests.mediaSSRC = header.ssrc
             track.layers[layer].ssrc = header.ssrc
-            track.layers[layer].nack = NACKGenerator()
         }
-        _ = track.layers[layer].reception?.record(
-            sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: now)
-        // A relayed track's losses upstream are the source worker's to
-        // NACK (it has the publisher's transport); its far subscribers'
-        // NACKs go there through the relay (`retransmit`).
-        if track.relaySource == nil {
-            track.layers[layer].nack.received(
-                sequenceNumber: header.sequenceNumber, arrival: now, isRetransmission: isRetransmission)
-            // A gap is NACKed when its reorder wait ends, not at the next
-            // 50 ms round: every millisecond counts twice (there and back).
-            if let due = track.layers[layer].nack.nextDeadline, nextNACKRound.map({ due < $0 }) ?? true {
-                nextNACKRound = due
-            }
+        track.layers[layer].stream?.received(header, arrival: now, isRetransmission: isRetransmission)
+        // A gap is NACKed when its reorder wait ends, not at the next 50 ms
+        // round: every millisecond counts twice (there and back).
+        if let due = track.layers[layer].stream?.nextRepairDeadline, nextNACKRound.map({ due < $0 }) ?? true {
+            nextNACKRound = due
         }
         if !isRetransmission, header.payloadLength > 0 { track.layers[layer].lastArrival = now }
 

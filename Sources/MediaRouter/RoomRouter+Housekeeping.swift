@@ -32,12 +32,12 @@ extension RoomRouter {
     }
 
     /// Transport-cc feedback to every publisher transport that has new
-    /// arrivals (every 50 ms; `TransportFeedbackRecorder`).
+    /// arrivals (every 50 ms; `TransportWideArrivals`).
     private func sendTransportFeedback(now: Instant, output: any DatagramOutput) {
         for (id, routes) in routesByTransport {
             guard let media = routes.byMID.values.lazy.compactMap({ $0.layers.first?.ssrc }).first else { continue }
             // Written into the recorder's kept storage: no allocation.
-            routes.feedback.writeFeedback(mediaSSRC: media, now: now) { bytes in
+            routes.arrivals.writeFeedback(mediaSSRC: media, now: now) { bytes in
                 if sendRTCP(bytes, to: id, output: output) { counters.transportFeedbackSent &+= 1 }
             }
         }

@@ -53,9 +53,9 @@ extension RoomRouter {
             // The layer's NTP/RTP pair re-bases timestamps when a
             // subscriber switches layers.
             guard case .media(let track, let layer)? = routesByTransport[id]?.bySSRC[ssrc],
-                track.layers[layer].reception?.ssrc == ssrc
+                track.layers[layer].stream?.ssrc == ssrc
             else { return }
-            track.layers[layer].reception?.recordSenderReport(senderInfo, arrival: now)
+            track.layers[layer].stream?.senderReport(senderInfo, arrival: now)
             track.layers[layer].senderReport = (senderInfo.ntpTimestamp, senderInfo.rtpTimestamp)
             for s in track.subscriptions {
                 s.simulcast?.senderReport(
@@ -255,26 +255,29 @@ extension RoomRouter {
         defer {
             // The next round: the earliest deadline left.
             for track in tracks.values where track.isVideo {
-                for layer in track.layers where layer.nack.nextDeadline != nil {
-                    if let due = layer.nack.nextDeadline, nextNACKRound.map({ due < $0 }) ?? true { nextNACKRound = due }
+                for layer in track.layers {
+                    if let due = layer.stream?.nextRepairDeadline, nextNACKRound.map({ due < $0 }) ?? true {
+                        nextNACKRound = due
+                    }
                 }
             }
         }
         for track in tracks.values where track.isVideo {
             guard let publisherTransport = transportID(of: track.publisher, role: .publisher) else { continue }
             for layer in track.layers.indices {
-                guard let ssrc = track.layers[layer].ssrc, let due = track.layers[layer].nack.nextDeadline, due <= now
+                guard let ssrc = track.layers[layer].ssrc, let due = track.layers[layer].stream?.nextRepairDeadline,
+                    due <= now
                 else { continue }
-                let request = track.layers[layer].nack.poll(now: now, roundTripTime: nil)
-                if !request.sequenceNumbers.isEmpty {
+                let keyframeNeeded =
+                    track.layers[layer].stream?.pollRepairs(now: now, roundTripTime: nil, into: &nackNumbers) ?? false
+                if !nackNumbers.isEmpty {
                     let nack = TransportLayerNACK(
-                        senderSSRC: configuration.reporterSSRC, mediaSSRC: ssrc,
-                        lostSequenceNumbers: request.sequenceNumbers)
+                        senderSSRC: configuration.reporterSSRC, mediaSSRC: ssrc, lostSequenceNumbers: nackNumbers)
                     if sendFeedback(.transportLayerNACK(nack), to: publisherTransport, output: output) {
                         counters.nacksSent &+= 1
                     }
                 }
-                if request.keyframeNeeded { requestKeyframe(.pli, of: track, layer: layer, now: now, output: output) }
+                if keyframeNeeded { requestKeyframe(.pli, of: track, layer: layer, now: now, output: output) }
             }
         }
     }
@@ -294,7 +297,7 @@ extension RoomRouter {
             // publisher offers; the same object is never twice).
             for track in routes.byMID.values {
                 for layer in track.layers.indices {
-                    if let block = track.layers[layer].reception?.makeReportBlock(now: now) {
+                    if let block = track.layers[layer].stream?.makeReportBlock(now: now) {
                         reportBuilder.addReportBlock(block)
                     }
                 }

@@ -38,7 +38,9 @@ extension RoomRouter {
         s.outgoingStreams = outgoing.count
         s.subscriberLinks = links.count
         s.routedSSRCs = routesByTransport.values.reduce(0) { $0 + $1.bySSRC.count }
-        s.missingSequenceNumbers = tracks.values.reduce(0) { sum, t in sum + t.layers.reduce(0) { $0 + $1.nack.missingCount } }
+        s.missingSequenceNumbers = tracks.values.reduce(0) { sum, t in
+            sum + t.layers.reduce(0) { $0 + ($1.stream?.missingCount ?? 0) }
+        }
         s.speakerRooms = speakerSelectors.count
         s.relayedTracks = relayedTracks.count
         s.relaySinks = relaySinkTracks.count

@@ -104,6 +104,8 @@ package final class RoomRouter {
     var nextHousekeeping: Instant?
     /// The earliest NACK generator deadline of any layer (nil: none).
     var nextNACKRound: Instant?
+    /// The numbers of one NACK, kept between rounds (no allocation per NACK).
+    var nackNumbers: [UInt16] = []
     var nextSpeakerRound = Instant.zero
     var speakerSelectors: [String: RoomSpeakers] = [:]
     /// Rooms whose speaker state a round found empty: kept storage.
@@ -133,6 +135,7 @@ package final class RoomRouter {
         self.wallClock = wallClock
         reportBuilder = ReportCompoundBuilder(reporterSSRC: configuration.reporterSSRC, cname: configuration.cname)
         reportBuffer = .allocate(byteCount: reportBuilder.maximumCompoundSize, alignment: 4)
+        nackNumbers.reserveCapacity(64)
         transports = TransportEngine()
         transports.onMedia = { [unowned self] id, kind, buffer, now, output in
             switch kind {

@@ -87,6 +87,23 @@ package enum RTXPacket {
         return (header.payloadOffset + originalPayloadLength, osn)
     }
 
+    /// `unwrap`, then the restored packet's header: what a receiver of a
+    /// repair stream (the server from publishers, roombot from the server)
+    /// continues with. Nil when there is nothing to restore: a padding-only
+    /// probe, an OSN without payload, or a packet that does not parse.
+    package static func restore(
+        in slot: UnsafeMutableRawBufferPointer, length: Int, originalSSRC: SSRC, originalPayloadType: PayloadType
+    ) -> (length: Int, header: RTPHeader)? {
+        guard
+            let restored = unwrap(
+                in: slot, length: length, originalSSRC: originalSSRC, originalPayloadType: originalPayloadType),
+            let header = try? RTPHeader(
+                parsing: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(rebasing: slot[0..<restored.length]))),
+            header.payloadLength > 0
+        else { return nil }
+        return (restored.length, header)
+    }
+
     /// The range of padding sizes one packet can carry: the count byte is
     /// 8 bits and counts itself (RFC 3550 section 5.1).
     package static let paddingRange = 1...255

@@ -1,4 +1,5 @@
 import BotMedia
+import PeerSession
 import RTP
 import RTPStreams
 import Wire
@@ -19,7 +20,7 @@ extension Bot {
             return record.error("bad_rtp")
         }
         // Every packet counts for transport-cc, RTX and probes included.
-        feedback?.record(header, packet: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(bytes)), arrival: arrival)
+        arrivals?.record(header, packet: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(bytes)), arrival: arrival)
         let ssrc = header.ssrc
         if record.tracks[ssrc] == nil {
             // RTX and probes come on SSRCs no track announces: not counted.
@@ -42,7 +43,7 @@ extension TrackStats {
     /// the delay from abs-capture-time, a 64-bit NTP capture timestamp
     /// first (http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time).
     mutating func headerOnly(_ header: RTPHeader, packet: RawSpan, arrival: Instant, clock: NTPClock?) {
-        _ = reception.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
+        stream.received(header, arrival: arrival, isRetransmission: false)
         self.packet(bytes: packet.byteCount, at: arrival)
         guard let id = captureTimeID, let clock, let range = header.extensionValueRange(id: id, in: packet),
             range.count >= 8

@@ -38,8 +38,8 @@ final class Bot {
     var sinks: [SSRC: BotMediaSink] { record.sinks }
     private(set) var announced: [SSRC: AnnouncedTrack] = [:]
     private var repairs = RepairStreams()
-    /// NACKs with retries and reorder tolerance, per received video SSRC.
-    private var lossRecovery = SubscriberLossRecovery()
+    /// The numbers of one NACK, kept between rounds.
+    private var nackNumbers: [UInt16] = []
     /// The server's own keyframe-request throttle, per received track.
     private var keyframeRequests: [SSRC: KeyframeRequestThrottle] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
@@ -66,8 +66,8 @@ final class Bot {
     var light: Bool { record.light }
     /// Light: per received SSRC, the abs-capture-time id its mid maps to.
     var captureTimeIDs: [SSRC: UInt8] = [:]
-    /// transport-cc feedback on the subscriber transport (`Bot+Feedback.swift`).
-    var feedback: SubscriberFeedback?
+    /// transport-cc arrivals on the subscriber transport (`Bot+Feedback.swift`).
+    var arrivals: TransportWideArrivals?
 
     init(record: BotRecord, context: BotContext) {
         self.record = record
@@ -328,7 +328,7 @@ final class Bot {
         }
         // Before RTX is unwrapped: the transport-wide number is the
         // packet's as sent, probes included.
-        feedback?.record(header, packet: RawSpan(_unsafeBytes: raw), arrival: arrival)
+        arrivals?.record(header, packet: RawSpan(_unsafeBytes: raw), arrival: arrival)
         var isRetransmission = false
         switch repairs.restore(bytes, header: header) {
         case .media: break
@@ -340,38 +340,44 @@ final class Bot {
             header = h
         }
         guard let track = announced[header.ssrc] else { return }  // not yet announced
-        var stats = record.tracks[header.ssrc] ?? TrackStats(track: track, ssrc: header.ssrc)
-        _ = stats.reception.record(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
-        stats.packet(bytes: raw.count, at: arrival)
-        record.tracks[header.ssrc] = stats
-        if record.firstMediaAt == nil { record.firstMediaAt = arrival }
-        if track.kind == .video {
-            lossRecovery.received(
-                ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, arrival: arrival,
-                isRetransmission: isRetransmission)
+        if record.tracks[header.ssrc] == nil {
+            record.tracks[header.ssrc] = TrackStats(track: track, ssrc: header.ssrc, repairsLoss: track.kind == .video)
         }
+        // Mutated in place in the dictionary: a copy out and back would
+        // copy the NACK generator's storage per packet.
+        record.tracks[header.ssrc]?.stream.received(header, arrival: arrival, isRetransmission: isRetransmission)
+        record.tracks[header.ssrc]?.packet(bytes: raw.count, at: arrival)
+        if record.firstMediaAt == nil { record.firstMediaAt = arrival }
         if sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival) == .keyframeNeeded {
             sendPLI(ssrc: header.ssrc, now: arrival)
         }
     }
 
     /// Sends the NACKs (RFC 4585 section 6.2.1) and keyframe requests the
-    /// loss recovery has due.
+    /// received streams have due. The subscriber has no round-trip
+    /// estimate of its own (the server sends no reports about our SSRCs),
+    /// so retries use the generator's default.
     private func sendNACKs(now: Instant) {
         guard let s = subscriber, s.isConnected else { return }
-        let sender = reportSSRC
-        var plis: [SSRC] = []
-        lossRecovery.poll(now: now, roundTripTime: nil) { ssrc, numbers, keyframe in
-            if !numbers.isEmpty {
+        // By index, so polling a stream mutates it in place (iterating
+        // `keys` would keep a second reference to the dictionary's storage).
+        var index = record.tracks.startIndex
+        while index != record.tracks.endIndex {
+            defer { index = record.tracks.index(after: index) }
+            guard let due = record.tracks.values[index].stream.nextRepairDeadline, due <= now else { continue }
+            let ssrc = record.tracks.keys[index]
+            let keyframe = record.tracks.values[index].stream.pollRepairs(
+                now: now, roundTripTime: nil, into: &nackNumbers)
+            if !nackNumbers.isEmpty {
                 record.nacksSent += 1
-                record.packetsNacked += numbers.count
+                record.packetsNacked += nackNumbers.count
                 sendRTCP(
-                    TransportLayerNACK(senderSSRC: sender, mediaSSRC: ssrc, lostSequenceNumbers: numbers).serialized(),
-                    on: s)
+                    TransportLayerNACK(senderSSRC: reportSSRC, mediaSSRC: ssrc, lostSequenceNumbers: nackNumbers)
+                        .serialized(), on: s)
             }
-            if keyframe { plis.append(ssrc) }
+            // Only the throttle's own state changes: the index stays valid.
+            if keyframe { sendPLI(ssrc: ssrc, now: now) }
         }
-        for ssrc in plis { sendPLI(ssrc: ssrc, now: now) }
     }
 
     /// At most one PLI per track per 300 ms while frames stay undecodable
@@ -450,9 +456,8 @@ final class Bot {
             switch packet {
             case .senderReport(let sr):
                 blocks = sr.reports
-                if !onPublisher, var stats = record.tracks[sr.ssrc] {
-                    stats.reception.recordSenderReport(sr.senderInfo, arrival: arrival)
-                    record.tracks[sr.ssrc] = stats
+                if !onPublisher, record.tracks[sr.ssrc] != nil {
+                    record.tracks[sr.ssrc]?.stream.senderReport(sr.senderInfo, arrival: arrival)
                     sinks[sr.ssrc]?.senderReport(ntp: sr.senderInfo.ntpTimestamp, rtpTimestamp: sr.senderInfo.rtpTimestamp)
                 }
             case .receiverReport(let rr): blocks = rr.reports
@@ -507,7 +512,7 @@ final class Bot {
         }
         if let s = subscriber, s.isConnected, !record.tracks.isEmpty {
             for ssrc in record.tracks.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-                if let block = record.tracks[ssrc]?.reception.makeReportBlock(now: now) { reports.addReportBlock(block) }
+                if let block = record.tracks[ssrc]?.stream.makeReportBlock(now: now) { reports.addReportBlock(block) }
             }
             sendReports(on: s)
         }
@@ -544,8 +549,8 @@ final class Bot {
         consider(publisher?.nextDeadline)
         consider(subscriber?.nextDeadline)
         consider(mediaSource?.nextDeadline())
-        consider(lossRecovery.nextDeadline)
-        consider(feedback?.nextDeadline)
+        for t in record.tracks.values { consider(t.stream.nextRepairDeadline) }
+        consider(arrivals?.nextFeedback)
         consider(reconnectAt)
         consider(retryAt)
         consider(connectDeadline)

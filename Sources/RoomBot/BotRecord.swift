@@ -1,5 +1,6 @@
 import BotMedia
 import Negotiation
+import PeerSession
 import RTP
 import RTPStreams
 import Wire
@@ -10,7 +11,9 @@ import Wire
 /// packet on, whether or not another packet ever comes.
 struct TrackStats {
     var track: AnnouncedTrack
-    var reception: ReceptionStatistics
+    /// Reception statistics for our RRs and the report, and NACKs for what
+    /// video lost: the composition the server uses for its publishers.
+    var stream: ReceivedRTPStream
     var bytes: UInt64 = 0
     var firstPacketAt: Instant?
     var lastPacketAt: Instant?
@@ -27,10 +30,14 @@ struct TrackStats {
     /// Light subscribers: the abs-capture-time id of the track's mid.
     var captureTimeID: UInt8?
 
-    init(track: AnnouncedTrack, ssrc: SSRC) {
+    /// `repairsLoss`: NACK the track's gaps (video, and not a light
+    /// subscriber: it decodes nothing, so it repairs nothing).
+    init(track: AnnouncedTrack, ssrc: SSRC, repairsLoss: Bool = false) {
         self.track = track
-        reception = ReceptionStatistics(ssrc: ssrc, clockRate: track.codec.clockRate)
+        stream = ReceivedRTPStream(ssrc: ssrc, clockRate: track.codec.clockRate, repairsLoss: repairsLoss)
     }
+
+    var reception: ReceptionStatistics { stream.reception }
 
     mutating func packet(bytes count: Int, at arrival: Instant) {
         bytes &+= UInt64(count)

@@ -7,7 +7,7 @@ import Wire
 /// the SSRCs, and the accepted codec's `apt` pairing (RFC 4588 section 8.1)
 /// the payload type a restored packet takes back.
 ///
-/// Restoring is the one `RTXPacket.unwrap` the server uses on what
+/// Restoring is the one `RTXPacket.restore` the server uses on what
 /// publishers send it, so server and bot agree on what an RTX packet is
 /// (RFC 4588 section 4: the OSN leaves, the RTX packet's own padding is
 /// dropped, header and extensions stay).
@@ -39,11 +39,9 @@ struct RepairStreams {
     func restore(_ bytes: UnsafeMutableRawBufferPointer, header: RTPHeader) -> Restored {
         guard let original = repaired[header.ssrc] else { return .media }
         guard
-            let restored = RTXPacket.unwrap(
+            let restored = RTXPacket.restore(
                 in: bytes, length: bytes.count, originalSSRC: original.ssrc, originalPayloadType: original.payloadType)
         else { return .nothing }
-        let packet = UnsafeRawBufferPointer(rebasing: bytes[0..<restored.length])
-        guard let h = try? RTPHeader(parsing: RawSpan(_unsafeBytes: packet)), h.payloadLength > 0 else { return .nothing }
-        return .original(packet, h)
+        return .original(UnsafeRawBufferPointer(rebasing: bytes[0..<restored.length]), restored.header)
     }
 }

@@ -103,7 +103,7 @@ import Wire
         var stats = TrackStats(track: track, ssrc: SSRC(7))
         // Received: 100-byte packets every 20 ms for 3 s, then nothing.
         for (n, ms) in stride(from: 0, to: 3000, by: 20).enumerated() {
-            _ = stats.reception.record(sequenceNumber: UInt16(n), timestamp: UInt32(ms * 48), arrival: at(ms))
+            stats.stream.received(sequenceNumber: UInt16(n), timestamp: UInt32(ms * 48), arrival: at(ms), isRetransmission: false)
             stats.packet(bytes: 100, at: at(ms))
         }
         let r = BotRecord(role: .participant, room: "r", identity: "roombot-x-participant-1")

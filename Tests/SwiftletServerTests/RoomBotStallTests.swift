@@ -21,7 +21,7 @@ import Wire
     private func feed(_ stats: inout TrackStats, from: Int, to: Int) {
         var seq = UInt16(from / 20)
         for ms in stride(from: from, to: to, by: 20) {
-            _ = stats.reception.record(sequenceNumber: seq, timestamp: UInt32(ms * 48), arrival: at(ms))
+            stats.stream.received(sequenceNumber: seq, timestamp: UInt32(ms * 48), arrival: at(ms), isRetransmission: false)
             stats.packet(bytes: 100, at: at(ms))
             seq &+= 1
         }
