@@ -1,3 +1,4 @@
+import RTP
 import Wire
 
 /// Splits H.264 access units (Annex B byte stream, `AnnexBNALUnits`) into
@@ -129,7 +130,7 @@ package struct H264Packetizer: Sendable {
         guard count > 0 else { throw .invalidParameter }
         var values = RTPHeaderWriter.Values(
             audioLevel: nil, captureTime: captureTime, absSendTime: absSendTime,
-            transportSequenceNumber: header.ids.transportSequenceNumber == nil ? nil : transportSequenceNumber)
+            transportSequenceNumber: header.ids.transportWideSequenceNumber == nil ? nil : transportSequenceNumber)
         let needed = header.headerLength(values) + largest
         guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed) }
         let out = MutableBytes(buffer)
@@ -137,7 +138,7 @@ package struct H264Packetizer: Sendable {
         var sequenceNumber = sequenceNumber
         var transport = transportSequenceNumber
         forEachPayload(stream) { payload, isLast in
-            if header.ids.transportSequenceNumber != nil {
+            if header.ids.transportWideSequenceNumber != nil {
                 values.transportSequenceNumber = transport
                 transport &+= 1
             }

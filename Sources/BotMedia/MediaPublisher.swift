@@ -145,8 +145,8 @@ package final class MediaPublisher {
             var rtx: RTPHeaderWriter?
             if let rtxSSRC = layer.rtxSSRC {
                 var ids = c.videoExtensions
-                ids.rid = c.repairedRIDExtensionID
-                ids.absCaptureTime = nil
+                ids.rtpStreamID = c.repairedRIDExtensionID
+                ids.absoluteCaptureTime = nil
                 rtx = RTPHeaderWriter(
                     ssrc: rtxSSRC, payloadType: c.videoRTXPayloadType, ids: ids, mid: c.videoMID, rid: layer.rid)
             }
@@ -332,13 +332,13 @@ package final class MediaPublisher {
         let original = history.packet(slot: r.slot)
         guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: original)) else { return nil }
         var values = RTPHeaderWriter.Values(absSendTime: clock.absSendTime(at: now))
-        if writer.ids.transportSequenceNumber != nil {
+        if writer.ids.transportWideSequenceNumber != nil {
             values.transportSequenceNumber = transportSequenceNumber
         }
         let headerLength = writer.headerLength(values)
         let length = headerLength + 2 + header.payloadLength
         guard length <= buffer.count, header.payloadRange.upperBound <= original.count else { return nil }
-        if writer.ids.transportSequenceNumber != nil { transportSequenceNumber &+= 1 }
+        if writer.ids.transportWideSequenceNumber != nil { transportSequenceNumber &+= 1 }
         let out = MutableBytes(buffer)
         _ = writer.write(
             marker: header.marker, sequenceNumber: video[i].rtxSequenceNumber, timestamp: header.timestamp,

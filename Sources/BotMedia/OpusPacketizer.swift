@@ -1,3 +1,4 @@
+import RTP
 import Wire
 
 /// Puts Opus frames into RTP packets (RFC 7587): one frame per packet, the
@@ -48,11 +49,11 @@ package struct OpusPacketizer: Sendable {
             byte: (frame.isDTXSilence ? 0 : 0x80) | (frame.audioLevel & 0x7F))
         let values = RTPHeaderWriter.Values(
             audioLevel: level, captureTime: captureTime, absSendTime: absSendTime,
-            transportSequenceNumber: header.ids.transportSequenceNumber == nil ? nil : transportSequenceNumber)
+            transportSequenceNumber: header.ids.transportWideSequenceNumber == nil ? nil : transportSequenceNumber)
         let headerLength = header.headerLength(values)
         let needed = headerLength + frame.bytes.count
         guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed) }
-        if header.ids.transportSequenceNumber != nil { transportSequenceNumber &+= 1 }
+        if header.ids.transportWideSequenceNumber != nil { transportSequenceNumber &+= 1 }
         let offset = header.write(
             marker: !previousWasSent, sequenceNumber: sequenceNumber, timestamp: rtpTimestamp, values: values,
             into: MutableBytes(buffer))

@@ -3,7 +3,11 @@ import Wire
 
 /// Writes an RTP fixed header (RFC 3550 section 5.1, no CSRCs, no padding)
 /// and a one-byte-form extension block (RFC 8285 section 4.2) straight into
-/// the caller's buffer, for the packetizers. Allocates nothing.
+/// the caller's buffer, for the packetizers. Allocates nothing. Of `ids`
+/// it writes mid, rid (`rtpStreamID`; an RTX writer puts the repaired-rid
+/// id there), abs-send-time, transport-wide sequence number, audio level
+/// and abs-capture-time; the packetizers check them with
+/// `isValidForOneByteForm`, since the one-byte form carries ids 1...14.
 struct RTPHeaderWriter: Sendable {
     let ssrc: SSRC
     let payloadType: PayloadType
@@ -39,11 +43,11 @@ struct RTPHeaderWriter: Sendable {
     func headerLength(_ values: Values) -> Int {
         var elements = 0
         if ids.mid != nil, let mid { elements += 1 + Int(mid.count) }
-        if ids.rid != nil, let rid { elements += 1 + Int(rid.count) }
-        if ids.absSendTime != nil, values.absSendTime != nil { elements += 4 }
-        if ids.transportSequenceNumber != nil, values.transportSequenceNumber != nil { elements += 3 }
+        if ids.rtpStreamID != nil, let rid { elements += 1 + Int(rid.count) }
+        if ids.absoluteSendTime != nil, values.absSendTime != nil { elements += 4 }
+        if ids.transportWideSequenceNumber != nil, values.transportSequenceNumber != nil { elements += 3 }
         if ids.audioLevel != nil, values.audioLevel != nil { elements += 2 }
-        if ids.absCaptureTime != nil, values.captureTime != nil { elements += 9 }
+        if ids.absoluteCaptureTime != nil, values.captureTime != nil { elements += 9 }
         guard elements > 0 else { return 12 }
         return 12 + 4 + (elements + 3) & ~3
     }
@@ -66,18 +70,18 @@ struct RTPHeaderWriter: Sendable {
             for i in 0..<Int(mid.count) { out.store(mid.byte(at: i), at: offset + i) }
             offset += Int(mid.count)
         }
-        if let id = ids.rid, let rid {
+        if let id = ids.rtpStreamID, let rid {
             Self.element(id: id, length: Int(rid.count), at: &offset, into: out)
             for i in 0..<Int(rid.count) { out.store(rid.byte(at: i), at: offset + i) }
             offset += Int(rid.count)
         }
-        if let id = ids.absSendTime, let value = values.absSendTime {
+        if let id = ids.absoluteSendTime, let value = values.absSendTime {
             Self.element(id: id, length: 3, at: &offset, into: out)
             out.store(UInt8(truncatingIfNeeded: value >> 16), at: offset)
             out.store(UInt16(truncatingIfNeeded: value), at: offset + 1)
             offset += 3
         }
-        if let id = ids.transportSequenceNumber, let value = values.transportSequenceNumber {
+        if let id = ids.transportWideSequenceNumber, let value = values.transportSequenceNumber {
             Self.element(id: id, length: 2, at: &offset, into: out)
             out.store(value, at: offset)
             offset += 2
@@ -87,7 +91,7 @@ struct RTPHeaderWriter: Sendable {
             out.store(value.byte, at: offset)
             offset += 1
         }
-        if let id = ids.absCaptureTime, let value = values.captureTime {
+        if let id = ids.absoluteCaptureTime, let value = values.captureTime {
             Self.element(id: id, length: 8, at: &offset, into: out)
             out.store(UInt32(truncatingIfNeeded: value >> 32), at: offset)
             out.store(UInt32(truncatingIfNeeded: value), at: offset + 4)

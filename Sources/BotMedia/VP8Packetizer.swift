@@ -1,3 +1,4 @@
+import RTP
 import Wire
 
 /// Splits VP8 frames into RTP packets (RFC 7741) written into the caller's
@@ -71,7 +72,7 @@ package struct VP8Packetizer: Sendable {
         let extra = length % count
         var values = RTPHeaderWriter.Values(
             audioLevel: nil, captureTime: captureTime, absSendTime: absSendTime,
-            transportSequenceNumber: header.ids.transportSequenceNumber == nil ? nil : transportSequenceNumber)
+            transportSequenceNumber: header.ids.transportWideSequenceNumber == nil ? nil : transportSequenceNumber)
         let headerLength = header.headerLength(values)
         let needed = headerLength + Self.descriptorLength + base + (extra > 0 ? 1 : 0)
         guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed) }
@@ -83,7 +84,7 @@ package struct VP8Packetizer: Sendable {
             var sourceOffset = 0
             for index in 0..<count {
                 let chunk = base + (index < extra ? 1 : 0)
-                if header.ids.transportSequenceNumber != nil {
+                if header.ids.transportWideSequenceNumber != nil {
                     values.transportSequenceNumber = transportSequenceNumber
                     transportSequenceNumber &+= 1
                 }

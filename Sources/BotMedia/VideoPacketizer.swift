@@ -1,4 +1,5 @@
 import Codecs
+import RTP
 import Wire
 
 /// The RTP packetizer of one published video layer: RFC 7741 for a VP8

@@ -3,6 +3,7 @@ import Forwarding
 import Negotiation
 import PeerSession
 import RTCP
+import RTP
 import RTPStreams
 import RoomProtocol
 import Rooms

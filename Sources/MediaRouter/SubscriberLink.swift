@@ -3,6 +3,7 @@ import LossRecovery
 import Negotiation
 import PeerSession
 import RTCP
+import RTP
 import Wire
 
 /// One subscriber transport as the per-packet egress reaches it: its

@@ -1,3 +1,4 @@
+import RTP
 import SDP
 import Wire
 
@@ -104,10 +105,11 @@ package struct PlaybackAnswerer: Sendable {
         var media: [MediaDescription] = []
         var bundled: [MID] = []
         var assignments: [PlaybackAnswer.Assignment] = []
-        var extensions = HeaderExtensionIDs()
+        var offered: [ExtensionMap] = []
         for section in offer.sections {
-            if case .playable(let p) = section { for map in p.extensionMaps { extensions.add(map) } }
+            if case .playable(let p) = section { offered += p.extensionMaps }
         }
+        let accepted = ExtensionMap.firstOfEach(offered)
         for section in offer.sections {
             switch section {
             case .rejected(let r):
@@ -128,7 +130,7 @@ package struct PlaybackAnswerer: Sendable {
                 }
                 if let placed { assignments.append(PlaybackAnswer.Assignment(mid: p.mid, track: placed)) }
                 media.append(
-                    answerSection(p, track: placed, local: local, tagged: bundled.isEmpty, extensions: extensions))
+                    answerSection(p, track: placed, local: local, tagged: bundled.isEmpty, accepted: accepted))
                 bundled.append(p.mid)
             }
         }
@@ -138,12 +140,13 @@ package struct PlaybackAnswerer: Sendable {
         session.append(.msidSemantic(MSIDSemantic(streamIDs: ["*"])))
         let description = SessionDescription(
             origin: Origin(sessionID: sessionID, sessionVersion: sessionVersion), attributes: session, media: media)
-        return PlaybackAnswer(description: description, assignments: assignments, headerExtensions: extensions)
+        return PlaybackAnswer(
+            description: description, assignments: assignments, headerExtensions: HeaderExtensionIDs(maps: accepted))
     }
 
     func answerSection(
         _ p: PlaybackOffer.PlayableSection, track: OutgoingTrack?, local: LocalTransportParameters, tagged: Bool,
-        extensions: HeaderExtensionIDs
+        accepted: [ExtensionMap]
     ) -> MediaDescription {
         var a = local.attributes(setup: .passive, withCandidates: tagged)
         a.append(.mid(p.mid))
@@ -156,7 +159,7 @@ package struct PlaybackAnswerer: Sendable {
         } else {
             a.append(.direction(.inactive))
         }
-        for map in p.extensionMaps where extensions.maps.contains(where: { $0.id == map.id && $0.uri == map.uri }) {
+        for map in p.extensionMaps where accepted.contains(where: { $0.id == map.id && $0.uri == map.uri }) {
             a.append(.extmap(ExtensionMap(id: map.id, uri: map.uri)))
         }
         a.append(.rtcpMux)

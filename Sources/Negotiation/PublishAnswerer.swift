@@ -76,7 +76,7 @@ package struct PublishAnswerer: Sendable {
     {
         var a = local.attributes(setup: .passive, withCandidates: tagged)
         a.append(.mid(track.mid))
-        for e in track.headerExtensions.maps {
+        for e in track.extensionMaps {
             a.append(.extmap(ExtensionMap(id: e.id, direction: e.direction?.reversed, uri: e.uri, attributes: e.attributes)))
         }
         a.append(.direction(track.isSending ? .recvonly : .inactive))

@@ -1,4 +1,5 @@
 import Codecs
+import RTP
 import SDP
 import Wire
 
@@ -71,14 +72,14 @@ package struct PublishOffer: Equatable, Sendable {
         }
         let codecs = acceptedCodecs(m, kind: kind)
         guard !codecs.isEmpty else { return .rejected(OfferedSections.rejection(m, mid: mid, .noAcceptableCodec)) }
-        var extensions = HeaderExtensionIDs()
-        for e in m.extensionMaps where HeaderExtensionIDs.accepts(e.uri, for: kind) { extensions.add(e) }
+        let extensionMaps = ExtensionMap.firstOfEach(
+            m.extensionMaps.filter { HeaderExtensionIDs.accepts($0.uri, for: kind) })
         return .accepted(
             PublishedTrackDescription(
                 mid: mid, kind: kind, direction: m.direction, msid: m.msid, codecs: codecs,
                 simulcast: simulcastLayers(m, accepted: codecs.map(\.payloadType)),
-                sources: signalledSources(m), headerExtensions: extensions,
-                reducedSizeRTCP: m.has(.rtcpReducedSize)))
+                sources: signalledSources(m), headerExtensions: HeaderExtensionIDs(maps: extensionMaps),
+                extensionMaps: extensionMaps, reducedSizeRTCP: m.has(.rtcpReducedSize)))
     }
 
     /// Opus/48000/2 for audio; for video whichever of VP8/90000 and one

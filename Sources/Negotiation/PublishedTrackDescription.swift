@@ -1,3 +1,4 @@
+import RTP
 import SDP
 import Wire
 
@@ -22,7 +23,12 @@ package struct PublishedTrackDescription: Equatable, Sendable {
     package var simulcast: [SimulcastLayer]
     /// SSRCs from `a=ssrc` / `a=ssrc-group` (RFC 5576), if signalled.
     package var sources: SignalledSources?
+    /// The ids of the accepted header extensions (RFC 8285).
     package var headerExtensions: HeaderExtensionIDs
+    /// The accepted `a=extmap` lines, in the offer's order, the first of
+    /// each URI and of each id (`ExtensionMap.firstOfEach`): what the
+    /// answer echoes (RFC 8285 section 6).
+    package var extensionMaps: [ExtensionMap]
     /// `a=rtcp-rsize` (RFC 5506) was offered, and is answered.
     package var reducedSizeRTCP: Bool
 
@@ -32,7 +38,7 @@ package struct PublishedTrackDescription: Equatable, Sendable {
     package init(
         mid: MID, kind: MediaKind, direction: Direction, msid: MediaStreamID?, codecs: [CodecDescription],
         simulcast: [SimulcastLayer], sources: SignalledSources?, headerExtensions: HeaderExtensionIDs,
-        reducedSizeRTCP: Bool
+        extensionMaps: [ExtensionMap] = [], reducedSizeRTCP: Bool
     ) {
         self.mid = mid
         self.kind = kind
@@ -42,6 +48,7 @@ package struct PublishedTrackDescription: Equatable, Sendable {
         self.simulcast = simulcast
         self.sources = sources
         self.headerExtensions = headerExtensions
+        self.extensionMaps = extensionMaps
         self.reducedSizeRTCP = reducedSizeRTCP
     }
 }

@@ -1,5 +1,6 @@
 import DTLS
 import ICE
+import RTP
 import SDP
 import Wire
 

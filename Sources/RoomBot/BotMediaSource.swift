@@ -32,8 +32,8 @@ struct BotMediaPlan {
     var videoPayloadType: PayloadType
     var videoRTXPayloadType: PayloadType
     /// The extension ids the server accepted, per section kind.
-    var audioExtensions: Negotiation.HeaderExtensionIDs?
-    var videoExtensions: Negotiation.HeaderExtensionIDs?
+    var audioExtensions: HeaderExtensionIDs?
+    var videoExtensions: HeaderExtensionIDs?
     /// The simulcast rids the server takes, lowest first.
     var videoRIDs: [RID]
     var audioMID: MID?

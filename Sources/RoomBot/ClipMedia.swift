@@ -140,12 +140,14 @@ struct ClipMedia: BotMediaFactory {
     let clock: NTPClock
 
     func makeSource(for plan: BotMediaPlan, seed: UInt64, now: Instant) -> BotMediaSource? {
-        func ids(_ n: Negotiation.HeaderExtensionIDs?, audio: Bool) -> BotMedia.HeaderExtensionIDs {
-            BotMedia.HeaderExtensionIDs(
-                mid: n?.mid, rid: audio ? nil : n?.rtpStreamID, absSendTime: n?.absoluteSendTime,
-                transportSequenceNumber: n?.transportWideSequenceNumber, audioLevel: audio ? n?.audioLevel : nil,
-                absCaptureTime: n?.maps.first { $0.uri == ClientOfferBuilder.absoluteCaptureTimeURI }?.id
-                    ?? offeredAbsCaptureTimeID)
+        // What the packetizers write: rid only on video, audio level only
+        // on audio; the repaired rid goes to RTX on its own
+        // (`repairedRIDExtensionID`) and video orientation is not sent.
+        func ids(_ n: HeaderExtensionIDs?, audio: Bool) -> HeaderExtensionIDs {
+            HeaderExtensionIDs(
+                mid: n?.mid, rtpStreamID: audio ? nil : n?.rtpStreamID, absoluteSendTime: n?.absoluteSendTime,
+                transportWideSequenceNumber: n?.transportWideSequenceNumber, audioLevel: audio ? n?.audioLevel : nil,
+                absoluteCaptureTime: n?.absoluteCaptureTime ?? offeredAbsCaptureTimeID)
         }
         let p = plan.publication
         // Only the rids the server took; a single-stream publication has no rid.

@@ -14,7 +14,7 @@ enum SharedH264Clips {
 /// Packetizes every frame of `clip` at roombot's MTU (1100 bytes of payload).
 private func packetize(_ clip: VideoClip, ssrc: UInt32 = 7, firstTimestamp: UInt32 = 0) throws -> [[UInt8]] {
     var packetizer = try H264Packetizer(
-        ssrc: SSRC(ssrc), payloadType: PayloadType(masking: 96), extensionIDs: HeaderExtensionIDs(absCaptureTime: 7))
+        ssrc: SSRC(ssrc), payloadType: PayloadType(masking: 96), extensionIDs: HeaderExtensionIDs(absoluteCaptureTime: 7))
     var out: [[UInt8]] = []
     var buffer = [UInt8](repeating: 0, count: 1500)
     var twcc: UInt16 = 0

@@ -21,7 +21,7 @@ func packetizingOneSecondOfThreeLayersReportsNanosecondsPerPacket(codec: VideoCo
     var packetizers = try clips.indices.map { i in
         try VideoPacketizer(
             codec: codec, ssrc: SSRC(UInt32(i + 1)), payloadType: PayloadType(masking: 96),
-            extensionIDs: HeaderExtensionIDs(mid: 1, rid: 2, transportSequenceNumber: 3, absCaptureTime: 4),
+            extensionIDs: HeaderExtensionIDs(mid: 1, rtpStreamID: 2, transportWideSequenceNumber: 3, absoluteCaptureTime: 4),
             mid: "0", rid: RID(["q", "h", "f"][i]), initialSequenceNumber: 0, initialPictureID: 0)
     }
     var vp8 = clips.map { _ in VP8FrameAssembler(absCaptureTimeID: 4) }

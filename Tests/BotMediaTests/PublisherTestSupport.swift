@@ -48,12 +48,12 @@ enum PublisherFixtures {
         })
 
     static let ids = HeaderExtensionIDs(
-        mid: 1, rid: 2, absSendTime: 4, transportSequenceNumber: 5, audioLevel: 6, absCaptureTime: 7)
+        mid: 1, rtpStreamID: 2, absoluteSendTime: 4, transportWideSequenceNumber: 5, audioLevel: 6, absoluteCaptureTime: 7)
 
     static let configuration = PublisherMediaConfiguration(
         audioSSRC: SSRC(1111), audioMID: "0", audioPayloadType: PayloadType(masking: 111),
         audioExtensions: HeaderExtensionIDs(
-            mid: 1, absSendTime: 4, transportSequenceNumber: 5, audioLevel: 6, absCaptureTime: 7),
+            mid: 1, absoluteSendTime: 4, transportWideSequenceNumber: 5, audioLevel: 6, absoluteCaptureTime: 7),
         videoLayers: [
             .init(rid: "q", ssrc: SSRC(100), rtxSSRC: SSRC(101)),
             .init(rid: "h", ssrc: SSRC(200), rtxSSRC: SSRC(201)),

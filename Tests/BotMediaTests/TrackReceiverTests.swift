@@ -15,7 +15,7 @@ private func videoPackets(
     _ frames: [EncodedFrame], ssrc: UInt32 = 9, captureTime: Bool = true, maxPayloadSize: Int = 1100
 ) throws -> [[[UInt8]]] {
     var packetizer = try VP8Packetizer(
-        ssrc: SSRC(ssrc), payloadType: PayloadType(masking: 96), extensionIDs: HeaderExtensionIDs(absCaptureTime: 7),
+        ssrc: SSRC(ssrc), payloadType: PayloadType(masking: 96), extensionIDs: HeaderExtensionIDs(absoluteCaptureTime: 7),
         maxPayloadSize: maxPayloadSize)
     var twcc: UInt16 = 0
     var buffer = [UInt8](repeating: 0, count: 1500)
@@ -119,7 +119,7 @@ private let clip = PublisherFixtures.videoClip(count: 6, keyframeInterval: 3)
 @Test func audioDelayComesFromAbsCaptureTime() throws {
     let receiver = try AudioTrackReceiver(absCaptureTimeID: 7, clock: clock)
     var packetizer = try OpusPacketizer(
-        ssrc: SSRC(3), payloadType: PayloadType(masking: 111), extensionIDs: HeaderExtensionIDs(absCaptureTime: 7))
+        ssrc: SSRC(3), payloadType: PayloadType(masking: 111), extensionIDs: HeaderExtensionIDs(absoluteCaptureTime: 7))
     var twcc: UInt16 = 0
     var buffer = [UInt8](repeating: 0, count: 1500)
     for (i, frame) in PublisherFixtures.audioClip.frames.enumerated() {

@@ -6,7 +6,7 @@ import Wire
 @Test func packetizedClipReassemblesIntoCompleteDecodableFramesWithExactBytes() throws {
     let clip = SharedClips.small
     var packetizer = try VP8Packetizer(
-        ssrc: SSRC(7), payloadType: PayloadType(masking: 96), extensionIDs: HeaderExtensionIDs(absCaptureTime: 9),
+        ssrc: SSRC(7), payloadType: PayloadType(masking: 96), extensionIDs: HeaderExtensionIDs(absoluteCaptureTime: 9),
         maxPayloadSize: 300)
     let packets = try packetizeVideo(clip.frames, packetizer: &packetizer) { UInt64($0) << 32 | 0x8000_0000 }
     #expect(packets.count > clip.frames.count)

@@ -7,7 +7,8 @@ import Wire
 @Test func vp8PacketCarriesHeaderExtensionsAndDescriptorFieldByField() throws {
     var packetizer = try VP8Packetizer(
         ssrc: SSRC(0x1122_3344), payloadType: PayloadType(masking: 96),
-        extensionIDs: HeaderExtensionIDs(mid: 1, rid: 2, transportSequenceNumber: 3, absCaptureTime: 4), mid: "0",
+        extensionIDs: HeaderExtensionIDs(mid: 1, rtpStreamID: 2, transportWideSequenceNumber: 3, absoluteCaptureTime: 4),
+        mid: "0",
         rid: "h", maxPayloadSize: 1100, initialSequenceNumber: 0xFFFF, initialPictureID: 0x1234,
         initialTL0PictureIndex: 7)
     let frame = EncodedFrame(

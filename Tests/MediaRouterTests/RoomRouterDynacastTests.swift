@@ -1,5 +1,6 @@
 import MediaRouter
 import Negotiation
+import RTP
 import RoomProtocol
 import Rooms
 import SFUTesting

@@ -1,6 +1,7 @@
 import ICE
 import MediaRouter
 import Negotiation
+import RTP
 import RoomProtocol
 import Rooms
 import SDP

@@ -6,6 +6,7 @@ import MediaWorker
 import Negotiation
 import NetIO
 import PeerSession
+import RTP
 import RTPStreams
 import RoomProtocol
 import Rooms

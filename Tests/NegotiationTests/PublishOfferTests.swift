@@ -59,7 +59,7 @@ import Wire
         #expect(ext.videoOrientation == 13)
         #expect(ext.audioLevel == nil)
         // toffset, playout-delay, ... and the dependency descriptor are not accepted.
-        #expect(ext.maps.map(\.id) == [2, 13, 3, 4, 10, 11])
+        #expect(video.extensionMaps.map(\.id) == [2, 13, 3, 4, 10, 11])
     }
 
     @Test func aiortcOfferYieldsOpusWithoutFmtpAndSSRCGroups() throws {
