@@ -32,8 +32,8 @@ extension HeaderExtensionIDs {
 extension ExtensionMap {
     /// `maps` in order without any line whose URI or id an earlier line
     /// already took: the first wins. One id names one extension and one
-    /// extension has one id across the bundle (RFC 8285 section 6, RFC 8843
-    /// section 9.2), so a later duplicate is dropped rather than answered.
+    /// extension has one id across the bundle (RFC 8285 section 6), so a
+    /// later duplicate is dropped rather than answered.
     static func firstOfEach(_ maps: [ExtensionMap]) -> [ExtensionMap] {
         var kept: [ExtensionMap] = []
         for map in maps where !kept.contains(where: { $0.uri == map.uri || $0.id == map.id }) { kept.append(map) }

@@ -40,7 +40,7 @@ package struct HeaderExtensionIDs: Equatable, Sendable {
     }
 
     /// Records `id` for `uri` when `uri` is one of the fields above and has
-    /// no id yet: the first mapping of a URI wins (RFC 8843 section 9.2,
+    /// no id yet: the first mapping of a URI wins (RFC 8285 section 6:
     /// one id per URI for the whole bundle). False for an unknown URI or
     /// one already mapped. Whether `id` is taken by another URI is the
     /// caller's check.
