@@ -159,13 +159,19 @@ final class IncomingTrack {
     var isVideo: Bool { description.kind == .video }
 
     /// Dynacast: the layers this worker's subscribers need (bit i: layer
-    /// i): what is allocated, and one above it so upgrades need no round
-    /// trip to the publisher.
+    /// i): what is allocated, one above it so upgrades need no round trip
+    /// to the publisher, and the layer each one is forwarded now. A switch
+    /// down waits for a keyframe of the lower layer; until it comes the
+    /// subscriber is still on the higher one, which must keep flowing (a
+    /// paused layer, or one a relay stopped carrying, would freeze it).
     var subscriptionDemand: UInt8 {
         var bits: UInt8 = 0
+        let top = min(layers.count, 8) - 1
+        guard top >= 0 else { return 0 }
         for s in subscriptions {
+            if let current = s.simulcast?.currentLayer?.spatial, current <= top { bits |= 1 << UInt8(current) }
             guard let layer = s.allocated else { continue }
-            for i in 0...min(layer.spatial + 1, layers.count - 1) { bits |= 1 << UInt8(i) }
+            for i in 0...min(max(layer.spatial, 0) + 1, top) { bits |= 1 << UInt8(i) }
         }
         return bits
     }

@@ -72,6 +72,10 @@ package struct RoomMediaCounters: Equatable, Sendable {
     package var relayFeedbackReceived: UInt64 = 0
     package var relayRetransmissionsSent: UInt64 = 0
     package var relayNACKsSent: UInt64 = 0
+    /// Source side: packets of a layer a far worker said it does not need
+    /// (not sent to it), and layer demands received from far workers.
+    package var relayPacketsNotWanted: UInt64 = 0
+    package var relayLayerDemands: UInt64 = 0
 
     package init() {}
 

@@ -142,7 +142,7 @@ extension RoomRouter {
             // without building anything (it is rarely different).
             var wanted = track.subscriptionDemand | 1
             // Each far worker's last demand (their subscribers' needs).
-            for sink in track.relaySinks { wanted |= sink.demand }
+            for sink in track.relaySinks { wanted |= sink.demand ?? 0 }
             wanted &= track.layers.count >= 8 ? 0xFF : UInt8((1 << track.layers.count) - 1)
             guard wanted != track.announcedLayerMask else { continue }
             track.announcedLayerMask = wanted

@@ -17,9 +17,20 @@ struct RelayKey: Hashable {
 struct RelaySink {
     let key: RelayKey
     let link: any RelaySourceLink
-    /// Dynacast: the layers the far worker's subscribers last said they
-    /// need (bit i: layer i); nothing until it says.
-    var demand: UInt8 = 0
+    /// The layers the far worker's subscribers last said they need (bit
+    /// i: layer i; `IncomingTrack.subscriptionDemand`); nil until it says.
+    /// It drives dynacast at the publisher and which layers cross.
+    var demand: UInt8?
+
+    /// Whether a packet of spatial layer `layer` crosses to this far
+    /// worker: every layer until it has said what it needs (its allocator
+    /// measures layers from what arrives), then the layers it needs and
+    /// always the lowest (a far subscriber with nothing allocated yet
+    /// starts on it, as a new local one does).
+    func carries(layer: Int) -> Bool {
+        guard let demand, layer > 0 else { return true }
+        return layer < 8 && demand & (1 << UInt8(layer)) != 0
+    }
 }
 
 // A room spanning workers (docs/ARCHITECTURE.md, "Rooms over every
@@ -152,14 +163,21 @@ extension RoomRouter {
         case .layerDemand(_, let layers):
             guard let i = track.relaySinks.firstIndex(where: { $0.key == key }) else { return }
             track.relaySinks[i].demand = layers
+            counters.relayLayerDemands &+= 1
         }
     }
 
     // MARK: Source side
 
-    /// Every packet of every layer once to each far worker (`relaySinks`).
+    /// Each packet once to each far worker (`relaySinks`) that needs its
+    /// layer: a relay carries the layers its far side wants, once for all
+    /// of that side's subscribers.
     func relay(_ packet: UnsafeRawBufferPointer, of track: IncomingTrack, layer: Int, isRetransmission: Bool) {
         for sink in track.relaySinks {
+            guard sink.carries(layer: layer) else {
+                counters.relayPacketsNotWanted &+= 1
+                continue
+            }
             if sink.link.sendMedia(sink.key.relay, layer: layer, isRetransmission: isRetransmission, packet: packet) {
                 counters.relayPacketsOut &+= 1
             } else {

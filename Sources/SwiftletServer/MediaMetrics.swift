@@ -53,6 +53,11 @@ enum MediaMetrics {
             ),
             ("swiftlet_probe_bytes_sent_total", "Padding bytes sent to probe subscribers' bandwidth.", sum(\.probeBytesSent)),
             ("swiftlet_layer_switches_total", "Simulcast spatial layer switches completed.", sum(\.layerSwitches)),
+            (
+                "swiftlet_relay_packets_not_wanted_total",
+                "Packets of a simulcast layer not sent to a far worker whose subscribers do not need it.",
+                sum(\.relayPacketsNotWanted)
+            ),
         ]
         var out = ""
         for (name, help, value) in rows {

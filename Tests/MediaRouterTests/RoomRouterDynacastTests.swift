@@ -38,6 +38,93 @@ import WorkerRelay
         }
     }
 
+    /// The same demand decides which layers cross: once the far worker
+    /// has said, a layer none of its subscribers needs stays on the source
+    /// worker, the lowest always crosses, and the subscriber keeps getting
+    /// media through a switch down (the layer it is on crosses until the
+    /// switch is done).
+    @Test func theRelayCarriesOnlyTheLayersTheFarSideNeeds() throws {
+        let bed = try RouterTestbed(workers: 2)
+        let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
+        let far = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
+        #expect(bed.connect())
+        relayTrack(on: bed)
+        var stream = SimulcastStream.threeLayers(temporalPattern: [0])
+        var next = bed.clock.now
+        func send(for duration: Duration) {
+            sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
+        }
+        let ring = try #require(bed.media[0][1])
+        // Until the far worker has said, every layer crosses.
+        send(for: .milliseconds(20))
+        #expect(demands(bed).isEmpty)
+        #expect(ring.mediaCarriedPerLayer[0] > 0 && ring.mediaCarriedPerLayer[2] > 0)
+        send(for: .seconds(1))
+        #expect(demands(bed).last == 0b111)
+        #expect(bed.routers[0].counters.relayPacketsNotWanted == 0)
+
+        var preference = ReceivePreference()
+        preference.maxLayer = 0
+        bed.execute(
+            .setPreference(room: "r", trackID: "TR_v", subscriber: ParticipantID("PA_far"), preference: preference), on: 1)
+        // The switch down waits for a keyframe of layer 0 (one a second
+        // here, the next about 900 ms away), and layer 2 keeps crossing
+        // until it is done: the subscriber is still on it.
+        let atSwitch = ring.mediaCarriedPerLayer[2]
+        send(for: .milliseconds(300))
+        #expect(demands(bed).last == 0b111)
+        #expect(ring.mediaCarriedPerLayer[2] > atSwitch)
+        send(for: .milliseconds(1000))
+        #expect(demands(bed).last == 0b011)
+        // From here on the top layer stays home; the lower two cross.
+        let before = ring.mediaCarriedPerLayer
+        let received = far.rtp.count
+        send(for: .milliseconds(500))
+        #expect(ring.mediaCarriedPerLayer[2] == before[2])
+        #expect(ring.mediaCarriedPerLayer[0] > before[0])
+        #expect(ring.mediaCarriedPerLayer[1] > before[1])
+        #expect(bed.routers[0].counters.relayPacketsNotWanted > 0)
+        // The far subscriber, on layer 0 now, still gets every frame.
+        #expect(far.rtp.count > received)
+    }
+
+    /// The relay of TR_v from worker 0 to worker 1, with one subscriber on 1.
+    func relayTrack(on bed: RouterTestbed) {
+        bed.execute(
+            .addIncomingTrack(room: "r", participant: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description),
+            on: 0)
+        bed.execute(
+            .addRelayedTrack(
+                room: "r", publisher: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description,
+                relay: Self.relay, from: 0), on: 1)
+        bed.execute(.addRelaySink(room: "r", trackID: "TR_v", relay: Self.relay, to: 1), on: 0)
+        bed.execute(
+            .forward(
+                room: "r", trackID: "TR_v", subscriber: ParticipantID("PA_far"),
+                outgoing: TestTrack.outgoing(trackID: "TR_v", publisher: "PA_pub")), on: 1)
+    }
+
+    /// Frames of `stream` from `publisher` for `duration` of virtual time.
+    func sendFrames(
+        _ stream: inout SimulcastStream, next: inout Instant, from publisher: TestPeer, on bed: RouterTestbed,
+        for duration: Duration
+    ) {
+        let end = bed.clock.now + duration
+        while bed.clock.now < end {
+            bed.run(for: .milliseconds(5))
+            guard bed.clock.now >= next else { continue }
+            next = next + stream.frameInterval
+            for p in stream.nextFrame() {
+                let packet = RTPBuilders.packet(
+                    payloadType: 96, sequenceNumber: p.sequenceNumber, timestamp: p.timestamp, ssrc: p.ssrc,
+                    marker: p.isLastOfFrame,
+                    extensions: [(1, Array("0".utf8)), (2, Array(Self.rids[p.spatialLayer].description.utf8))],
+                    payload: p.payload)
+                bed.send(packet, from: publisher)
+            }
+        }
+    }
+
     @Test func theSourceAnnouncesWhatFarSubscribersNeed() throws {
         let bed = try RouterTestbed(workers: 2)
         let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
@@ -86,7 +173,9 @@ import WorkerRelay
         preference.maxLayer = 0
         bed.execute(
             .setPreference(room: "r", trackID: "TR_v", subscriber: ParticipantID("PA_far"), preference: preference), on: 1)
-        send(for: .milliseconds(500))
+        // The switch down waits for a keyframe of layer 0 (one a second
+        // here): the subscriber's current layer stays on until then.
+        send(for: .milliseconds(1300))
         // Layer 0 and the one above it stay on.
         #expect(demands(bed).last == 0b011)
         #expect(Self.layers(bed.events[0]).last == [true, true, false])

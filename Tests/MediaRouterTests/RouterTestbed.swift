@@ -53,6 +53,8 @@ final class RelayRing: RelaySourceLink, RelayFeedbackLink {
     var messages: [Message] = []
     var refuseNext = 0
     private(set) var mediaCarried = 0
+    /// Media messages carried, by spatial layer (0...3).
+    private(set) var mediaCarriedPerLayer = [0, 0, 0, 0]
     private(set) var senderReportsCarried: [(layer: Int, ntp: UInt64, rtpTimestamp: UInt32)] = []
     private(set) var feedbackCarried: [RelayFeedback] = []
 
@@ -62,6 +64,7 @@ final class RelayRing: RelaySourceLink, RelayFeedbackLink {
             return false
         }
         mediaCarried += 1
+        if mediaCarriedPerLayer.indices.contains(layer) { mediaCarriedPerLayer[layer] += 1 }
         messages.append(.media(track, layer: layer, isRetransmission: isRetransmission, packet: Array(packet)))
         return true
     }
