@@ -35,6 +35,9 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM
+        // refuses (a warning per build); the header is <hiredis/hiredis.h>.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         // One-line C wrappers for what Swift cannot import: function-like
         // macros, variadic calls, recvmmsg/sendmmsg.
         .target(name: "CShim", dependencies: ["COpenSSL", "COpus"]),
@@ -79,6 +82,10 @@ let package = Package(
         // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
         protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol"]),
 
+        // The cluster (issue #15): node records, room placement and the
+        // Redis protocol (hiredis's reader and formatter, bounded); sans-IO.
+        protocolTarget("Cluster", ["CHiredis"]),
+
         // What crosses between media workers when a room spans them.
         protocolTarget("WorkerRelay", ["Wire"]),
         // The sans-IO media core: a worker's rooms, tracks from sources to
@@ -102,11 +109,16 @@ let package = Package(
         protocolTarget(
             "FuzzEntryPoints",
             ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation",
-             "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP"]),
+             "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP", "Cluster"]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
         .target(name: "NetIO", dependencies: ["CShim", "Wire", "TLS"], swiftSettings: swiftSettings),
+
+        // A node's membership in the cluster: its Redis connection and the
+        // thread that keeps its record alive.
+        .target(name: "ClusterService", dependencies: ["Cluster", "NetIO", "Wire"], exclude: ["README.md"],
+                swiftSettings: swiftSettings),
 
         // The built-in TURN server's sockets and thread (docs/TRANSPORT.md).
         .target(name: "TURNService", dependencies: ["NetIO", "TURN", "TLS", "Wire", "CShim", "CryptoPrimitives"],
@@ -126,7 +138,7 @@ let package = Package(
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService"],
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
@@ -142,6 +154,8 @@ let package = Package(
 
         // Test support: network namespaces for the tests that need more
         // than loopback (Sources/NamespaceTesting/README.md).
+        // Test support: a real redis-server for one test (Sources/RedisTesting).
+        .target(name: "RedisTesting", dependencies: [], swiftSettings: swiftSettings),
         .target(name: "NamespaceTesting", dependencies: ["NetIO"], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // Benchmarks (Scripts/bench-*), never part of a test run.
@@ -164,7 +178,7 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO", "Negotiation", "SDP",
-                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting",
+                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting",
             ]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting"]),
         testTarget(
@@ -189,6 +203,8 @@ let package = Package(
                 "MediaRouter", "WorkerRelay", "Rooms", "RoomProtocol", "Negotiation", "Wire", "RTP", "RTCP", "Codecs", "PeerSession", "SFUTesting",
                 "DTLS", "ICE", "SDP", "SRTP", "RTPStreams",
             ]),
+        testTarget("ClusterTests", ["Cluster"]),
+        testTarget("ClusterServiceTests", ["ClusterService", "Cluster", "NetIO", "Wire", "RedisTesting"]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting", "CShim"]),

@@ -1,3 +1,4 @@
+import ClusterService
 import DTLS
 import Foundation
 import MediaWorker
@@ -103,6 +104,7 @@ enum ServeCommand {
         rooms.placement = WorkerPlacement(spreadAfter: options.roomSpreadAfter)
         let loads = WorkerLoadMeter(plane: media)
         rooms.workerLoads = { loads.read() }
+        let clusterSlot = ServeCluster.Slot()
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
@@ -114,7 +116,7 @@ enum ServeCommand {
                     MediaMetrics.prometheus(media.snapshots()) + MediaMetrics.relayPrometheus(media.relayCounts())
                         + MediaMetrics.udpSendPrometheus(media.udpSends())
                         + MediaMetrics.workerDelayPrometheus(media.workerDelays())
-                        + ProcessMetrics.prometheus()
+                        + ProcessMetrics.prometheus() + clusterSlot.prometheus()
                 },
                 timeouts: options.signalingTimeouts, connectionLimits: options.connectionLimits,
                 log: ServerLog(
@@ -177,6 +179,16 @@ enum ServeCommand {
         if let turn {
             print("  TURN             \(turn.urls.joined(separator: "   "))   (relays only to this node's media)")
         }
+        var cluster: ClusterAgent?
+        if let redis = options.redis {
+            let secure = signaling.secureLocalAddress.map { "https://\(reachable($0))" }
+            let relay = media.endpoint.workers.first?.first.map { SocketAddress($0.address).description } ?? ""
+            let agent = ServeCluster.start(
+                options, endpoint: redis, httpAddress: secure ?? http, relayAddress: relay, signaling: signaling,
+                loads: loads, into: clusterSlot)
+            cluster = agent
+            print("  cluster          node \(agent.record.id) on \(redis)   (record every 2 s, live for 6 s)")
+        }
         for warning in media.addresses.warnings { print("  warning: \(warning)") }
         print("  configuration (flag > environment > config file > default):")
         print(ServeOptions.parser.effectiveConfiguration(parsed), terminator: "")
@@ -202,6 +214,8 @@ enum ServeCommand {
         let status = ServeDrain.run(
             after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
         turn?.service.stop()
+        // Off the cluster at once: the others stop placing rooms here.
+        cluster?.stop()
         if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }
         // The last lines (drain, session closes) are still queued: bounded,
         // so a stderr nobody reads cannot hold the exit.

@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import NetIO
 import PeerSession
@@ -299,6 +300,45 @@ extension ServeOptions {
                 o.turnHost = v
                 return true
             }, show: { $0.turnHost ?? "the announced media address" }),
+        OptionSpec(
+            key: "redis", flag: "--redis", environment: "SWIFTLET_REDIS", kind: .value(placeholder: "URL", json: .string),
+            expects: "redis://HOST[:PORT] or unix:/PATH", defaultText: "none (the server runs alone)",
+            help: "join the cluster whose shared state is this Redis (docs/CLUSTER.md)",
+            example: "--redis redis://10.0.0.5:6379",
+            set: { o, v in
+                guard let e = try? RedisEndpoint(url: v) else { return false }
+                o.redis = e
+                return true
+            }, show: { $0.redis.map(\.description) ?? "none" }),
+        OptionSpec(
+            key: "cluster.nodeName", flag: "--node-name", environment: "SWIFTLET_NODE_NAME",
+            kind: .value(placeholder: "NAME", json: .string), expects: "1 to 64 of A-Z a-z 0-9 . _ -",
+            defaultText: "the host name", help: "this node's name in the cluster (a boot nonce is added to it)",
+            example: "--node-name sfu-eu-1",
+            set: { o, v in
+                guard NodeID.isValidName(v) else { return false }
+                o.nodeName = v
+                return true
+            }, show: { $0.nodeName ?? "the host name" }),
+        OptionSpec(
+            key: "cluster.region", flag: "--region", environment: "SWIFTLET_REGION",
+            kind: .value(placeholder: "NAME", json: .string), expects: "1 to 64 of A-Z a-z 0-9 . _ -",
+            defaultText: "none", help: "this node's region: rooms are placed in the entry node's region first",
+            example: "--region eu-west",
+            set: { o, v in
+                guard NodeID.isValidName(v) else { return false }
+                o.region = v
+                return true
+            }, show: { $0.region ?? "none" }),
+        nodeLimit(
+            "maxRooms", flag: "--node-max-rooms", \.nodeLimits.maxRooms,
+            "rooms the cluster places on this node; at the limit it takes no new room"),
+        nodeLimit(
+            "maxParticipants", flag: "--node-max-participants", \.nodeLimits.maxParticipants,
+            "participants the cluster places on this node; at the limit it takes no new room"),
+        nodeLimit(
+            "roomNodeCapacity", flag: "--room-node-capacity", \.nodeLimits.roomNodeCapacity,
+            "participants of one room on this node before the room grows onto another node"),
         limit(
             "turnAllocations", 1000, 1...100_000, \.turnAllocations,
             "TURN allocations (relay ports) on this node; one more: TURN 486 Allocation Quota Reached"),
@@ -359,6 +399,22 @@ extension ServeOptions {
 
     /// A row for one whole-number limit, `limits.NAME` in the config file,
     /// `--limits-name` and `SWIFTLET_LIMITS_NAME` (docs/SECURITY.md).
+    /// A cluster limit of this node (`cluster.<name>`), unlimited unless set.
+    private static func nodeLimit(
+        _ name: String, flag: String, _ path: WritableKeyPath<ServeOptions, Int?> & Sendable, _ help: String
+    ) -> OptionSpec<ServeOptions> {
+        let upper = String(flag.dropFirst(2).uppercased().map { $0 == "-" ? "_" : $0 })
+        return OptionSpec(
+            key: "cluster.\(name)", flag: flag, environment: "SWIFTLET_\(upper)",
+            kind: .value(placeholder: "N", json: .integer), expects: "a whole number 1...1000000", defaultText: "no limit",
+            help: help, example: "\(flag) 100",
+            set: { o, v in
+                guard let n = Int(v), (1...1_000_000).contains(n) else { return false }
+                o[keyPath: path] = n
+                return true
+            }, show: { $0[keyPath: path].map { "\($0)" } ?? "no limit" })
+    }
+
     private static func limit(
         _ name: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ path: WritableKeyPath<ServeOptions, Int> & Sendable,
         _ help: String

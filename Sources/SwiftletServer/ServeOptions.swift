@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import NetIO
 import PeerSession
@@ -78,6 +79,11 @@ struct ServeOptions: Equatable {
     /// Allocations on this node, and per credentials (docs/SECURITY.md).
     var turnAllocations = 1000
     var turnAllocationsPerUser = 8
+    /// The cluster (`--redis`, docs/CLUSTER.md): nil runs alone.
+    var redis: RedisEndpoint?
+    var nodeName: String?
+    var region: String?
+    var nodeLimits = NodeLimits()
 
     static let devKey = "devkey"
     static let devSecret = "devsecret"

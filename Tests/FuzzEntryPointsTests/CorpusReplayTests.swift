@@ -118,6 +118,11 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "relay-message", entry: { FuzzEntryPoints.relayMessage($0) },
             interesting: [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x80, 0xFF]),
+        // Replies from Redis through hiredis's reader with small bounds:
+        // arrays past the element limit, bulk strings past the byte limit.
+        FuzzTarget(
+            name: "redis-reply", entry: { FuzzEntryPoints.redisReply($0) },
+            interesting: Array("*$:+-\r\n0123456789".utf8) + [0x00, 0xFF]),
         // SRTP and SRTCP unprotect on the OpenSSL and libsrtp2 backends at
         // once (profile byte, then control/length/bytes chunks, most
         // protected first): the two must agree on every chunk. Four

@@ -1,0 +1,129 @@
+import Cluster
+import NetIO
+import Synchronization
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a node stands with the cluster, for `/metrics`, logs and the
+/// signalling side (a join gets a 503 with the reason while disconnected).
+package enum ClusterStatus: Equatable, Sendable {
+    case starting
+    /// Registered at the last refresh; the live nodes read then.
+    case connected(nodes: [NodeRecord])
+    /// The last refresh failed: live rooms go on untouched, new joins that
+    /// need Redis fail fast with this reason.
+    case disconnected(reason: String)
+}
+
+/// A node's membership in the cluster: on its own thread, rewrites the
+/// node's record every `refreshInterval` (with the load `load()` reports
+/// then) and reads the live nodes. While Redis is away it retries every
+/// `retryInterval` (200 ms), so the node is registered again within that of
+/// Redis returning, well inside the 2 s the issue asks. `placeRoom` runs on
+/// the caller's thread over a second connection, bounded by the command
+/// timeout: a join never hangs on Redis.
+package final class ClusterAgent: @unchecked Sendable {
+    // @unchecked: `refresher` is touched only by the agent's thread,
+    // `placer` only under `placing`, the rest through the mutexes.
+    package let record: NodeRecord
+    private let endpoint: RedisEndpoint
+    private let keys: ClusterKeys
+    private let timing: ClusterTiming
+    private let load: @Sendable () -> NodeLoad
+    private let draining = Atomic<Bool>(false)
+    private let stopRequested = Atomic<Bool>(false)
+    private let state = Mutex<ClusterStatus>(.starting)
+    private let placing = Mutex<ClusterRegistry?>(nil)
+    private var thread: WorkerThread?
+    package static let retryInterval: Duration = .milliseconds(200)
+    /// Refreshes that succeeded, for tests and metrics.
+    private let refreshes = Atomic<Int>(0)
+
+    package init(
+        endpoint: RedisEndpoint, record: NodeRecord, keys: ClusterKeys = ClusterKeys(),
+        timing: ClusterTiming = ClusterTiming(), load: @escaping @Sendable () -> NodeLoad
+    ) {
+        self.endpoint = endpoint
+        self.record = record
+        self.keys = keys
+        self.timing = timing
+        self.load = load
+    }
+
+    package var status: ClusterStatus { state.withLock { $0 } }
+    package var refreshCount: Int { refreshes.load(ordering: .relaxed) }
+
+    /// Draining: the record says so at the next refresh, and placement
+    /// gives this node no new room.
+    package func setDraining(_ on: Bool) { draining.store(on, ordering: .relaxed) }
+
+    package func start() {
+        guard thread == nil else { return }
+        thread = WorkerThread(name: "swiftlet-cluster") { [self] in run() }
+    }
+
+    /// Stops refreshing and removes the record at once (best effort: with
+    /// Redis away, it expires by itself).
+    package func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        thread?.join()
+        thread = nil
+    }
+
+    /// The room's home, placing it when it has none (or its home died).
+    package func placeRoom(_ room: String) throws(ClusterError) -> RoomHome {
+        try placing.withLock { kept throws(ClusterError) -> RoomHome in
+            let registry: ClusterRegistry
+            if let k = kept { registry = k } else { registry = try makeRegistry() }
+            kept = registry
+            return try registry.placeRoom(room, preferringRegion: record.region)
+        }
+    }
+
+    private func makeRegistry() throws(ClusterError) -> ClusterRegistry {
+        let connection: RedisConnection
+        do { connection = try RedisConnection(endpoint: endpoint, timeout: timing.commandTimeout) } catch {
+            throw .redis(error)
+        }
+        return ClusterRegistry(connection: connection, keys: keys, timing: timing, wallClockMilliseconds: Self.now)
+    }
+
+    private func run() {
+        var registry: ClusterRegistry?
+        var next = MonotonicClock.now()
+        while !stopRequested.load(ordering: .relaxed) {
+            let now = MonotonicClock.now()
+            if now >= next {
+                do throws(ClusterError) {
+                    let connected: ClusterRegistry
+                    if let r = registry { connected = r } else { connected = try makeRegistry() }
+                    registry = connected
+                    var current = record
+                    current.load = load()
+                    current.draining = draining.load(ordering: .relaxed)
+                    try connected.register(current)
+                    let nodes = try connected.liveNodes()
+                    state.withLock { $0 = .connected(nodes: nodes) }
+                    refreshes.add(1, ordering: .relaxed)
+                    next = now + timing.refreshInterval
+                } catch {
+                    state.withLock { $0 = .disconnected(reason: error.description) }
+                    next = now + Self.retryInterval
+                }
+            }
+            // Short naps so `stop` is prompt.
+            usleep(20_000)
+        }
+        try? registry?.deregister(record.id)
+    }
+
+    /// Milliseconds since the Unix epoch.
+    static func now() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+    }
+}

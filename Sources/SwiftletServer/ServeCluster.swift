@@ -1,0 +1,100 @@
+import Cluster
+import ClusterService
+import Foundation
+import MediaWorker
+import NetIO
+import SignalingServer
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `--redis`: this node joins the cluster (docs/CLUSTER.md). Today that is
+/// its membership: a record rewritten every 2 s with its addresses, limits
+/// and load, the live nodes read back, and room placement for the cluster
+/// (`ClusterAgent.placeRoom`); joins still land on the node a client
+/// reaches (proxying and the cascade are the next steps of issue #15).
+enum ServeCluster {
+    /// The agent once started, for `/metrics` (made before the signalling
+    /// server, filled after).
+    final class Slot: Sendable {
+        private let agent = Mutex<ClusterAgent?>(nil)
+        func set(_ a: ClusterAgent) { agent.withLock { $0 = a } }
+        var current: ClusterAgent? { agent.withLock { $0 } }
+
+        /// Prometheus text: whether the last refresh reached Redis, the
+        /// live nodes it read, and refreshes done.
+        func prometheus() -> String {
+            guard let a = current else { return "" }
+            let (connected, nodes): (Int, Int) =
+                switch a.status {
+                case .connected(let n): (1, n.count)
+                case .disconnected, .starting: (0, 0)
+                }
+            return """
+                # HELP swiftlet_cluster_connected 1 when the last refresh of this node's record reached Redis.
+                # TYPE swiftlet_cluster_connected gauge
+                swiftlet_cluster_connected \(connected)
+                # HELP swiftlet_cluster_nodes Live nodes (records not expired) at the last refresh.
+                # TYPE swiftlet_cluster_nodes gauge
+                swiftlet_cluster_nodes \(nodes)
+                # HELP swiftlet_cluster_refreshes_total Successful refreshes of this node's record.
+                # TYPE swiftlet_cluster_refreshes_total counter
+                swiftlet_cluster_refreshes_total \(a.refreshCount)
+
+                """
+        }
+    }
+
+    /// Starts the agent: the node's id is its name (`--node-name`, else the
+    /// host name) and a boot nonce.
+    static func start(
+        _ options: ServeOptions, endpoint: RedisEndpoint, httpAddress: String, relayAddress: String,
+        signaling: SignalingServer, loads: WorkerLoadMeter, into slot: Slot
+    ) -> ClusterAgent {
+        let name = options.nodeName ?? hostName()
+        let id = NodeID(name: name, nonce: UInt64.random(in: 1...UInt64.max))
+        let record = NodeRecord(
+            id: id, httpAddress: httpAddress, relayAddress: relayAddress, region: options.region,
+            limits: options.nodeLimits)
+        let service = signaling.service
+        let cpu = CPUShareMeter()
+        let agent = ClusterAgent(endpoint: endpoint, record: record) {
+            let s = service.snapshot
+            let forwarded = loads.read().reduce(0.0) { $0 + $1.forwardedPacketsPerSecond }
+            return NodeLoad(
+                rooms: s.rooms, participants: s.participants, forwardedPacketsPerSecond: Int(forwarded),
+                cpu: cpu.read())
+        }
+        slot.set(agent)
+        agent.start()
+        return agent
+    }
+
+    /// A node name from the host name, cut to what `NodeID` allows.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "swiftlet" }
+        let raw = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let kept = String(raw.filter { NodeID.isValidName(String($0)) }.prefix(64))
+        return kept.isEmpty ? "swiftlet" : kept
+    }
+}
+
+/// The process's share of all cores since the previous read (0...1), from
+/// /proc/self/stat's CPU seconds: the load a node reports to the cluster.
+final class CPUShareMeter: Sendable {
+    private let last = Mutex<(cpu: Double, at: Double)?>(nil)
+    private let cores = Double(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1))
+
+    func read() -> Double {
+        guard let sample = ProcessMetrics.sample() else { return 0 }
+        let now = Double(MonotonicClock.now().nanoseconds) / 1e9
+        return last.withLock { previous in
+            defer { previous = (sample.cpuSeconds, now) }
+            guard let p = previous, now > p.at else { return 0 }
+            return min(max((sample.cpuSeconds - p.cpu) / (now - p.at) / cores, 0), 1)
+        }
+    }
+}
