@@ -9,7 +9,32 @@ extension FuzzEntryPoints {
     public static func stun(_ data: UnsafeRawBufferPointer) {
         let bytes = RawSpan(_unsafeBytes: data)
         let looksLikeSTUN = STUNMessage.looksLikeSTUN(bytes)
-        guard let message = try? STUNMessage.parse(bytes) else { return }
+        // The in-place view of the consent path must give the parser's
+        // verdict, error for error, and the same ICE fields.
+        let parsed: Result<STUNMessage, STUNParseError>
+        do { parsed = .success(try STUNMessage.parse(bytes)) } catch { parsed = .failure(error) }
+        let viewed: Result<STUNMessageView, STUNParseError>
+        do { viewed = .success(try STUNMessageView(bytes)) } catch { viewed = .failure(error) }
+        switch (parsed, viewed) {
+        case (.success(let m), .success(let v)):
+            let header = m.transactionID == v.transactionID && m.type == v.type && m.attributeCount == v.attributeCount
+            let ice =
+                m.priority == v.priority && m.useCandidate == v.useCandidate && m.iceControlling == v.iceControlling
+                && m.iceControlled == v.iceControlled
+            let integrity =
+                m.messageIntegrity == v.messageIntegrity && m.fingerprint == v.fingerprint
+                && m.messageIntegritySHA256 == v.messageIntegritySHA256
+            let unknown = m.unknownComprehensionRequired.isEmpty == (v.unknownComprehensionRequiredCount == 0)
+            precondition(header && ice && integrity && unknown, "STUNMessageView disagrees with STUNMessage.parse")
+            let username = v.withUsername(in: bytes) { String(decoding: $0, as: UTF8.self) }
+            precondition(username == m.username, "STUNMessageView's USERNAME differs")
+            precondition(v.verifyFingerprint(in: bytes) == m.verifyFingerprint(in: bytes))
+        case (.failure(let a), .failure(let b)):
+            precondition(a == b, "STUNMessageView throws \(b), STUNMessage.parse \(a)")
+        default:
+            preconditionFailure("STUNMessageView and STUNMessage.parse disagree on accepting the input")
+        }
+        guard case .success(let message) = parsed else { return }
         precondition(looksLikeSTUN, "parsed a message that looksLikeSTUN rejects")
         precondition(message.byteCount == data.count)
         precondition(message.attributeCount <= STUNMessage.maxAttributes)

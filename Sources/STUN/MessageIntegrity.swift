@@ -33,37 +33,26 @@ extension STUNMessage {
     /// True when FINGERPRINT is present and its CRC-32 matches `bytes`, the
     /// exact bytes this message was parsed from.
     package func verifyFingerprint(in bytes: RawSpan) -> Bool {
-        guard let location = fingerprint, location.valueLength == 4 else { return false }
-        return withBody(bytes, coveredUpTo: location) { header, body, value in
-            let crc = CRC32.update(CRC32.checksum(header), body)
-            let expected = value.reduce(0) { $0 << 8 | UInt32($1) }
-            return crc ^ Self.fingerprintXOR == expected
-        }
+        STUNIntegrity.verifyFingerprint(fingerprint, messageLength: byteCount, in: bytes)
     }
 
     /// True when MESSAGE-INTEGRITY is present and its HMAC-SHA1 under `key`
     /// matches `bytes`.
     package func verifyMessageIntegrity(key: [UInt8], in bytes: RawSpan) -> Bool {
-        guard let location = messageIntegrity else { return false }
-        return verifyMAC(.sha1, key: key, location: location, bytes)
+        STUNIntegrity.verifyMAC(.sha1, key: key, messageIntegrity, messageLength: byteCount, in: bytes)
     }
 
     /// True when MESSAGE-INTEGRITY-SHA256 is present and its (possibly
     /// truncated) HMAC-SHA256 under `key` matches `bytes`.
     package func verifyMessageIntegritySHA256(key: [UInt8], in bytes: RawSpan) -> Bool {
-        guard let location = messageIntegritySHA256 else { return false }
-        return verifyMAC(.sha256, key: key, location: location, bytes)
+        STUNIntegrity.verifyMAC(.sha256, key: key, messageIntegritySHA256, messageLength: byteCount, in: bytes)
     }
 
     /// True when at least one integrity attribute is present and every one
-    /// present verifies under `key`. Requiring all of them means an attacker
-    /// cannot pair a valid attribute with a forged one to confuse a peer
-    /// that checks the other.
+    /// present verifies under `key`; see `STUNIntegrity.verifyAll`.
     package func verifyIntegrity(key: [UInt8], in bytes: RawSpan) -> Bool {
-        guard messageIntegrity != nil || messageIntegritySHA256 != nil else { return false }
-        if messageIntegrity != nil, !verifyMessageIntegrity(key: key, in: bytes) { return false }
-        if messageIntegritySHA256 != nil, !verifyMessageIntegritySHA256(key: key, in: bytes) { return false }
-        return true
+        STUNIntegrity.verifyAll(
+            key: key, messageIntegrity, messageIntegritySHA256, messageLength: byteCount, in: bytes)
     }
 
     package func verifyFingerprint(in bytes: [UInt8]) -> Bool { verifyFingerprint(in: bytes.span.bytes) }
@@ -74,19 +63,64 @@ extension STUNMessage {
         verifyMessageIntegritySHA256(key: key, in: bytes.span.bytes)
     }
     package func verifyIntegrity(key: [UInt8], in bytes: [UInt8]) -> Bool { verifyIntegrity(key: key, in: bytes.span.bytes) }
+}
 
-    private func verifyMAC(_ algorithm: HMAC.Algorithm, key: [UInt8], location: AttributeLocation, _ bytes: RawSpan) -> Bool {
-        withBody(bytes, coveredUpTo: location) { header, body, value in
+/// The one implementation of the FINGERPRINT and MAC computations, shared
+/// by `STUNMessage`, `STUNMessageView`, `STUNMessageBuilder` and
+/// `BindingSuccessResponseWriter`: each takes the attribute's location and
+/// the message's length (as parsed), never a parsed value.
+enum STUNIntegrity {
+    /// FINGERPRINT's value (RFC 8489 section 14.7): CRC-32 of `header`
+    /// (its length field already covering FINGERPRINT) then `body`, xored
+    /// with 0x5354554E.
+    static func fingerprint(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer) -> UInt32 {
+        CRC32.update(CRC32.checksum(header), body) ^ STUNMessage.fingerprintXOR
+    }
+
+    static func verifyFingerprint(
+        _ location: STUNMessage.AttributeLocation?, messageLength: Int, in bytes: RawSpan
+    ) -> Bool {
+        guard let location, location.valueLength == 4 else { return false }
+        return withBody(bytes, messageLength: messageLength, coveredUpTo: location) { header, body, value in
+            fingerprint(header: header, body: body) == value.reduce(0) { $0 << 8 | UInt32($1) }
+        }
+    }
+
+    /// Requiring every integrity attribute present to verify means an
+    /// attacker cannot pair a valid attribute with a forged one to confuse
+    /// a peer that checks the other.
+    static func verifyAll(
+        key: [UInt8], _ messageIntegrity: STUNMessage.AttributeLocation?,
+        _ messageIntegritySHA256: STUNMessage.AttributeLocation?, messageLength: Int, in bytes: RawSpan
+    ) -> Bool {
+        guard messageIntegrity != nil || messageIntegritySHA256 != nil else { return false }
+        if messageIntegrity != nil, !verifyMAC(.sha1, key: key, messageIntegrity, messageLength: messageLength, in: bytes) {
+            return false
+        }
+        if messageIntegritySHA256 != nil,
+            !verifyMAC(.sha256, key: key, messageIntegritySHA256, messageLength: messageLength, in: bytes)
+        {
+            return false
+        }
+        return true
+    }
+
+    static func verifyMAC(
+        _ algorithm: HMAC.Algorithm, key: [UInt8], _ location: STUNMessage.AttributeLocation?, messageLength: Int,
+        in bytes: RawSpan
+    ) -> Bool {
+        guard let location else { return false }
+        return withBody(bytes, messageLength: messageLength, coveredUpTo: location) { header, body, value in
             if algorithm == .sha1 {
                 // The common case (every ICE check): on the stack.
                 return withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { mac in
                     key.withUnsafeBytes { k in HMAC.sha1(key: k, header, body, into: mac) }
-                    return Self.macMatches(UnsafeRawBufferPointer(mac), value)
+                    return macMatches(UnsafeRawBufferPointer(mac), value)
                 }
             }
             guard let mac = key.withUnsafeBytes({ k in HMAC.authenticationCode(algorithm, key: k, parts: [header, body]) })
             else { return false }
-            return mac.withUnsafeBytes { Self.macMatches($0, value) }
+            return mac.withUnsafeBytes { macMatches($0, value) }
         }
     }
 
@@ -100,25 +134,27 @@ extension STUNMessage {
         return difference == 0
     }
 
-    /// Calls `body` with the patched header, the message bytes between the
-    /// header and the attribute at `location`, and that attribute's value.
-    /// False when `bytes` is not the message this value was parsed from.
-    private func withBody(
-        _ bytes: RawSpan, coveredUpTo location: AttributeLocation,
+    /// Calls `body` with the patched header (a copy on the stack), the
+    /// message bytes between the header and the attribute at `location`,
+    /// and that attribute's value. False when `bytes` is not the message
+    /// the location was parsed from.
+    private static func withBody(
+        _ bytes: RawSpan, messageLength: Int, coveredUpTo location: STUNMessage.AttributeLocation,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool
     ) -> Bool {
+        let headerLength = STUNMessage.headerLength
         let valueEnd = location.offset + 4 + location.valueLength
-        guard bytes.byteCount == byteCount, location.offset >= Self.headerLength, valueEnd <= byteCount,
-            let coveredLength = UInt16(exactly: valueEnd - Self.headerLength)
+        guard bytes.byteCount == messageLength, location.offset >= headerLength, valueEnd <= messageLength,
+            let coveredLength = UInt16(exactly: valueEnd - headerLength)
         else { return false }
         return bytes.withUnsafeBytes { message in
-            var header = [UInt8](UnsafeRawBufferPointer(rebasing: message[0..<Self.headerLength]))
-            header[2] = UInt8(truncatingIfNeeded: coveredLength >> 8)
-            header[3] = UInt8(truncatingIfNeeded: coveredLength)
-            return header.withUnsafeBytes { patched in
-                body(
-                    patched,
-                    UnsafeRawBufferPointer(rebasing: message[Self.headerLength..<location.offset]),
+            withUnsafeTemporaryAllocation(byteCount: headerLength, alignment: 1) { header in
+                header.copyMemory(from: UnsafeRawBufferPointer(rebasing: message[0..<headerLength]))
+                header[2] = UInt8(truncatingIfNeeded: coveredLength >> 8)
+                header[3] = UInt8(truncatingIfNeeded: coveredLength)
+                return body(
+                    UnsafeRawBufferPointer(header),
+                    UnsafeRawBufferPointer(rebasing: message[headerLength..<location.offset]),
                     UnsafeRawBufferPointer(rebasing: message[location.offset + 4..<valueEnd]))
             }
         }

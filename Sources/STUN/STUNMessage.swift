@@ -114,60 +114,34 @@ package struct STUNMessage: Hashable, Sendable {
 
     /// Parses one whole STUN message.
     package static func parse(_ bytes: RawSpan) throws(STUNParseError) -> STUNMessage {
-        var reader = ByteReader(bytes)
-        let rawType = try reader.uint16(or: STUNParseError.truncated)
-        let length = Int(try reader.uint16(or: STUNParseError.truncated))
-        let cookie = try reader.uint32(or: STUNParseError.truncated)
-        let idHigh = try reader.uint32(or: STUNParseError.truncated)
-        let idLow = try reader.uint64(or: STUNParseError.truncated)
-        guard rawType & 0xC000 == 0 else { throw .notSTUN }
-        guard cookie == magicCookie else { throw .badMagicCookie }
-        guard length % 4 == 0 else { throw .lengthNotMultipleOfFour }
-        guard reader.remaining == length else { throw .lengthMismatch }
-
-        var message = STUNMessage(
-            type: STUNMessageType(rawValue: rawType),
-            transactionID: TransactionID(high: idHigh, low: idLow))
-        message.byteCount = headerLength + length
-
-        while !reader.isAtEnd {
-            let offset = reader.offset
-            let type = STUNAttributeType(try reader.uint16(or: STUNParseError.attributeOverrun))
-            let valueLength = Int(try reader.uint16(or: STUNParseError.attributeOverrun))
-            let paddedLength = (valueLength + 3) & ~3
-            guard reader.canRead(paddedLength) else { throw .attributeOverrun }
-            var value = try reader.subReader(valueLength, or: STUNParseError.attributeOverrun)
-            try reader.skip(paddedLength - valueLength, or: STUNParseError.attributeOverrun)
-
-            message.attributeCount += 1
-            guard message.attributeCount <= maxAttributes else { throw .tooManyAttributes }
-            guard message.fingerprint == nil else { throw .attributeAfterFingerprint }
-            try message.process(type, &value, at: offset, valueLength: valueLength)
+        var walk = try STUNAttributeWalk(bytes)
+        var message = STUNMessage(type: walk.type, transactionID: walk.transactionID)
+        message.byteCount = walk.byteCount
+        while let (type, location) = try walk.next(in: bytes) {
+            var value = STUNAttributeWalk.value(bytes, at: location)
+            try message.process(type, &value, at: location)
         }
+        message.attributeCount = walk.attributeCount
         return message
     }
 
-    /// Applies one attribute; `value` spans exactly its value bytes.
+    /// Applies one attribute that the walk yielded; `value` spans exactly
+    /// its value bytes. `STUNMessageView` applies the same checks
+    /// (`checkLength`, `transportAddress`, `validateText`, `errorCode`,
+    /// `TURNAttributes.process`) without keeping the values.
     private mutating func process(
-        _ type: STUNAttributeType, _ value: inout ByteReader, at offset: Int, valueLength: Int
+        _ type: STUNAttributeType, _ value: inout ByteReader, at location: AttributeLocation
     ) throws(STUNParseError) {
-        let location = AttributeLocation(offset: offset, valueLength: valueLength)
-        // RFC 8489 sections 14.5 and 14.6: what follows an integrity
-        // attribute is not covered by it, so only the later integrity
-        // attribute and FINGERPRINT count.
-        if messageIntegritySHA256 != nil, type != .fingerprint { return }
-        if messageIntegrity != nil, type != .fingerprint, type != .messageIntegritySHA256 { return }
-
+        let length = location.valueLength
         switch type {
         case .fingerprint:
-            guard valueLength == 4 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             fingerprint = location
         case .messageIntegrity:
-            guard valueLength == 20 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             messageIntegrity = location
         case .messageIntegritySHA256:
-            guard messageIntegritySHA256 == nil else { return }
-            guard (16...32).contains(valueLength), valueLength % 4 == 0 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             messageIntegritySHA256 = location
         case .mappedAddress:
             guard mappedAddress == nil else { return }
@@ -189,30 +163,31 @@ package struct STUNMessage: Hashable, Sendable {
             nonce = try Self.text(&value, type: type)
         case .errorCode:
             guard errorCode == nil else { return }
-            errorCode = try Self.errorCode(&value)
+            let code = try Self.errorCode(&value)
+            errorCode = STUNErrorCode(uncheckedCode: code, reason: try Self.text(&value, type: .errorCode))
         case .unknownAttributes:
             guard unknownAttributes == nil else { return }
-            guard valueLength % 2 == 0 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             var types: [STUNAttributeType] = []
-            types.reserveCapacity(valueLength / 2)
+            types.reserveCapacity(location.valueLength / 2)
             while !value.isAtEnd {
                 types.append(STUNAttributeType(try value.uint16(or: STUNParseError.malformedAttribute(type))))
             }
             unknownAttributes = types
         case .priority:
             guard priority == nil else { return }
-            guard valueLength == 4 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             priority = try value.uint32(or: STUNParseError.malformedAttribute(type))
         case .useCandidate:
-            guard valueLength == 0 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             useCandidate = true
         case .iceControlling:
             guard iceControlling == nil else { return }
-            guard valueLength == 8 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             iceControlling = try value.uint64(or: STUNParseError.malformedAttribute(type))
         case .iceControlled:
             guard iceControlled == nil else { return }
-            guard valueLength == 8 else { throw .malformedAttribute(type) }
+            try Self.checkLength(type, length)
             iceControlled = try value.uint64(or: STUNParseError.malformedAttribute(type))
         default:
             if try turn.process(type, &value, location: location, transactionID: transactionID) { return }
@@ -222,10 +197,30 @@ package struct STUNMessage: Hashable, Sendable {
         }
     }
 
+    /// The value lengths RFC 8489 and RFC 8445 fix (sections 14.5 to 14.7
+    /// and 14.13; RFC 8445 sections 7.1.1 to 7.1.3), checked before a
+    /// value is read. Only the first of a repeated attribute is processed
+    /// (section 14), so only it is checked, except FINGERPRINT and
+    /// MESSAGE-INTEGRITY (the walk ends or skips after them) and
+    /// USE-CANDIDATE (no value to keep).
+    static func checkLength(_ type: STUNAttributeType, _ valueLength: Int) throws(STUNParseError) {
+        let valid: Bool =
+            switch type {
+            case .fingerprint, .priority: valueLength == 4
+            case .messageIntegrity: valueLength == 20
+            case .messageIntegritySHA256: (16...32).contains(valueLength) && valueLength % 4 == 0
+            case .unknownAttributes: valueLength % 2 == 0
+            case .useCandidate: valueLength == 0
+            case .iceControlling, .iceControlled: valueLength == 8
+            default: true
+            }
+        guard valid else { throw .malformedAttribute(type) }
+    }
+
     /// MAPPED-ADDRESS layout (RFC 8489 section 14.1): one ignored byte,
     /// family, port, then 4 or 16 address bytes; the length must fit the
     /// family exactly.
-    private static func transportAddress(
+    static func transportAddress(
         _ value: inout ByteReader, type: STUNAttributeType
     ) throws(STUNParseError) -> TransportAddress {
         let bad = STUNParseError.malformedAttribute(type)
@@ -244,21 +239,31 @@ package struct STUNMessage: Hashable, Sendable {
 
     /// A UTF-8 text value of at most `maxTextLength` bytes.
     private static func text(_ value: inout ByteReader, type: STUNAttributeType) throws(STUNParseError) -> String {
-        guard value.remaining <= maxTextLength else { throw .malformedAttribute(type) }
+        try validateText(value, type: type)
         let bytes = try value.bytesArray(value.remaining, or: STUNParseError.malformedAttribute(type))
-        guard let string = String(validating: bytes, as: UTF8.self) else { throw .malformedAttribute(type) }
-        return string
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Checks that what is left in `value` is a text value: at most
+    /// `maxTextLength` bytes of valid UTF-8 (RFC 8489 section 14.3 and
+    /// its siblings), without copying it.
+    static func validateText(_ value: borrowing ByteReader, type: STUNAttributeType) throws(STUNParseError) {
+        guard value.remaining <= maxTextLength else { throw .malformedAttribute(type) }
+        let valid = value.bytes.extracting(value.offset...).withUnsafeBytes { raw in
+            (try? UTF8Span(validating: Span(_unsafeElements: raw.assumingMemoryBound(to: UInt8.self)))) != nil
+        }
+        guard valid else { throw .malformedAttribute(type) }
     }
 
     /// ERROR-CODE (RFC 8489 section 14.8): 21 reserved bits, a 3-bit class
-    /// 3...6, an 8-bit number 0...99, then the reason phrase.
-    private static func errorCode(_ value: inout ByteReader) throws(STUNParseError) -> STUNErrorCode {
+    /// 3...6, an 8-bit number 0...99; returns the code, and leaves `value`
+    /// at the reason phrase.
+    static func errorCode(_ value: inout ByteReader) throws(STUNParseError) -> UInt16 {
         let bad = STUNParseError.malformedAttribute(.errorCode)
         try value.skip(2, or: bad)
         let errorClass = UInt16(try value.uint8(or: bad) & 0x07)
         let number = UInt16(try value.uint8(or: bad))
         guard (3...6).contains(errorClass), number <= 99 else { throw bad }
-        let reason = try text(&value, type: .errorCode)
-        return STUNErrorCode(uncheckedCode: errorClass * 100 + number, reason: reason)
+        return errorClass * 100 + number
     }
 }

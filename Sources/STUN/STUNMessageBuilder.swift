@@ -145,7 +145,11 @@ package struct STUNMessageBuilder: Sendable {
     package mutating func appendFingerprint() throws(STUNBuildError) {
         try checkOrder(.fingerprint)
         try coverNextAttribute(valueLength: 4)
-        let crc = writer.bytes.withUnsafeBytes { CRC32.checksum($0) } ^ STUNMessage.fingerprintXOR
+        let crc = writer.bytes.withUnsafeBytes { m in
+            let header = STUNMessage.headerLength
+            return STUNIntegrity.fingerprint(
+                header: UnsafeRawBufferPointer(rebasing: m[..<header]), body: UnsafeRawBufferPointer(rebasing: m[header...]))
+        }
         try appendAttribute(.fingerprint, value: Self.bigEndian(UInt64(crc), count: 4))
         hasFingerprint = true
     }

@@ -10,53 +10,53 @@ import Wire
     @Test func truncatedHeaderIsRejectedAtEveryLength() {
         for n in 0..<20 {
             let bytes = Array(RFC5769.sampleRequest.prefix(n))
-            #expect(throws: STUNParseError.truncated) { try STUNMessage.parse(bytes) }
+            #expect(throws: STUNParseError.truncated) { try parsedAlsoByView(bytes) }
             #expect(!STUNMessage.looksLikeSTUN(bytes))
         }
     }
 
     @Test func truncatedMessageIsALengthMismatch() {
         let bytes = Array(RFC5769.sampleRequest.dropLast(4))
-        #expect(throws: STUNParseError.lengthMismatch) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.lengthMismatch) { try parsedAlsoByView(bytes) }
     }
 
     @Test func lengthNotAMultipleOfFourIsRejected() {
         // Header says 6 bytes of attributes; 6 are present.
         let bytes = RawSTUN.message(length: 6) + [0x80, 0x30, 0x00, 0x01, 0xAA, 0x00]
-        #expect(throws: STUNParseError.lengthNotMultipleOfFour) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.lengthNotMultipleOfFour) { try parsedAlsoByView(bytes) }
         #expect(!STUNMessage.looksLikeSTUN(bytes))
     }
 
     @Test func lengthBeyondTheBytesIsRejected() {
         let bytes = RawSTUN.message(length: 8, attributes: [(0x0025, [])])
         #expect(bytes.count == 24)
-        #expect(throws: STUNParseError.lengthMismatch) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.lengthMismatch) { try parsedAlsoByView(bytes) }
         #expect(!STUNMessage.looksLikeSTUN(bytes))
     }
 
     @Test func trailingBytesAfterTheMessageAreRejected() {
         let bytes = RawSTUN.message(attributes: [(0x0025, [])]) + [0, 0, 0, 0]
-        #expect(throws: STUNParseError.lengthMismatch) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.lengthMismatch) { try parsedAlsoByView(bytes) }
     }
 
     @Test func attributeLengthBeyondTheMessageIsRejected() {
         // PRIORITY claiming 8 bytes of value with only 4 in the message.
         let body = RawSTUN.attribute(0x0024, [0, 0, 0, 1], declaredLength: 8)
         let bytes = RawSTUN.message(length: body.count) + body
-        #expect(throws: STUNParseError.attributeOverrun) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.attributeOverrun) { try parsedAlsoByView(bytes) }
     }
 
     @Test func paddingBeyondTheMessageIsRejected() {
         // SOFTWARE of 5 bytes needs 3 bytes of padding; the message ends first.
         let body: [UInt8] = [0x80, 0x22, 0x00, 0x05, 0x61, 0x62, 0x63, 0x64]
         let bytes = RawSTUN.message(length: body.count) + body
-        #expect(throws: STUNParseError.attributeOverrun) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.attributeOverrun) { try parsedAlsoByView(bytes) }
     }
 
     @Test func wrongCookieIsRejected() {
         var bytes = RFC5769.sampleRequest
         bytes[4] = 0x21; bytes[7] = 0x43
-        #expect(throws: STUNParseError.badMagicCookie) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.badMagicCookie) { try parsedAlsoByView(bytes) }
         #expect(!STUNMessage.looksLikeSTUN(bytes))
     }
 
@@ -64,7 +64,7 @@ import Wire
         for first: UInt8 in [0x40, 0x80, 0xC0] {
             var bytes = RFC5769.sampleRequest
             bytes[0] |= first
-            #expect(throws: STUNParseError.notSTUN) { try STUNMessage.parse(bytes) }
+            #expect(throws: STUNParseError.notSTUN) { try parsedAlsoByView(bytes) }
             #expect(!STUNMessage.looksLikeSTUN(bytes))
         }
     }
@@ -73,13 +73,13 @@ import Wire
         let bytes = RFC5769.sampleIPv4Response + RawSTUN.attribute(0x8022, Array("late".utf8))
         var patched = bytes
         patched[3] = UInt8(bytes.count - 20)
-        #expect(throws: STUNParseError.attributeAfterFingerprint) { try STUNMessage.parse(patched) }
+        #expect(throws: STUNParseError.attributeAfterFingerprint) { try parsedAlsoByView(patched) }
     }
 
     @Test func wrongFingerprintFailsVerification() throws {
         var bytes = RFC5769.sampleIPv4Response
         bytes[bytes.count - 1] ^= 0x01
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(!m.verifyFingerprint(in: bytes))
         #expect(m.verifyIntegrity(key: key, in: bytes))
     }
@@ -87,7 +87,7 @@ import Wire
     @Test func changedBodyFailsIntegrityAndFingerprint() throws {
         var bytes = RFC5769.sampleIPv4Response
         bytes[44] ^= 0x01  // XOR-MAPPED-ADDRESS address byte
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(!m.verifyIntegrity(key: key, in: bytes))
         #expect(!m.verifyFingerprint(in: bytes))
     }
@@ -95,20 +95,20 @@ import Wire
     @Test func wrongIntegrityFailsVerification() throws {
         var bytes = RFC5769.sampleRequest
         bytes[80] ^= 0x80  // first MESSAGE-INTEGRITY byte
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(!m.verifyMessageIntegrity(key: key, in: bytes))
         #expect(!m.verifyIntegrity(key: key, in: bytes))
     }
 
     @Test func verificationAgainstOtherBytesFails() throws {
-        let m = try STUNMessage.parse(RFC5769.sampleRequest)
+        let m = try parsedAlsoByView(RFC5769.sampleRequest)
         #expect(!m.verifyFingerprint(in: RFC5769.sampleIPv4Response))
         #expect(!m.verifyIntegrity(key: key, in: Array(RFC5769.sampleRequest.prefix(50))))
     }
 
     @Test func messageWithoutIntegrityNeverVerifies() throws {
         let bytes = RawSTUN.message(attributes: [(0x0024, [0, 0, 0, 1])])
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(!m.verifyIntegrity(key: key, in: bytes))
         #expect(!m.verifyFingerprint(in: bytes))
     }
@@ -116,7 +116,7 @@ import Wire
     @Test func xorMappedAddressWithBadFamilyIsRejected() {
         for family: UInt8 in [0x00, 0x03, 0xFF] {
             let bytes = RawSTUN.message(type: 0x0101, attributes: [(0x0020, [0, family, 0xA1, 0x47, 0xE1, 0x12, 0xA6, 0x43])])
-            #expect(throws: STUNParseError.malformedAttribute(.xorMappedAddress)) { try STUNMessage.parse(bytes) }
+            #expect(throws: STUNParseError.malformedAttribute(.xorMappedAddress)) { try parsedAlsoByView(bytes) }
         }
     }
 
@@ -130,44 +130,44 @@ import Wire
         ]
         for v in values {
             let bytes = RawSTUN.message(type: 0x0101, attributes: [(0x0020, v)])
-            #expect(throws: STUNParseError.malformedAttribute(.xorMappedAddress)) { try STUNMessage.parse(bytes) }
+            #expect(throws: STUNParseError.malformedAttribute(.xorMappedAddress)) { try parsedAlsoByView(bytes) }
         }
     }
 
     @Test func mappedAddressParsesIPv4AndIPv6() throws {
         let v4 = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 1, 0x12, 0x34, 10, 0, 0, 1])])
-        #expect(try STUNMessage.parse(v4).mappedAddress == TransportAddress(ipv4: 10, 0, 0, 1, port: 0x1234))
+        #expect(try parsedAlsoByView(v4).mappedAddress == TransportAddress(ipv4: 10, 0, 0, 1, port: 0x1234))
         let v6 = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 2, 0, 80] + (1...16).map { UInt8($0) })])
-        let m = try STUNMessage.parse(v6)
+        let m = try parsedAlsoByView(v6)
         #expect(m.mappedAddress?.addressBytes == (1...16).map { UInt8($0) })
         #expect(m.mappedAddress?.port == 80)
         let bad = RawSTUN.message(type: 0x0101, attributes: [(0x0001, [0, 2, 0, 80, 1, 2, 3, 4])])
-        #expect(throws: STUNParseError.malformedAttribute(.mappedAddress)) { try STUNMessage.parse(bad) }
+        #expect(throws: STUNParseError.malformedAttribute(.mappedAddress)) { try parsedAlsoByView(bad) }
     }
 
     @Test func usernameUpTo763BytesIsAcceptedAndLongerIsRejected() throws {
         let ok = RawSTUN.message(attributes: [(0x0006, [UInt8](repeating: 0x61, count: 763))])
-        #expect(try STUNMessage.parse(ok).username?.utf8.count == 763)
+        #expect(try parsedAlsoByView(ok).username?.utf8.count == 763)
         let long = RawSTUN.message(attributes: [(0x0006, [UInt8](repeating: 0x61, count: 764))])
-        #expect(throws: STUNParseError.malformedAttribute(.username)) { try STUNMessage.parse(long) }
+        #expect(throws: STUNParseError.malformedAttribute(.username)) { try parsedAlsoByView(long) }
     }
 
     @Test func usernameThatIsNotUTF8IsRejected() {
         let bytes = RawSTUN.message(attributes: [(0x0006, [0x61, 0xFF, 0xFE])])
-        #expect(throws: STUNParseError.malformedAttribute(.username)) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.malformedAttribute(.username)) { try parsedAlsoByView(bytes) }
     }
 
     @Test func errorCodeTooShortIsRejected() {
         for n in 0..<4 {
             let bytes = RawSTUN.message(type: 0x0111, attributes: [(0x0009, Array([0, 0, 4, 20].prefix(n)))])
-            #expect(throws: STUNParseError.malformedAttribute(.errorCode)) { try STUNMessage.parse(bytes) }
+            #expect(throws: STUNParseError.malformedAttribute(.errorCode)) { try parsedAlsoByView(bytes) }
         }
     }
 
     @Test func errorCodeOutOfRangeIsRejected() {
         for (cls, num): (UInt8, UInt8) in [(2, 0), (7, 0), (4, 100), (0, 0)] {
             let bytes = RawSTUN.message(type: 0x0111, attributes: [(0x0009, [0, 0, cls, num])])
-            #expect(throws: STUNParseError.malformedAttribute(.errorCode)) { try STUNMessage.parse(bytes) }
+            #expect(throws: STUNParseError.malformedAttribute(.errorCode)) { try parsedAlsoByView(bytes) }
         }
     }
 
@@ -178,7 +178,7 @@ import Wire
                 (0x0009, [0, 0, 4, 20] + Array("Unknown Attribute".utf8)),  // 420
                 (0x000A, [0x00, 0x31, 0x7F, 0xFF]),  // UNKNOWN-ATTRIBUTES 0x0031, 0x7FFF
             ])
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(m.type == .bindingErrorResponse)
         #expect(m.errorCode == STUNErrorCode(code: 420, reason: "Unknown Attribute"))
         #expect(m.unknownAttributes == [STUNAttributeType(0x0031), STUNAttributeType(0x7FFF)])
@@ -186,7 +186,7 @@ import Wire
 
     @Test func unknownAttributesWithOddLengthIsRejected() {
         let bytes = RawSTUN.message(type: 0x0111, attributes: [(0x000A, [0x00, 0x31, 0x7F])])
-        #expect(throws: STUNParseError.malformedAttribute(.unknownAttributes)) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.malformedAttribute(.unknownAttributes)) { try parsedAlsoByView(bytes) }
     }
 
     @Test func fixedLengthAttributesWithWrongLengthAreRejected() {
@@ -198,7 +198,7 @@ import Wire
         ]
         for (type, length, expected) in cases {
             let bytes = RawSTUN.message(attributes: [(type, [UInt8](repeating: 0, count: length))])
-            #expect(throws: STUNParseError.malformedAttribute(expected)) { try STUNMessage.parse(bytes) }
+            #expect(throws: STUNParseError.malformedAttribute(expected)) { try parsedAlsoByView(bytes) }
         }
     }
 
@@ -206,12 +206,12 @@ import Wire
         let attributes = [(type: UInt16, value: [UInt8])](repeating: (0x8030, []), count: 10_000)
         let bytes = RawSTUN.message(attributes: attributes)
         #expect(bytes.count == 20 + 40_000)
-        #expect(throws: STUNParseError.tooManyAttributes) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.tooManyAttributes) { try parsedAlsoByView(bytes) }
     }
 
     @Test func attributeCountAtTheBoundIsAccepted() throws {
         let attributes = [(type: UInt16, value: [UInt8])](repeating: (0x8030, []), count: STUNMessage.maxAttributes)
-        let m = try STUNMessage.parse(RawSTUN.message(attributes: attributes))
+        let m = try parsedAlsoByView(RawSTUN.message(attributes: attributes))
         #expect(m.attributeCount == 64)
     }
 
@@ -219,7 +219,7 @@ import Wire
         // 0xFFFC bytes of attributes: one 4-byte header and 65528 value bytes.
         let bytes = RawSTUN.message(attributes: [(0x8030, [UInt8](repeating: 0xAB, count: 65528))])
         #expect(bytes.count == 20 + 0xFFFC)
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(m.byteCount == 65552)
         #expect(m.attributeCount == 1)
         #expect(STUNMessage.looksLikeSTUN(bytes))
@@ -230,7 +230,7 @@ import Wire
         // tops out at 0xFFFC.
         var bytes = RawSTUN.message(length: 0xFFFC)
         bytes += [UInt8](repeating: 0, count: 65536 - bytes.count)
-        #expect(throws: STUNParseError.lengthMismatch) { try STUNMessage.parse(bytes) }
+        #expect(throws: STUNParseError.lengthMismatch) { try parsedAlsoByView(bytes) }
         #expect(!STUNMessage.looksLikeSTUN(bytes))
     }
 
@@ -239,7 +239,7 @@ import Wire
             (0x0031, [1, 2, 3]), (0x8031, [4]), (0x7FFF, []), (0x0031, []),
             (0x0024, [0, 0, 0, 7]),
         ])
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(m.unknownComprehensionRequired == [STUNAttributeType(0x0031), STUNAttributeType(0x7FFF)])
         #expect(m.priority == 7)
         #expect(m.attributeCount == 5)
@@ -256,7 +256,7 @@ import Wire
             RawSTUN.attribute(0x0024, [0, 0, 0, 1]) + RawSTUN.attribute(0x0006, [0x61])
             + RawSTUN.attribute(0x0031, [])
         bytes[2] = UInt8((bytes.count - 20) >> 8); bytes[3] = UInt8((bytes.count - 20) & 0xFF)
-        let m = try STUNMessage.parse(bytes)
+        let m = try parsedAlsoByView(bytes)
         #expect(m.priority == 9)
         #expect(m.username == nil)
         #expect(m.unknownComprehensionRequired.isEmpty)
@@ -267,12 +267,12 @@ import Wire
 
     @Test func onlyTheFirstOfRepeatedAttributesCounts() throws {
         let bytes = RawSTUN.message(attributes: [(0x0024, [0, 0, 0, 1]), (0x0024, [0, 0, 0, 2])])
-        #expect(try STUNMessage.parse(bytes).priority == 1)
+        #expect(try parsedAlsoByView(bytes).priority == 1)
     }
 
     @Test func paddingBytesAreIgnored() throws {
         var bytes = RawSTUN.message(attributes: [(0x0006, [0x61])])
         bytes[25] = 0xFF; bytes[26] = 0xEE; bytes[27] = 0xDD
-        #expect(try STUNMessage.parse(bytes).username == "a")
+        #expect(try parsedAlsoByView(bytes).username == "a")
     }
 }
