@@ -4,7 +4,8 @@ import Wire
 /// Counts of what an agent did with the datagrams it was handed; bad input
 /// is counted and dropped, never thrown at the caller.
 package struct ICECounters: Hashable, Sendable {
-    /// Not a STUN message, or a malformed one (`STUNMessage.parse` failed).
+    /// Not a STUN message, or a malformed one (`STUNMessage.parse` or
+    /// `STUNMessageView` failed).
     package var malformed = 0
     /// Dropped without an answer: FINGERPRINT missing or wrong, a method
     /// other than Binding, a response no transaction expects, a response
@@ -53,18 +54,25 @@ enum ConnectivityCheckResponder {
     /// password (else 401), no unknown comprehension-required attributes
     /// (else 420, authenticated). RFC 8489 sections 6.3, 9.1.3 and 6.3.1.1;
     /// RFC 8445 section 7.3.
+    ///
+    /// Reads the request in place (`STUNMessageView`): the consent check
+    /// (RFC 7675) that passes allocates nothing here; only the 420 path
+    /// lists the unknown attributes.
     static func examine(
-        _ message: STUNMessage, in bytes: RawSpan, local: ICECredentials, remoteUfrag: String?
+        _ message: STUNMessageView, in bytes: RawSpan, local: ICECredentials, remoteUfrag: String?
     ) -> CheckRequestVerdict {
         guard message.verifyFingerprint(in: bytes) else { return .discard }
-        guard let username = message.username, message.messageIntegrity != nil else {
+        guard message.username != nil, message.messageIntegrity != nil else {
             return .reject(.badRequest, unknownAttributes: [], authenticated: false)
         }
-        guard usernameMatches(username, localUfrag: local.ufrag, remoteUfrag: remoteUfrag),
-            message.verifyIntegrity(key: local.key, in: bytes)
+        let matches = message.withUsername(in: bytes) { username in
+            usernameMatches(username, localUfrag: local.ufrag, remoteUfrag: remoteUfrag)
+        }
+        guard matches == true, message.verifyIntegrity(key: local.key, in: bytes)
         else { return .reject(.unauthorized, unknownAttributes: [], authenticated: false) }
-        guard message.unknownComprehensionRequired.isEmpty else {
-            return .reject(.unknownAttribute, unknownAttributes: message.unknownComprehensionRequired, authenticated: true)
+        guard message.unknownComprehensionRequiredCount == 0 else {
+            return .reject(
+                .unknownAttribute, unknownAttributes: message.unknownComprehensionRequired(in: bytes), authenticated: true)
         }
         let control: ICEControlAttribute? =
             if let t = message.iceControlling { .controlling(tieBreaker: t) } else if let t = message.iceControlled {
@@ -77,12 +85,11 @@ enum ConnectivityCheckResponder {
     }
 
     /// RFC 8445 section 7.3: the USERNAME of a check we receive is
-    /// `ourUfrag:theirUfrag`.
-    static func usernameMatches(_ username: String, localUfrag: String, remoteUfrag: String?) -> Bool {
-        let utf8 = username.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let localPart = utf8[..<colon]
-        let remotePart = utf8[utf8.index(after: colon)...]
+    /// `ourUfrag:theirUfrag`; compared byte for byte, in place.
+    static func usernameMatches(_ username: UnsafeRawBufferPointer, localUfrag: String, remoteUfrag: String?) -> Bool {
+        guard let colon = username.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let localPart = username[..<colon]
+        let remotePart = username[(colon + 1)...]
         guard localPart.elementsEqual(localUfrag.utf8), !remotePart.isEmpty else { return false }
         if let remoteUfrag { return remotePart.elementsEqual(remoteUfrag.utf8) }
         return true

@@ -304,8 +304,11 @@ extension ICEAgent {
         _ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
         to local: TransportAddress, now: Instant
     ) {
+        // The same in-place validation as the lite agent; the view accepts
+        // whatever `STUNMessage.parse` accepted.
+        guard let view = try? STUNMessageView(bytes) else { counters.malformed += 1; return }
         let verdict = ConnectivityCheckResponder.examine(
-            message, in: bytes, local: localCredentials,
+            view, in: bytes, local: localCredentials,
             remoteUfrag: remoteCredentials?.ufrag)
         let check: AuthenticatedCheck
         switch verdict {

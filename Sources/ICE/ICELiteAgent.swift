@@ -75,7 +75,7 @@ package struct ICELiteAgent {
 
     private var remotes: [RemoteAddress] = []
     private var connectDeadline: Instant?
-    private var transmits: [(bytes: [UInt8], to: TransportAddress, from: TransportAddress?)] = []
+    private var transmits = STUNTransmitQueue(capacity: ICELiteAgent.maxQueued)
     private var events: [ICEEvent] = []
 
     package init(
@@ -148,8 +148,9 @@ package struct ICELiteAgent {
     ) {
         handleTimeout(now: now)
         guard state != .failed else { counters.discarded += 1; return }
-        let message: STUNMessage
-        do { message = try STUNMessage.parse(bytes) } catch { counters.malformed += 1; return }
+        // Read in place: a consent check allocates nothing (issue #14).
+        let message: STUNMessageView
+        do { message = try STUNMessageView(bytes) } catch { counters.malformed += 1; return }
         guard message.type.method == .binding else { counters.discarded += 1; return }
         switch message.type.messageClass {
         case .indication:
@@ -170,7 +171,7 @@ package struct ICELiteAgent {
     }
 
     private mutating func handleRequest(
-        _ message: STUNMessage, _ bytes: RawSpan, from source: TransportAddress,
+        _ message: STUNMessageView, _ bytes: RawSpan, from source: TransportAddress,
         to local: TransportAddress?, now: Instant
     ) {
         let verdict = ConnectivityCheckResponder.examine(
@@ -196,7 +197,7 @@ package struct ICELiteAgent {
 
     private mutating func reject(
         _ code: STUNErrorCode, unknownAttributes: [STUNAttributeType], authenticated: Bool,
-        _ message: STUNMessage, to source: TransportAddress, from local: TransportAddress?
+        _ message: STUNMessageView, to source: TransportAddress, from local: TransportAddress?
     ) {
         counters.rejected += 1
         guard
@@ -204,20 +205,25 @@ package struct ICELiteAgent {
                 code, unknownAttributes: unknownAttributes, authenticated: authenticated,
                 transactionID: message.transactionID, local: localCredentials, software: configuration.software)
         else { return }
-        enqueue(response, to: source, from: local)
+        transmits.enqueue(response, to: source, from: local)
     }
 
     private mutating func accept(
         _ check: AuthenticatedCheck, from source: TransportAddress, to local: TransportAddress?, now: Instant
     ) {
-        guard
-            let response = ConnectivityCheckResponder.success(
-                transactionID: check.transactionID, source: source, local: localCredentials,
-                software: configuration.software)
-        else { counters.discarded += 1; return }
+        // RFC 8445 section 7.3.1.3, written in place into a kept buffer.
+        let key = localCredentials.key
+        let software = configuration.software
+        let length =
+            BindingSuccessResponseWriter.length(address: source, softwareLength: software?.utf8.count)
+            ?? BindingSuccessResponseWriter.maxLength
+        let written = transmits.enqueue(to: source, from: local, maxLength: length) {
+            BindingSuccessResponseWriter.write(
+                into: $0, transactionID: check.transactionID, xorMappedAddress: source, key: key, software: software)
+        }
+        guard written else { counters.discarded += 1; return }
         counters.validChecks += 1
         learn(source, priority: check.priority, local: local, now: now)
-        enqueue(response, to: source, from: local)
 
         // RFC 8445 section 7.3.1.5: USE-CANDIDATE from the controlling agent
         // nominates the pair; for a lite agent that selects it at once. The
@@ -297,16 +303,21 @@ package struct ICELiteAgent {
     /// The next datagram to send, to `to`, from our address `from` (nil:
     /// the socket's own).
     package mutating func pollTransmit() -> (bytes: [UInt8], to: TransportAddress, from: TransportAddress?)? {
-        transmits.isEmpty ? nil : transmits.removeFirst()
+        transmits.dequeue { bytes, to, from in (Array(bytes), to, from) }
+    }
+
+    /// Takes the next datagram to send and calls `body` with its bytes
+    /// (valid only during the call), where it goes and where it leaves
+    /// from; nil when none is queued. Unlike `pollTransmit()`, it copies
+    /// nothing: the owner writes the bytes straight into its transmit slot.
+    package mutating func withNextTransmit<R>(
+        _ body: (UnsafeRawBufferPointer, TransportAddress, TransportAddress?) -> R
+    ) -> R? {
+        transmits.dequeue(body)
     }
 
     package mutating func pollEvent() -> ICEEvent? {
         events.isEmpty ? nil : events.removeFirst()
-    }
-
-    private mutating func enqueue(_ bytes: [UInt8], to address: TransportAddress, from local: TransportAddress?) {
-        if transmits.count >= Self.maxQueued { transmits.removeFirst() }
-        transmits.append((bytes, address, local))
     }
 
     private mutating func push(_ event: ICEEvent) {
