@@ -237,7 +237,9 @@ package final class TransportEngine {
 
     /// Sends what `transport` queued and reports its events.
     package func flush(_ id: TransportID, _ transport: PeerTransport, output: any DatagramOutput) {
-        while let out = transport.pollTransmit() { output.send(out.bytes, to: out.to, from: out.from) }
+        // Straight from the transport's buffers into transmit slots: a
+        // consent check's response is never an array here (issue #14).
+        transport.sendTransmits { bytes, to, from in output.send(bytes, to: to, from: from) }
         while let event = transport.pollEvent() {
             onEvent?(id, event)
             switch event {

@@ -23,7 +23,13 @@ package struct PeerRouter<Key: Hashable> {
         package init() {}
     }
 
-    private var byUfrag: [String: Key] = [:]
+    /// Transports by local ufrag, keyed by a hash of its bytes so that a
+    /// check's USERNAME is looked up in place, without making a String
+    /// (issue #14): one hash and one short bucket per check, O(1) however
+    /// many transports a worker holds. A bucket lists every ufrag with that
+    /// hash, compared byte for byte, so a collision costs a comparison,
+    /// never a wrong owner.
+    private var byUfrag: [Int: [(ufrag: [UInt8], key: Key)]] = [:]
     private var byAddress: [TransportAddress: Key] = [:]
     /// Bound addresses per transport, oldest first.
     private var addressesOf: [Key: [TransportAddress]] = [:]
@@ -38,13 +44,21 @@ package struct PeerRouter<Key: Hashable> {
 
     /// A transport waiting for checks addressed to `localUfrag`.
     package mutating func register(_ key: Key, localUfrag: String) {
-        byUfrag[localUfrag] = key
+        let ufrag = Array(localUfrag.utf8)
+        let hash = ufrag.withUnsafeBytes { Self.hash($0) }
+        var bucket = byUfrag[hash] ?? []
+        bucket.removeAll { $0.ufrag == ufrag }
+        bucket.append((ufrag, key))
+        byUfrag[hash] = bucket
         addressesOf[key, default: []] = addressesOf[key] ?? []
     }
 
     /// Forgets a transport and every address bound to it.
     package mutating func remove(_ key: Key) {
-        byUfrag = byUfrag.filter { $0.value != key }
+        for (hash, bucket) in byUfrag where bucket.contains(where: { $0.key == key }) {
+            let kept = bucket.filter { $0.key != key }
+            byUfrag[hash] = kept.isEmpty ? nil : kept
+        }
         for address in addressesOf.removeValue(forKey: key) ?? [] where byAddress[address] == key {
             byAddress[address] = nil
         }
@@ -93,11 +107,22 @@ package struct PeerRouter<Key: Hashable> {
     package var transportCount: Int { addressesOf.count }
     package func boundAddresses(of key: Key) -> [TransportAddress] { addressesOf[key] ?? [] }
 
+    /// The transport whose local ufrag is the part of a Binding request's
+    /// USERNAME before the colon (RFC 8445 section 7.3), read in place.
     private func ufragOwner(_ datagram: UnsafeRawBufferPointer) -> Key? {
-        guard let message = try? STUNMessage.parse(RawSpan(_unsafeBytes: datagram)),
-            message.type == .bindingRequest, let username = message.username,
-            let colon = username.firstIndex(of: ":")
-        else { return nil }
-        return byUfrag[String(username[..<colon])]
+        let bytes = RawSpan(_unsafeBytes: datagram)
+        guard let message = try? STUNMessageView(bytes), message.type == .bindingRequest else { return nil }
+        let owner = message.withUsername(in: bytes) { username -> Key? in
+            guard let colon = username.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let ufrag = UnsafeRawBufferPointer(rebasing: username[..<colon])
+            return byUfrag[Self.hash(ufrag)]?.first { $0.ufrag.elementsEqual(ufrag) }?.key
+        }
+        return owner ?? nil
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: bytes)
+        return hasher.finalize()
     }
 }

@@ -45,11 +45,6 @@ package final class PeerTransport {
 
     package enum State: Equatable, Sendable { case connecting, connected, failed, closed }
 
-    private enum Agent {
-        case lite(ICELiteAgent)
-        case full(ICEAgent)
-    }
-
     package let role: Role
     package let localCredentials: ICECredentials
     package private(set) var state: State = .connecting
@@ -57,7 +52,13 @@ package final class PeerTransport {
     /// The profile DTLS negotiated, once connected.
     package private(set) var srtpProfile: SRTPProfile?
 
-    private var agent: Agent
+    // Exactly one of the two is set, by role. Two optionals rather than
+    // an enum: `lite?.handleSTUN(...)` mutates the agent in place, where
+    // taking it out of an enum payload and putting it back would leave two
+    // references to its arrays during the call and copy them on write:
+    // allocations on every consent check (issue #14).
+    private var lite: ICELiteAgent?
+    private var full: ICEAgent?
     private var dtls: DTLSEndpoint
     private var dtlsStarted = false
     /// Where DTLS answers go on the server: the validated address the
@@ -88,10 +89,10 @@ package final class PeerTransport {
         self.configuration = configuration
         switch role {
         case .server:
-            agent = .lite(ICELiteAgent(localCredentials: localCredentials, configuration: configuration.iceLite, now: now))
+            lite = ICELiteAgent(localCredentials: localCredentials, configuration: configuration.iceLite, now: now)
             dtls = try DTLSEndpoint(role: .server, certificate: certificate, configuration: configuration.dtls)
         case .client:
-            agent = .full(ICEAgent(localCredentials: localCredentials, configuration: configuration.iceFull))
+            full = ICEAgent(localCredentials: localCredentials, configuration: configuration.iceFull)
             dtls = try DTLSEndpoint(role: .client, certificate: certificate, configuration: configuration.dtls)
         }
     }
@@ -104,23 +105,16 @@ package final class PeerTransport {
     /// Fingerprints may arrive after the DTLS handshake: keys are released
     /// only once one matches.
     package func setRemoteParameters(credentials: ICECredentials, fingerprints: [CertificateFingerprint], now: Instant) {
-        switch agent {
-        case .lite(var a):
-            a.setRemoteCredentials(credentials)
-            agent = .lite(a)
-        case .full(var a):
-            a.setRemoteCredentials(credentials, now: now)
-            agent = .full(a)
-        }
+        lite?.setRemoteCredentials(credentials)
+        full?.setRemoteCredentials(credentials, now: now)
         dtls.setExpectedPeerFingerprints(fingerprints)
         drain(now: now)
     }
 
     /// Client only: a local address the owner has bound.
     package func addLocalCandidate(_ candidate: ICECandidate, now: Instant) {
-        guard case .full(var a) = agent else { return }
-        a.addLocalCandidate(candidate)
-        agent = .full(a)
+        guard full != nil else { return }
+        full?.addLocalCandidate(candidate)
         drain(now: now)
     }
 
@@ -128,17 +122,15 @@ package final class PeerTransport {
     /// If it carried the selected pair, ICE nominates a pair on another
     /// local address and media follows.
     package func removeLocalCandidate(_ address: TransportAddress, now: Instant) {
-        guard case .full(var a) = agent else { return }
-        a.removeLocalCandidate(address)
-        agent = .full(a)
+        guard full != nil else { return }
+        full?.removeLocalCandidate(address)
         drain(now: now)
     }
 
     /// Client only: a candidate from the peer's SDP or trickle.
     package func addRemoteCandidate(_ candidate: ICECandidate, now: Instant) {
-        guard case .full(var a) = agent else { return }
-        a.addRemoteCandidate(candidate)
-        agent = .full(a)
+        guard full != nil else { return }
+        full?.addRemoteCandidate(candidate)
         drain(now: now)
     }
 
@@ -155,14 +147,8 @@ package final class PeerTransport {
         switch DatagramKind.classify(UnsafeRawBufferPointer(datagram)) {
         case .stun:
             let bytes = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(datagram))
-            switch agent {
-            case .lite(var a):
-                a.handleSTUN(bytes, from: source, to: local, now: now)
-                agent = .lite(a)
-            case .full(var a):
-                a.handleSTUN(bytes, from: source, to: local ?? source, now: now)
-                agent = .full(a)
-            }
+            lite?.handleSTUN(bytes, from: source, to: local, now: now)
+            full?.handleSTUN(bytes, from: source, to: local ?? source, now: now)
             drain(now: now)
             return .handled
         case .dtls:
@@ -282,11 +268,7 @@ package final class PeerTransport {
 
     package var nextDeadline: Instant? {
         guard state == .connecting || state == .connected else { return nil }
-        let iceDeadline: Instant? =
-            switch agent {
-            case .lite(let a): a.nextDeadline
-            case .full(let a): a.nextDeadline
-            }
+        let iceDeadline = lite != nil ? lite?.nextDeadline : full?.nextDeadline
         switch (iceDeadline, dtls.nextDeadline) {
         case let (a?, b?): return min(a, b)
         case let (a?, nil): return a
@@ -297,20 +279,32 @@ package final class PeerTransport {
 
     package func handleTimeout(now: Instant) {
         guard state == .connecting || state == .connected else { return }
-        switch agent {
-        case .lite(var a):
-            a.handleTimeout(now: now)
-            agent = .lite(a)
-        case .full(var a):
-            a.handleTimeout(now: now)
-            agent = .full(a)
-        }
+        lite?.handleTimeout(now: now)
+        full?.handleTimeout(now: now)
         if let d = dtls.nextDeadline, d <= now { dtls.handleTimeout(now: now) }
         drain(now: now)
     }
 
+    /// The next datagram to send, as a value (tests, roombot's client
+    /// transport): the lite agent's STUN responses first, copied into an
+    /// array; the server's engine uses `sendTransmits(_:)` instead.
     package func pollTransmit() -> OutgoingDatagram? {
-        transmitQueue.isEmpty ? nil : transmitQueue.removeFirst()
+        if let t = lite?.withNextTransmit({ bytes, to, from in OutgoingDatagram(bytes: Array(bytes), to: to, from: from) }) {
+            return t
+        }
+        return transmitQueue.isEmpty ? nil : transmitQueue.removeFirst()
+    }
+
+    /// Hands every queued datagram to `send`, in `pollTransmit` order,
+    /// the bytes valid only during the call: a STUN response goes from the
+    /// lite agent's kept buffer straight to the caller (a transmit slot),
+    /// so answering a consent check allocates nothing (issue #14).
+    package func sendTransmits(_ send: (UnsafeRawBufferPointer, TransportAddress, TransportAddress?) -> Void) {
+        while lite?.withNextTransmit(send) != nil {}
+        while !transmitQueue.isEmpty {
+            let out = transmitQueue.removeFirst()
+            out.bytes.withUnsafeBytes { send($0, out.to, out.from) }
+        }
     }
 
     package func pollEvent() -> PeerTransportEvent? {
@@ -319,20 +313,14 @@ package final class PeerTransport {
 
     /// Where media goes: the address ICE selected, while consent holds.
     package var selectedAddress: TransportAddress? {
-        switch agent {
-        case .lite(let a): a.selectedAddress
-        case .full(let a): a.selectedPair?.remote
-        }
+        lite != nil ? lite?.selectedAddress : full?.selectedPair?.remote
     }
 
     /// Our side of the selected pair, which media leaves from: on a
     /// wildcard-bound server socket the address the nominating check
     /// arrived on (nil where the socket has one address).
     package var selectedLocalAddress: TransportAddress? {
-        switch agent {
-        case .lite(let a): a.selectedLocalAddress
-        case .full(let a): a.selectedPair?.local
-        }
+        lite != nil ? lite?.selectedLocalAddress : full?.selectedPair?.local
     }
 
     /// Sends DTLS close_notify; the transport is closed afterwards.
@@ -349,10 +337,7 @@ package final class PeerTransport {
     /// is the remote side of a valid pair (the client): only such
     /// addresses may send us media or receive DTLS.
     package func isValidated(_ address: TransportAddress) -> Bool {
-        switch agent {
-        case .lite(let a): a.isValidatedAddress(address)
-        case .full(let a): a.isValidRemote(address)
-        }
+        lite?.isValidatedAddress(address) ?? full?.isValidRemote(address) ?? false
     }
 
     /// Moves everything the ICE agent and the DTLS endpoint produced into
@@ -363,12 +348,13 @@ package final class PeerTransport {
     }
 
     private func drainICE(now: Instant) {
-        switch agent {
-        case .lite(var a):
-            while let t = a.pollTransmit() { transmitQueue.append(OutgoingDatagram(bytes: t.bytes, to: t.to, from: t.from)) }
+        if lite != nil {
+            // The lite agent's responses stay in its queue of kept buffers
+            // until `pollTransmit` or `sendTransmits` takes them: a consent
+            // check's answer is never copied into an array here.
             var selected: TransportAddress?
             var failure: PeerTransportFailure?
-            while let e = a.pollEvent() {
+            while let e = lite?.pollEvent() {
                 switch e {
                 case .selectedAddressChanged(let address): selected = address
                 case .consentExpired: failure = .consentExpired
@@ -376,10 +362,10 @@ package final class PeerTransport {
                 default: break
                 }
             }
-            agent = .lite(a)
             if let selected { events.append(.selectedAddressChanged(selected)) }
             if let failure { fail(failure) }
-        case .full(var a):
+        } else if var a = full {
+            full = nil
             while let t = a.pollTransmit() { transmitQueue.append(OutgoingDatagram(bytes: t.bytes, to: t.to, from: t.from)) }
             var selected: TransportAddress?
             var failure: PeerTransportFailure?
@@ -391,7 +377,7 @@ package final class PeerTransport {
                 default: break
                 }
             }
-            agent = .full(a)
+            full = a
             if let selected {
                 events.append(.selectedAddressChanged(selected))
                 // The DTLS client starts once ICE has a pair to send on.
@@ -407,8 +393,7 @@ package final class PeerTransport {
     private func drainDTLS() {
         let destination: TransportAddress?
         let source: TransportAddress?
-        switch agent {
-        case .lite(let a):
+        if let a = lite {
             // DTLS answers the address (and leaves from our address) its
             // peer's last flight used, else the selected pair.
             if let peer = dtlsPeer, a.isValidatedAddress(peer) {
@@ -418,9 +403,9 @@ package final class PeerTransport {
                 destination = a.selectedAddress
                 source = a.selectedLocalAddress
             }
-        case .full(let a):
-            destination = a.selectedPair?.remote
-            source = a.selectedPair?.local
+        } else {
+            destination = full?.selectedPair?.remote
+            source = full?.selectedPair?.local
         }
         while let bytes = dtls.pollTransmit() {
             // No validated address: the flight is dropped; DTLS retransmits.

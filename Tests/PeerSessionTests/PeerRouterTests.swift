@@ -28,6 +28,22 @@ import Wire
         #expect(r.counters.unknownUfrag == 1)
     }
 
+    /// The ufrag is looked up from the USERNAME bytes (issue #14): among
+    /// thousands of transports each check finds its own, a re-registered
+    /// ufrag moves, and a removed one is gone.
+    @Test func ufragLookupScalesAndFollowsRegistrations() throws {
+        var r = PeerRouter<Int>()
+        for i in 0..<3000 { r.register(i, localUfrag: "u\(i)") }
+        for i in stride(from: 0, to: 3000, by: 97) { #expect(route(&r, try check(to: "u\(i)"), from: alice) == i) }
+        r.register(7000, localUfrag: "u5")
+        #expect(route(&r, try check(to: "u5"), from: alice) == 7000)
+        r.remove(7000)
+        #expect(route(&r, try check(to: "u5"), from: alice) == nil)
+        #expect(route(&r, try check(to: "u6"), from: alice) == 6)
+        // A prefix or an extension of a ufrag is another ufrag.
+        #expect(route(&r, try check(to: "u1000x"), from: alice) == nil)
+    }
+
     @Test func mediaFromAnUnboundAddressIsDropped() {
         var r = PeerRouter<Int>()
         r.register(1, localUfrag: "aaaa")

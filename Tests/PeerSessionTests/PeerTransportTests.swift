@@ -176,6 +176,30 @@ import Wire
         #expect(link.clientReceived.map(\.bytes) == [rtp(40, ssrc: 0x0102_0304), rtp(41, ssrc: 0x0102_0304)])
     }
 
+    /// The engine's path (issue #14): a consent check's answer is handed
+    /// out by `sendTransmits` from the lite agent's buffer, the same bytes
+    /// `pollTransmit` gives, and it refreshes consent.
+    @Test func consentCheckIsAnsweredThroughSendTransmits() throws {
+        let link = try TransportLink()
+        #expect(link.connect())
+        let id = TransactionID(high: 0x5EED, low: 42)
+        let remote = link.server.localCredentials
+        var check = try STUNMessageBuilder.bindingRequest(
+            transactionID: id, username: "\(remote.ufrag):\(link.client.localCredentials.ufrag)", priority: 1,
+            control: .controlling(tieBreaker: 1), key: remote.key)
+        let source = try #require(link.server.selectedAddress)
+        let now = link.clock.now
+        _ = check.withUnsafeMutableBytes { link.server.receive($0, from: source, now: now) }
+        var sent: [([UInt8], TransportAddress)] = []
+        link.server.sendTransmits { bytes, to, _ in sent.append((Array(bytes), to)) }
+        let expected = try STUNMessageBuilder.bindingSuccessResponse(
+            transactionID: id, xorMappedAddress: source, key: remote.key)
+        #expect(sent.map(\.0) == [expected])
+        #expect(sent.map(\.1) == [source])
+        #expect(link.server.pollTransmit() == nil)
+        #expect(link.server.state == .connected)
+    }
+
     @Test func staysConnectedForMinutesOnConsentRefresh() throws {
         let link = try TransportLink()
         #expect(link.connect())
