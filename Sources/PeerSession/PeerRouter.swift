@@ -23,13 +23,18 @@ package struct PeerRouter<Key: Hashable> {
         package init() {}
     }
 
-    /// Transports by local ufrag, keyed by a hash of its bytes so that a
-    /// check's USERNAME is looked up in place, without making a String
-    /// (issue #14): one hash and one short bucket per check, O(1) however
-    /// many transports a worker holds. A bucket lists every ufrag with that
-    /// hash, compared byte for byte, so a collision costs a comparison,
-    /// never a wrong owner.
-    private var byUfrag: [Int: [(ufrag: [UInt8], key: Key)]] = [:]
+    /// Local ufrags by a hash of their bytes, so that a check's USERNAME is
+    /// looked up in place, without making a String (issue #14): one hash
+    /// and one short bucket per check, O(1) however many transports a
+    /// worker holds. A bucket lists every ufrag with that hash, compared
+    /// byte for byte, so a collision costs a comparison, never a wrong
+    /// owner. The buckets hold no `Key`: code generic over `Key` is not
+    /// specialized across modules, and walking an array of generic tuples
+    /// there allocated a coroutine frame per element read.
+    private var ufrags: [Int: [RegisteredUfrag]] = [:]
+    /// The transport of each `RegisteredUfrag.id`.
+    private var ufragOwners: [Int: Key] = [:]
+    private var nextUfragID = 0
     private var byAddress: [TransportAddress: Key] = [:]
     /// Bound addresses per transport, oldest first.
     private var addressesOf: [Key: [TransportAddress]] = [:]
@@ -46,18 +51,25 @@ package struct PeerRouter<Key: Hashable> {
     package mutating func register(_ key: Key, localUfrag: String) {
         let ufrag = Array(localUfrag.utf8)
         let hash = ufrag.withUnsafeBytes { Self.hash($0) }
-        var bucket = byUfrag[hash] ?? []
-        bucket.removeAll { $0.ufrag == ufrag }
-        bucket.append((ufrag, key))
-        byUfrag[hash] = bucket
+        if let existing = ufrags[hash]?.first(where: { $0.ufrag == ufrag }) {
+            ufragOwners[existing.id] = key
+        } else {
+            nextUfragID += 1
+            ufrags[hash, default: []].append(RegisteredUfrag(ufrag: ufrag, id: nextUfragID))
+            ufragOwners[nextUfragID] = key
+        }
         addressesOf[key, default: []] = addressesOf[key] ?? []
     }
 
     /// Forgets a transport and every address bound to it.
     package mutating func remove(_ key: Key) {
-        for (hash, bucket) in byUfrag where bucket.contains(where: { $0.key == key }) {
-            let kept = bucket.filter { $0.key != key }
-            byUfrag[hash] = kept.isEmpty ? nil : kept
+        let gone = Set(ufragOwners.filter { $0.value == key }.keys)
+        if !gone.isEmpty {
+            for id in gone { ufragOwners[id] = nil }
+            for (hash, bucket) in ufrags where bucket.contains(where: { gone.contains($0.id) }) {
+                let kept = bucket.filter { !gone.contains($0.id) }
+                ufrags[hash] = kept.isEmpty ? nil : kept
+            }
         }
         for address in addressesOf.removeValue(forKey: key) ?? [] where byAddress[address] == key {
             byAddress[address] = nil
@@ -115,7 +127,8 @@ package struct PeerRouter<Key: Hashable> {
         let owner = message.withUsername(in: bytes) { username -> Key? in
             guard let colon = username.firstIndex(of: UInt8(ascii: ":")) else { return nil }
             let ufrag = UnsafeRawBufferPointer(rebasing: username[..<colon])
-            return byUfrag[Self.hash(ufrag)]?.first { $0.ufrag.elementsEqual(ufrag) }?.key
+            guard let entry = ufrags[Self.hash(ufrag)]?.first(where: { $0.ufrag.elementsEqual(ufrag) }) else { return nil }
+            return ufragOwners[entry.id]
         }
         return owner ?? nil
     }
@@ -125,4 +138,11 @@ package struct PeerRouter<Key: Hashable> {
         hasher.combine(bytes: bytes)
         return hasher.finalize()
     }
+}
+
+/// A local ufrag's bytes and the id `PeerRouter` keeps its owner under; not
+/// nested in the generic router, so the lookup's code is concrete.
+private struct RegisteredUfrag {
+    var ufrag: [UInt8]
+    var id: Int
 }
