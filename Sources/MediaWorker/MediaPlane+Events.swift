@@ -40,9 +40,12 @@ extension MediaPlane {
         _ events: Mailbox<WorkerReport>, while flag: DeliveryFlag, failures: TransportFailureHandler,
         reports: MediaEventHandler
     ) {
+        // Kept between drains: no allocation per wake-up.
+        var drained: [WorkerReport] = []
         while flag.running.load(ordering: .acquiring) {
             events.wait(milliseconds: 250)
-            for report in events.drain() {
+            events.drain(into: &drained)
+            for report in drained {
                 switch report {
                 case .transportFailed(let participant, let role, let failed):
                     failures.handler.withLock { $0 }?(participant, role, failed)

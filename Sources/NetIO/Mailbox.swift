@@ -40,6 +40,18 @@ package final class Mailbox<Message: Sendable>: Sendable {
         return poll(&fd, 1, milliseconds) > 0
     }
 
+    /// Takes every waiting message into `drained` (emptied first), oldest
+    /// first, and clears the wakeup. The queue and `drained` swap storage,
+    /// so a caller that keeps `drained` between calls allocates nothing in
+    /// steady state (`drain()` copies the queue out, and emptying a queue
+    /// whose storage is shared with that copy allocates a new one).
+    package func drain(into drained: inout [Message]) {
+        var counter: UInt64 = 0
+        _ = read(eventDescriptor, &counter, 8)
+        drained.removeAll(keepingCapacity: true)
+        queue.withLock { q in swap(&q, &drained) }
+    }
+
     /// Takes every waiting message, oldest first, and clears the wakeup.
     package func drain() -> [Message] {
         var counter: UInt64 = 0

@@ -42,6 +42,8 @@ extension WorkerEngine {
 /// packets are read, handled and sent on that thread, without a lock.
 package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     package let mailbox = Mailbox<Engine.Control>()
+    /// The last drain's messages, kept so a drain allocates nothing.
+    private var drained: [Engine.Control] = []
     package let localAddress: SocketAddress
     /// Bound to ::, receiving IPv4 too (see `UDPSocket`).
     package let isDualStack: Bool
@@ -188,8 +190,11 @@ package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
 
     private func drainMailbox() {
         let now = MonotonicClock.now()
-        for message in mailbox.drain() {
+        mailbox.drain(into: &drained)
+        for message in drained {
             engine.control(message, now: now, transmit: transmit)
         }
+        // The messages go now (their payloads may be large); the capacity stays.
+        drained.removeAll(keepingCapacity: true)
     }
 }
