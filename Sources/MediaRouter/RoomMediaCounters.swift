@@ -1,6 +1,7 @@
 import DTLS
 import Forwarding
 import PeerSession
+import Wire
 
 /// What one worker's media engine has done since it started, for metrics.
 /// A plain value: the server reads a copy through a control closure.
@@ -56,7 +57,7 @@ package struct RoomMediaCounters: Equatable, Sendable {
     /// subscriptions when they end or at snapshot), and the latency of
     /// the last ones (request to first packet of the new layer).
     package var layerSwitches: UInt64 = 0
-    package var layerSwitchLatency = LatencyHistogram()
+    package var layerSwitchLatency = DurationHistogram(.layerSwitch)
     /// Commands for another worker, or naming an unknown transport or track.
     package var commandsIgnored: UInt64 = 0
     /// Relays between workers (a room spanning them): packets sent to far
@@ -211,44 +212,5 @@ package struct TransportFailures: Equatable, Sendable {
             case .certificateGenerationFailed, .invalidPEM, .setupFailed: dtlsSetupFailed &+= 1
             }
         }
-    }
-}
-
-/// Durations in fixed buckets (upper bounds in milliseconds), for switch
-/// latency: enough for p50/p95 without keeping samples.
-package struct LatencyHistogram: Equatable, Sendable {
-    package static let bucketBounds: [Int64] = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000]
-    /// One count per bound, and a last one for longer.
-    package private(set) var counts: [UInt64] = Array(repeating: 0, count: LatencyHistogram.bucketBounds.count + 1)
-    package private(set) var total: UInt64 = 0
-    package private(set) var sumMilliseconds: Int64 = 0
-
-    package init() {}
-
-    package mutating func record(_ d: Duration) {
-        let ms = d.nanoseconds / 1_000_000
-        let i = Self.bucketBounds.firstIndex { ms <= $0 } ?? Self.bucketBounds.count
-        counts[i] &+= 1
-        total &+= 1
-        sumMilliseconds &+= ms
-    }
-
-    package mutating func merge(_ other: LatencyHistogram) {
-        for i in counts.indices { counts[i] &+= other.counts[i] }
-        total &+= other.total
-        sumMilliseconds &+= other.sumMilliseconds
-    }
-
-    /// The bucket bound at or below which `fraction` of the samples lie
-    /// (nil without samples; Int64.max past the last bound).
-    package func quantile(_ fraction: Double) -> Int64? {
-        guard total > 0 else { return nil }
-        let wanted = UInt64((Double(total) * fraction).rounded(.up))
-        var seen: UInt64 = 0
-        for (i, c) in counts.enumerated() {
-            seen += c
-            if seen >= wanted { return i < Self.bucketBounds.count ? Self.bucketBounds[i] : .max }
-        }
-        return .max
     }
 }

@@ -138,7 +138,7 @@ package final class MediaPlane: Sendable {
     /// flushed; any thread.
     package func udpSends() -> [UDPSegmentation] { workers.map(\.sendCounters.snapshot) }
     /// Each worker's receive-to-send delay histogram (any thread; atomics only).
-    package func workerDelays() -> [WorkerDelayHistogram] { workers.map(\.delayHistogram) }
+    package func workerDelays() -> [DurationHistogram] { workers.map(\.delayHistogram) }
 
     package var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
     /// Each worker's ICE-TCP listening address (empty without ICE-TCP).

@@ -35,7 +35,7 @@ package final class TransmitQueue {
     private let stamps: UnsafeMutablePointer<Int64>
     private var stampedSlots = 0
     /// Receive-to-send delay of every stamped datagram flushed so far.
-    package private(set) var delay = WorkerDelayHistogram()
+    package private(set) var delay = DurationHistogram(.workerDelay)
     /// `delay` as last flushed, readable from any thread.
     package let publishedDelay = PublishedDelayHistogram()
 

@@ -65,7 +65,7 @@ package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     /// The same, as last published: any thread (`/metrics`).
     package var sendCounters: UDPSendCounters { transmit.published }
     /// Receive-to-send delay of what this worker sent (any thread).
-    package var delayHistogram: WorkerDelayHistogram { transmit.publishedDelay.snapshot }
+    package var delayHistogram: DurationHistogram { transmit.publishedDelay.snapshot }
     /// Work done once per loop turn besides the socket, the mailbox and the
     /// timers, before the flush (the media plane drains the rings from the
     /// other workers and wakes the workers it pushed to). Returns true when

@@ -1,25 +1,33 @@
 import NetIO
+import Wire
 
 extension MediaMetrics {
     /// How long the media workers held what they sent in answer to a
-    /// received datagram (`WorkerDelayHistogram`: `recvmmsg` to `sendmmsg`,
-    /// forwarded copies included), summed over workers, as a Prometheus
-    /// histogram in seconds. Packets a worker got from another worker's
-    /// ring are not in it: the ring hop is counted by neither side.
-    static func workerDelayPrometheus(_ histograms: [WorkerDelayHistogram]) -> String {
-        var all = WorkerDelayHistogram()
+    /// received datagram (`recvmmsg` to `sendmmsg`, forwarded copies
+    /// included), summed over workers. Packets a worker got from another
+    /// worker's ring are not in it: the ring hop is counted by neither side.
+    static func workerDelayPrometheus(_ histograms: [DurationHistogram]) -> String {
+        var all = DurationHistogram(.workerDelay)
         for h in histograms { all.merge(h) }
-        let name = "swiftlet_worker_delay_seconds"
-        var out = "# HELP \(name) Time from recvmmsg returning a datagram to sendmmsg taking each datagram sent in answer.\n"
-        out += "# TYPE \(name) histogram\n"
+        return all.prometheus(
+            "swiftlet_worker_delay_seconds",
+            help: "Time from recvmmsg returning a datagram to sendmmsg taking each datagram sent in answer.")
+    }
+}
+
+extension DurationHistogram {
+    /// A Prometheus histogram in seconds: cumulative buckets by upper bound
+    /// (`le`), `+Inf`, `_sum` and `_count`.
+    func prometheus(_ name: String, help: String) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
         var cumulative: UInt64 = 0
-        for (i, bound) in WorkerDelayHistogram.boundsMicroseconds.enumerated() {
-            cumulative &+= all.counts[i]
-            out += "\(name)_bucket{le=\"\(Double(bound) / 1_000_000)\"} \(cumulative)\n"
+        for i in 0..<buckets.count {
+            cumulative &+= count(inBucket: i)
+            out += "\(name)_bucket{le=\"\(Double(buckets.bound(i)) / 1e9)\"} \(cumulative)\n"
         }
-        out += "\(name)_bucket{le=\"+Inf\"} \(all.total)\n"
-        out += "\(name)_sum \(Double(all.sumNanoseconds) / 1_000_000_000)\n"
-        out += "\(name)_count \(all.total)\n"
+        out += "\(name)_bucket{le=\"+Inf\"} \(total)\n"
+        out += "\(name)_sum \(Double(sumNanoseconds) / 1e9)\n"
+        out += "\(name)_count \(total)\n"
         return out
     }
 }

@@ -1,6 +1,7 @@
 import MediaRouter
 import MediaWorker
 import NetIO
+import Wire
 
 /// The media workers' counters in Prometheus text format, summed over workers.
 enum MediaMetrics {
@@ -101,18 +102,10 @@ enum MediaMetrics {
             dtls.map { reason, path in (reason, sum { $0.failures[keyPath: path] }) })
         // Switch latency: request (target change) to first packet of the new
         // layer, a Prometheus histogram over fixed buckets.
-        var latency = LatencyHistogram()
+        var latency = DurationHistogram(.layerSwitch)
         for w in workers { latency.merge(w.layerSwitchLatency) }
-        out += "# HELP swiftlet_layer_switch_seconds Simulcast switch latency: target change to first packet of the layer.\n"
-        out += "# TYPE swiftlet_layer_switch_seconds histogram\n"
-        var cumulative: UInt64 = 0
-        for (i, bound) in LatencyHistogram.bucketBounds.enumerated() {
-            cumulative += latency.counts[i]
-            out += "swiftlet_layer_switch_seconds_bucket{le=\"\(Double(bound) / 1000)\"} \(cumulative)\n"
-        }
-        out += "swiftlet_layer_switch_seconds_bucket{le=\"+Inf\"} \(latency.total)\n"
-        out += "swiftlet_layer_switch_seconds_sum \(Double(latency.sumMilliseconds) / 1000)\n"
-        out += "swiftlet_layer_switch_seconds_count \(latency.total)\n"
+        out += latency.prometheus(
+            "swiftlet_layer_switch_seconds", help: "Simulcast switch latency: target change to first packet of the layer.")
         let gauges: [(String, String, Int)] = [
             (
                 "swiftlet_media_transports", "Peer transports (publisher and subscriber) open now.",
