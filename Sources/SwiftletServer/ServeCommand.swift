@@ -211,6 +211,9 @@ enum ServeCommand {
             reload()
             sigwait(&signals, &received)
         }
+        // Draining: the cluster places no new room here from the next
+        // refresh (2 s) on; the record goes when the drain is over.
+        cluster?.setDraining(true)
         let status = ServeDrain.run(
             after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
         turn?.service.stop()
