@@ -3,9 +3,9 @@
 ///
 /// - `<prefix>:node:<id>`: a node's `NodeRecord` (JSON), expiring after
 ///   `ClusterTiming.recordLifetime`; its presence is the node's liveness.
-/// - `<prefix>:nodes`: a sorted set of node ids scored by their record's
-///   expiry (ms since the Unix epoch): the index readers walk; entries past
-///   their score are removed by whoever reads.
+/// - `<prefix>:nodes`: a sorted set of node ids scored by their last write
+///   (ms since the Unix epoch): the index readers walk; an id whose record
+///   has expired is removed by whoever reads it (no clock is compared).
 /// - `<prefix>:room:<room>`: a hash of the room's home, `node` and `epoch`.
 /// - `<prefix>:epoch`: the counter every new placement takes its epoch from
 ///   (`INCR`), so epochs grow across the cluster and a newer one always

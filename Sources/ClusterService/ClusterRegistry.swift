@@ -25,8 +25,8 @@ package final class ClusterRegistry {
     package let connection: RedisConnection
     package let keys: ClusterKeys
     package let timing: ClusterTiming
-    /// Milliseconds since the Unix epoch (the index's scores); a clock read
-    /// by the caller, so tests can run against it.
+    /// Milliseconds since the Unix epoch: the index's scores, each node's
+    /// last write (informational; liveness never compares them).
     private let wallClockMilliseconds: () -> Int64
 
     package init(
@@ -45,7 +45,7 @@ package final class ClusterRegistry {
         let json = String(decoding: record.encoded(), as: UTF8.self)
         let replies = try run([
             ["SET", keys.node(record.id), json, "PX", String(lifetime)],
-            ["ZADD", keys.nodeIndex, String(wallClockMilliseconds() + lifetime), record.id.rawValue],
+            ["ZADD", keys.nodeIndex, String(wallClockMilliseconds()), record.id.rawValue],
         ])
         for r in replies { if case .error(let why) = r { throw .refused(why) } }
     }
@@ -56,22 +56,26 @@ package final class ClusterRegistry {
         _ = try run([["DEL", keys.node(id)], ["ZREM", keys.nodeIndex, id.rawValue]])
     }
 
-    /// The nodes whose record lives now, by id. Index entries past their
-    /// expiry are removed on the way (any reader may: the record's key has
-    /// expired by then, or is about to).
+    /// The nodes whose record lives now, by id. The index lists candidates;
+    /// a nil from `MGET` is an expired record, a dead node whatever the
+    /// index says, and its index entry is removed on the way. Nothing here
+    /// compares clocks: Redis expires the keys on its own clock, so nodes
+    /// whose clocks disagree still agree on who is alive.
     package func liveNodes() throws(ClusterError) -> [NodeRecord] {
-        let replies = try run([
-            ["ZREMRANGEBYSCORE", keys.nodeIndex, "-inf", String(wallClockMilliseconds() - 1)],
-            ["ZRANGE", keys.nodeIndex, "0", "-1"],
-        ])
-        let ids = (replies[1].elements ?? []).compactMap(\.text)
+        let ids = (try run([["ZRANGE", keys.nodeIndex, "0", "-1"]])[0].elements ?? []).compactMap(\.text)
         guard !ids.isEmpty else { return [] }
-        let records = try run([["MGET"] + ids.map { keys.node(NodeID(rawValue: $0)) }])[0]
-        // A nil is an expired record: that node is dead, whatever the index says.
-        return (records.elements ?? []).compactMap { value -> NodeRecord? in
-            guard case .bulk(let bytes) = value else { return nil }
-            return NodeRecord(decoding: bytes)
-        }.sorted { $0.id < $1.id }
+        let records = try run([["MGET"] + ids.map { keys.node(NodeID(rawValue: $0)) }])[0].elements ?? []
+        var live: [NodeRecord] = []
+        var dead: [String] = []
+        for (id, value) in zip(ids, records) {
+            if case .bulk(let bytes) = value, let record = NodeRecord(decoding: bytes) {
+                live.append(record)
+            } else if value == .null {
+                dead.append(id)
+            }
+        }
+        if !dead.isEmpty { _ = try run([["ZREM", keys.nodeIndex] + dead]) }
+        return live.sorted { $0.id < $1.id }
     }
 
     /// The room's home: the live one if it has one, else `candidate` with a

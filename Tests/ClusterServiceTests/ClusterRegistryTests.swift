@@ -43,9 +43,28 @@ import Wire
             usleep(100_000)
         }
         #expect(try r.liveNodes().map(\.id.rawValue) == ["a"])
+        // The dead node's index entry went with that read.
+        #expect(try r.connection.call(["ZCARD", "t:nodes"]) == .integer(1))
         // A clean stop removes the record at once.
         try r.deregister(NodeID(rawValue: "a"))
         #expect(try r.liveNodes().isEmpty)
+    }
+
+    /// Liveness is Redis's key expiry alone: a reader whose clock is an
+    /// hour ahead of the writer's still sees the writer alive.
+    @Test func clocksThatDisagreeStillAgreeOnWhoIsAlive() throws {
+        let server = try RedisServerProcess()
+        defer { server.stop() }
+        func registry(clock: @escaping () -> Int64) throws -> ClusterRegistry {
+            ClusterRegistry(
+                connection: try RedisConnection(endpoint: .unix(path: server.socketPath), timeout: Self.timing.commandTimeout),
+                keys: ClusterKeys(prefix: "t"), timing: Self.timing, wallClockMilliseconds: clock)
+        }
+        let behind = try registry { Self.now() - 3_600_000 }
+        let ahead = try registry { Self.now() + 3_600_000 }
+        try behind.register(record("slow-clock"))
+        #expect(try ahead.liveNodes().map(\.id.rawValue) == ["slow-clock"])
+        #expect(try behind.liveNodes().map(\.id.rawValue) == ["slow-clock"])
     }
 
     @Test func racingClaimsPlaceARoomOnceWithOneEpoch() throws {
