@@ -130,36 +130,11 @@ import WorkerRelay
         let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
         _ = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
         #expect(bed.connect())
-        bed.execute(
-            .addIncomingTrack(room: "r", participant: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description),
-            on: 0)
-        bed.execute(
-            .addRelayedTrack(
-                room: "r", publisher: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description,
-                relay: Self.relay, from: 0), on: 1)
-        bed.execute(.addRelaySink(room: "r", trackID: "TR_v", relay: Self.relay, to: 1), on: 0)
-        bed.execute(
-            .forward(
-                room: "r", trackID: "TR_v", subscriber: ParticipantID("PA_far"),
-                outgoing: TestTrack.outgoing(trackID: "TR_v", publisher: "PA_pub")), on: 1)
-
+        relayTrack(on: bed)
         var stream = SimulcastStream.threeLayers(temporalPattern: [0])
         var next = bed.clock.now
         func send(for duration: Duration) {
-            let end = bed.clock.now + duration
-            while bed.clock.now < end {
-                bed.run(for: .milliseconds(5))
-                guard bed.clock.now >= next else { continue }
-                next = next + stream.frameInterval
-                for p in stream.nextFrame() {
-                    let packet = RTPBuilders.packet(
-                        payloadType: 96, sequenceNumber: p.sequenceNumber, timestamp: p.timestamp, ssrc: p.ssrc,
-                        marker: p.isLastOfFrame,
-                        extensions: [(1, Array("0".utf8)), (2, Array(Self.rids[p.spatialLayer].description.utf8))],
-                        payload: p.payload)
-                    bed.send(packet, from: publisher)
-                }
-            }
+            sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
         }
         send(for: .seconds(1))
         // The far subscriber gets the top layer: every layer stays on at
