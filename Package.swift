@@ -132,9 +132,14 @@ let package = Package(
                 "RoomProtocol", "Negotiation", "ICE", "DTLS", "LossRecovery", "BandwidthEstimation", "MediaRouter", "WorkerRelay",
             ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
+        // HTTP and room-WebSocket clients over NetIO's TCP client socket (plain
+        // or TLS): roombot's connections, and a node proxying a client to another.
+        .target(name: "HTTPClient", dependencies: ["NetIO", "Signaling", "TLS", "Wire"], exclude: ["README.md"],
+                swiftSettings: swiftSettings),
+
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
         // Web/ (the browser client, docs/WEB_CLIENT.md) is compiled into the binary.
-        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS"],
+        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient"],
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
@@ -148,7 +153,7 @@ let package = Package(
             dependencies: [
                 "Wire", "CShim", "COpus", "CVPX", "BotMedia", "Codecs", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
                 "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "Forwarding", "TLS", "RoomProtocol",
-                "BandwidthEstimation",
+                "BandwidthEstimation", "HTTPClient",
             ], exclude: ["README.md"],
                           swiftSettings: swiftSettings),
 

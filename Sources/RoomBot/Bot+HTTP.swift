@@ -1,5 +1,6 @@
 import BotMedia
 import Foundation
+import HTTPClient
 import Negotiation
 import NetIO
 import SDP

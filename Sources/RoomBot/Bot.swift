@@ -2,6 +2,7 @@ import BotMedia
 import DTLS
 import Forwarding
 import Foundation
+import HTTPClient
 import ICE
 import Negotiation
 import NetIO

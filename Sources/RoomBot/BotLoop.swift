@@ -1,6 +1,7 @@
 import BotMedia
 import CShim
 import DTLS
+import HTTPClient
 import NetIO
 import Synchronization
 import Wire

@@ -1,6 +1,7 @@
 import BotMedia
 import DTLS
 import Foundation
+import HTTPClient
 import NetIO
 import TLS
 import Wire

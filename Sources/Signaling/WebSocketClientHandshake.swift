@@ -29,14 +29,20 @@ package struct WebSocketClientHandshake: Equatable, Sendable {
     /// `Sec-WebSocket-Key`: base64 of the caller's 16-byte nonce.
     package let key: String
     package let subprotocols: [String]
+    /// More request headers, sent after the handshake's own (a node that
+    /// proxies a client names itself in one: docs/CLUSTER.md).
+    package let headers: HTTPHeaders
 
     /// `nonce` should be 16 random bytes (section 4.1 step 7); other
     /// lengths are encoded as given and a strict server refuses them.
-    package init(host: String, path: String, nonce: [UInt8], subprotocols: [String] = []) {
+    package init(
+        host: String, path: String, nonce: [UInt8], subprotocols: [String] = [], headers: HTTPHeaders = HTTPHeaders()
+    ) {
         self.host = host
         self.path = path.isEmpty ? "/" : path
         self.key = Base64.encode(nonce, .standard)
         self.subprotocols = subprotocols
+        self.headers = headers
     }
 
     /// The value the server must send in `Sec-WebSocket-Accept` (section
@@ -54,6 +60,7 @@ package struct WebSocketClientHandshake: Equatable, Sendable {
             "Sec-WebSocket-Key: \(key)", "Sec-WebSocket-Version: \(WebSocketHandshake.version)",
         ]
         if !subprotocols.isEmpty { lines.append("Sec-WebSocket-Protocol: \(clean(subprotocols.joined(separator: ", ")))") }
+        for field in headers.fields { lines.append("\(clean(field.name)): \(clean(field.value))") }
         return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 

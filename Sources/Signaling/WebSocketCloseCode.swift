@@ -16,6 +16,9 @@ package struct WebSocketCloseCode: RawRepresentable, Equatable, Hashable, Sendab
     package static let policyViolation = WebSocketCloseCode(1008)
     package static let messageTooBig = WebSocketCloseCode(1009)
     package static let internalError = WebSocketCloseCode(1011)
+    /// IANA-registered (RFC 6455 section 11.7): "service restart", the
+    /// client should reconnect (a proxied session lost its node).
+    package static let serviceRestart = WebSocketCloseCode(1012)
     /// IANA-registered (RFC 6455 section 11.7): "try again later", the
     /// server is overloaded.
     package static let tryAgainLater = WebSocketCloseCode(1013)

@@ -10,18 +10,18 @@ import Wire
 /// (`Connection: close`), plain or over TLS (`https://`): WHIP and WHEP POSTs and DELETEs. Driven by the
 /// bot loop's epoll like `SignalingClient`; `handleReady` returns the
 /// outcome once the whole response (head and Content-Length body) is in.
-final class HTTPExchange {
-    enum Outcome: Equatable {
+package final class HTTPExchange {
+    package enum Outcome: Equatable {
         case response(HTTPResponseHead, body: [UInt8])
         case failed(String)
     }
 
-    let stream: ClientStream
+    package let stream: ClientStream
     private var inbound: [UInt8] = []
-    private(set) var outcome: Outcome?
-    static let maxBody = 256 * 1024
+    package private(set) var outcome: Outcome?
+    package static let maxBody = 256 * 1024
 
-    init(
+    package init(
         to endpoint: ServerEndpoint, method: String, path: String, headers: [(String, String)], body: [UInt8]
     )
         throws(SocketError)
@@ -34,10 +34,10 @@ final class HTTPExchange {
         stream.write(Array(head.utf8) + body)
     }
 
-    var descriptor: Int32 { stream.descriptor }
-    var wantsWritable: Bool { outcome == nil && (!stream.connected || stream.hasUnsent) }
+    package var descriptor: Int32 { stream.descriptor }
+    package var wantsWritable: Bool { outcome == nil && (!stream.connected || stream.hasUnsent) }
 
-    func handleReady(readable: Bool, writable: Bool, hangup: Bool) -> Outcome? {
+    package func handleReady(readable: Bool, writable: Bool, hangup: Bool) -> Outcome? {
         guard outcome == nil else { return nil }
         if !stream.connected, writable || hangup {
             switch stream.finishConnect() {

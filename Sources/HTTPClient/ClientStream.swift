@@ -8,20 +8,27 @@ import TLS
 /// Where the bots connect: the resolved address, the Host header, and for
 /// `wss://`/`https://` the TLS client context and the name its
 /// certificate must carry.
-struct ServerEndpoint {
-    let address: SocketAddress
+package struct ServerEndpoint {
+    package let address: SocketAddress
     /// `host[:port]` as the URL gave it (RFC 9110 section 7.2).
-    let hostHeader: String
+    package let hostHeader: String
     /// The URL's host, for SNI and certificate verification.
-    let serverName: String
-    let tls: TLSContext?
+    package let serverName: String
+    package let tls: TLSContext?
+
+    package init(address: SocketAddress, hostHeader: String, serverName: String, tls: TLSContext?) {
+        self.address = address
+        self.hostHeader = hostHeader
+        self.serverName = serverName
+        self.tls = tls
+    }
 
     /// The first of `addresses` that accepts a TCP connection (within
     /// `timeoutMilliseconds` each), tried in order; nil if none does.
     /// `localhost` may resolve to ::1 first while a server listens on
     /// 127.0.0.1 only: every bot then uses the address that works. Blocks:
     /// call before the loop starts.
-    static func firstReachable(_ addresses: [SocketAddress], timeoutMilliseconds: Int32 = 3000) -> SocketAddress? {
+    package static func firstReachable(_ addresses: [SocketAddress], timeoutMilliseconds: Int32 = 3000) -> SocketAddress? {
         for address in addresses {
             guard let socket = try? TCPClientSocket(connectingTo: address) else { continue }
             var progress = socket.initialProgress
@@ -38,24 +45,24 @@ struct ServerEndpoint {
 /// between them and the caller, who reads and writes plaintext only. The
 /// TLS handshake starts once TCP connects; what the caller writes before
 /// it ends waits inside the TLS stream.
-final class ClientStream {
+package final class ClientStream {
     /// What one `read()` found: the plaintext, and whether the stream
     /// ended (with the reason).
-    struct ReadOutcome {
-        var plaintext: [UInt8] = []
-        var ended: String?
+    package struct ReadOutcome {
+        package var plaintext: [UInt8] = []
+        package var ended: String?
     }
 
     /// `ReadOutcome.ended` for an orderly end (FIN or close_notify).
-    static let peerClosed = "server closed the connection"
+    package static let peerClosed = "server closed the connection"
 
-    let socket: TCPClientSocket
-    private(set) var connected: Bool
+    package let socket: TCPClientSocket
+    package private(set) var connected: Bool
     private let tls: TLSBox?
     private var outbound: [UInt8] = []
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
-    init(to endpoint: ServerEndpoint) throws(SocketError) {
+    package init(to endpoint: ServerEndpoint) throws(SocketError) {
         socket = try TCPClientSocket(connectingTo: endpoint.address)
         connected = socket.initialProgress == .connected
         if let context = endpoint.tls {
@@ -72,11 +79,11 @@ final class ClientStream {
         if connected { flush() }
     }
 
-    var descriptor: Int32 { socket.descriptor }
-    var hasUnsent: Bool { !outbound.isEmpty }
+    package var descriptor: Int32 { socket.descriptor }
+    package var hasUnsent: Bool { !outbound.isEmpty }
 
     /// After epoll reported the connecting socket writable.
-    func finishConnect() -> TCPConnectProgress {
+    package func finishConnect() -> TCPConnectProgress {
         let progress = socket.finishConnect()
         if progress == .connected {
             connected = true
@@ -85,7 +92,7 @@ final class ClientStream {
         return progress
     }
 
-    func write(_ plaintext: [UInt8]) {
+    package func write(_ plaintext: [UInt8]) {
         if let tls {
             do { try tls.stream.send(plaintext) } catch { return }
             outbound += tls.stream.takeOutput()
@@ -96,7 +103,7 @@ final class ClientStream {
     }
 
     /// Everything readable now, decrypted.
-    func read() -> ReadOutcome {
+    package func read() -> ReadOutcome {
         var outcome = ReadOutcome()
         while outcome.ended == nil {
             let result = buffer.withUnsafeMutableBytes { socket.stream.receive(into: $0) }
@@ -126,7 +133,7 @@ final class ClientStream {
         return outcome
     }
 
-    func flush() {
+    package func flush() {
         guard connected else { return }
         while !outbound.isEmpty {
             let r = outbound.withUnsafeBytes { socket.stream.send($0) }
@@ -141,7 +148,7 @@ final class ClientStream {
     }
 
     /// close_notify before the caller closes (RFC 8446 section 6.1).
-    func shutdown() {
+    package func shutdown() {
         guard let tls else { return }
         tls.stream.shutdown()
         outbound += tls.stream.takeOutput()

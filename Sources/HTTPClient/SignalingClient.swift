@@ -11,30 +11,37 @@ import Wire
 /// messages. Driven by the bot loop's epoll:
 /// `handleReady` when the socket is readable or writable; the events it
 /// returns are the server's messages.
-final class SignalingClient {
-    enum Phase: Equatable {
+package final class SignalingClient {
+    package enum Phase: Equatable {
         case connecting, handshaking, open, closed
     }
 
-    enum Event: Equatable {
+    package enum Event: Equatable {
         /// The 101 arrived: the room protocol may start.
         case opened
         case text(String)
         case closed(reason: String)
     }
 
-    let stream: ClientStream
-    private(set) var phase = Phase.connecting
+    package let stream: ClientStream
+    package private(set) var phase = Phase.connecting
     private let handshake: WebSocketClientHandshake
     private var connection: WebSocketClientConnection
     private var inbound: [UInt8] = []
 
-    init(to endpoint: ServerEndpoint, path: String, random: inout SystemRandomNumberGenerator) throws(SocketError) {
+    /// The close code of the server's close frame, once one arrived.
+    package private(set) var closeCode: WebSocketCloseCode?
+
+    /// `headers`: more headers for the upgrade request.
+    package init(
+        to endpoint: ServerEndpoint, path: String, headers: HTTPHeaders = HTTPHeaders(),
+        random: inout SystemRandomNumberGenerator
+    ) throws(SocketError) {
         stream = try ClientStream(to: endpoint)
         let host = endpoint.hostHeader
         var nonce = [UInt8](repeating: 0, count: 16)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255, using: &random) }
-        handshake = WebSocketClientHandshake(host: host, path: path, nonce: nonce)
+        handshake = WebSocketClientHandshake(host: host, path: path, nonce: nonce, headers: headers)
         // A fresh unpredictable key per frame (RFC 6455 section 5.3).
         connection = WebSocketClientConnection(maskingKey: {
             var g = SystemRandomNumberGenerator()
@@ -43,25 +50,25 @@ final class SignalingClient {
         if stream.connected { startHandshake() }
     }
 
-    var descriptor: Int32 { stream.descriptor }
+    package var descriptor: Int32 { stream.descriptor }
     /// Whether epoll should report writability: while connecting, or with
     /// bytes the kernel has not taken yet.
-    var wantsWritable: Bool { phase == .connecting || stream.hasUnsent }
+    package var wantsWritable: Bool { phase == .connecting || stream.hasUnsent }
 
-    func send(text: String) {
+    package func send(text: String) {
         guard phase == .open else { return }
         connection.send(text: text)
         stream.write(connection.takeOutput())
     }
 
-    func close() {
+    package func close(code: WebSocketCloseCode = .goingAway, reason: String = "roombot done") {
         guard phase == .open else { return }
-        connection.close(code: .goingAway, reason: "roombot done")
+        connection.close(code: code, reason: reason)
         stream.write(connection.takeOutput())
         stream.shutdown()
     }
 
-    func handleReady(readable: Bool, writable: Bool, hangup: Bool) -> [Event] {
+    package func handleReady(readable: Bool, writable: Bool, hangup: Bool) -> [Event] {
         var events: [Event] = []
         if phase == .connecting, writable || hangup {
             switch stream.finishConnect() {
@@ -111,6 +118,7 @@ final class SignalingClient {
             case .text(let t): events.append(.text(t))
             case .binary, .pong: break
             case .closed(let code, let reason):
+                closeCode = code
                 stream.write(connection.takeOutput())
                 phase = .closed
                 events.append(.closed(reason: "websocket closed \(code.map { String($0.rawValue) } ?? "-") \(reason)"))
