@@ -46,4 +46,8 @@ package enum ErrorCode: String, Sendable, Codable, Equatable {
     /// The server holds `RoomLimits.rooms` rooms: no new room (retry later
     /// or elsewhere).
     case serverFull = "server_full"
+    /// In a cluster: the room cannot be placed now (Redis unreachable, no
+    /// node takes rooms), or the room moved and the client should
+    /// reconnect. The message says which (docs/CLUSTER.md).
+    case unavailable = "unavailable"
 }

@@ -39,8 +39,15 @@ struct HTTPRouter: Sendable {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return text(200, "ok\n")
         case ("GET", "/readyz"), ("HEAD", "/readyz"):
-            guard let seconds = service.retryAfterSeconds(now: now) else { return text(200, "ready\n") }
-            return text(503, "draining: sessions close in \(seconds) s\n")
+            if let seconds = service.retryAfterSeconds(now: now) {
+                return text(503, "draining: sessions close in \(seconds) s\n")
+            }
+            // In a cluster, a node that cannot reach Redis cannot place a
+            // room: not ready for new sessions (live ones go on).
+            if let reason = service.cluster?.routing.unavailableReason {
+                return text(503, "cluster unavailable: \(reason)\n")
+            }
+            return text(200, "ready\n")
         case ("GET", "/metrics"), ("HEAD", "/metrics"):
             var response = text(200, metrics())
             response.headers.replaceOrAdd(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
@@ -92,6 +99,17 @@ extension RoomService {
     /// the server drains: 503 with `Retry-After` (RFC 9110 section 15.6.4),
     /// so that a client or load balancer goes elsewhere. Nil when not
     /// draining.
+    /// Draining, or (in a cluster) Redis unreachable: 503 with a reason
+    /// and `Retry-After` for a new join. Nil when joins are taken.
+    func refusalOfNewSessions(now: Instant) -> HTTPResponse? {
+        if let refusal = refusalWhileDraining(now: now) { return refusal }
+        guard let reason = cluster?.routing.unavailableReason else { return nil }
+        return HTTPResponse(
+            status: 503,
+            headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Retry-After", "1")]),
+            body: Array("cluster unavailable: \(reason)\n".utf8))
+    }
+
     func refusalWhileDraining(now: Instant) -> HTTPResponse? {
         guard let seconds = retryAfterSeconds(now: now) else { return nil }
         return HTTPResponse(

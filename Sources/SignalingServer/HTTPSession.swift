@@ -153,7 +153,7 @@ final class HTTPSession: TCPConnectionHandler {
                 }
                 // Draining: no new room connections (a resume too would
                 // end at the deadline; the client should go elsewhere).
-                if request.path == "/rtc", let refusal = service.refusalWhileDraining(now: now) {
+                if request.path == "/rtc", let refusal = service.refusalOfNewSessions(now: now) {
                     releaseForwardedClient()
                     out += refusal.serialize(omittingBody: request.method == "HEAD")
                     if !request.keepAlive {
@@ -168,6 +168,7 @@ final class HTTPSession: TCPConnectionHandler {
                         let leftover = parser.takeBufferedBytes()
                         mode = .webSocket(WebSocketConnection())
                         service.opened(id, remote: remote)
+                        if let via = request.headers[SignalingProxy.viaHeader] { service.arrived(id, via: via) }
                         lastPing = now
                         joinDeadline = now + timeouts.joinTimeout
                         var action = TCPConnectionAction.send(out + response.serialize())
@@ -242,7 +243,7 @@ final class HTTPSession: TCPConnectionHandler {
         case .webSocket(var socket):
             if let deadline = joinDeadline, now >= deadline {
                 joinDeadline = nil
-                if service.participant(on: id) == nil, socket.state == .open {
+                if !service.hasJoinedOrIsPlaced(id), socket.state == .open {
                     service.log(
                         .warning, "WebSocket closed: no join in time",
                         [("conn", id.description)] + (remote.map { [("remote", "\($0)")] } ?? []) + [

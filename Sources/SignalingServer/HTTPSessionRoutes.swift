@@ -74,7 +74,7 @@ struct HTTPSessionRoutes: Sendable {
     )
         -> HTTPResponse
     {
-        if let refusal = service.refusalWhileDraining(now: now) { return refusal }
+        if let refusal = service.refusalOfNewSessions(now: now) { return refusal }
         guard Self.mediaType(request.headers["Content-Type"]) == "application/sdp" else {
             var response = Self.text(415, "the offer must be Content-Type: application/sdp")
             response.headers.append(name: "Accept-Post", value: "application/sdp")

@@ -24,12 +24,15 @@ package final class RoomService: Sendable {
         var joinFailures: [String: Int] = [:]
         /// Who is on each connection and each participant, for the log.
         var logIDs = LogIDs()
+        /// Joins being placed and sessions proxied to other nodes.
+        var cluster = ClusterSessions()
     }
 
     let state: Mutex<State>
     let verifier: AccessTokenVerifier
     private let media: @Sendable (MediaCommand) -> Void
     private let outletBox = Mutex<(any SignalingOutlet)?>(nil)
+    let clusterBox = Mutex<ClusterLink?>(nil)
     let log: ServerLog
     /// A copy of the directory's limits, read without the lock: SDPs are
     /// parsed under them before the lock is taken.
@@ -93,6 +96,9 @@ package final class RoomService: Sendable {
                 s.logIDs.connections[connection, default: LogIDs.Connection()].room = join?.room
             }
         }
+        // In a cluster a join waits for its room's placement, and a
+        // session whose room lives on another node is proxied there.
+        if interceptForCluster(text, on: connection, join: join) { return }
         if case .leave = message {
             log(.info, "leave asked", fields(connection))
         } else {
@@ -123,6 +129,7 @@ package final class RoomService: Sendable {
     /// gets the grace period, within which the same token resumes.
     func closedByClient(_ connection: ConnectionID, code: WebSocketCloseCode?, now: Instant) {
         guard code == .normalClosure || code == .goingAway else { return }
+        clusterClosed(connection, code: code)
         let effects = state.withLock { $0.directory.closedByClient(connection, now: now) }
         if !effects.isEmpty {
             log(.info, "WebSocket closed by the client with \(code.map(\.description) ?? "-"): leave", fields(connection))
@@ -131,6 +138,7 @@ package final class RoomService: Sendable {
     }
 
     func closed(_ connection: ConnectionID, now: Instant) {
+        clusterClosed(connection, code: nil)
         let ids = fields(connection)
         let effects = state.withLock { s in
             s.webSockets.remove(connection)

@@ -188,8 +188,35 @@ package final class SignalingServer: Sendable {
     package func stop() {
         running.value.store(false, ordering: .releasing)
         ticker.join()
+        proxyBox.withLock { $0 }?.stop()
         tcp.stop()
     }
+
+    private let proxyBox = Mutex<SignalingProxy?>(nil)
+
+    /// `swiftlet serve --redis`: joins are placed through `routing`, and a
+    /// client whose room lives on another node is proxied there
+    /// (docs/CLUSTER.md). Call once, before clients arrive.
+    package func joinCluster(_ routing: any ClusterRouting) {
+        let tcp = self.tcp
+        let log = service.log
+        let proxy = SignalingProxy(
+            deliver: { connection, text in
+                tcp.send(
+                    WebSocketFrame(fin: true, opcode: .text, payload: Array(text.utf8)).serialize(),
+                    to: TCPConnectionID(rawValue: connection.rawValue))
+            },
+            end: { connection, code, reason in
+                var socket = WebSocketConnection()
+                socket.close(code: code, reason: reason)
+                tcp.send(socket.takeOutput(), to: TCPConnectionID(rawValue: connection.rawValue), then: .afterSend)
+            }, log: log)
+        proxyBox.withLock { $0 = proxy }
+        service.attachCluster(ClusterLink(routing: routing, proxy: proxy))
+    }
+
+    /// The proxy's counters, in a cluster.
+    package var proxyStatistics: SignalingProxy.Statistics? { proxyBox.withLock { $0 }?.statistics }
 }
 
 /// Sends the rooms layer's bytes through the TCP server (any thread).

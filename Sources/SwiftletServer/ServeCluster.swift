@@ -20,7 +20,11 @@ enum ServeCluster {
     /// server, filled after).
     final class Slot: Sendable {
         private let agent = Mutex<ClusterAgent?>(nil)
-        func set(_ a: ClusterAgent) { agent.withLock { $0 = a } }
+        private let signaling = Mutex<SignalingServer?>(nil)
+        func set(_ a: ClusterAgent, _ server: SignalingServer) {
+            agent.withLock { $0 = a }
+            signaling.withLock { $0 = server }
+        }
         var current: ClusterAgent? { agent.withLock { $0 } }
 
         /// Prometheus text: whether the last refresh reached Redis, the
@@ -42,6 +46,26 @@ enum ServeCluster {
                 # HELP swiftlet_cluster_refreshes_total Successful refreshes of this node's record.
                 # TYPE swiftlet_cluster_refreshes_total counter
                 swiftlet_cluster_refreshes_total \(a.refreshCount)
+
+                """ + proxyLines()
+        }
+
+        private func proxyLines() -> String {
+            guard let p = signaling.withLock({ $0 })?.proxyStatistics else { return "" }
+            return """
+                # HELP swiftlet_cluster_proxied_sessions Room WebSockets this node proxies now to the node that holds their room.
+                # TYPE swiftlet_cluster_proxied_sessions gauge
+                swiftlet_cluster_proxied_sessions \(p.sessions)
+                # HELP swiftlet_cluster_proxied_opened_total Proxied sessions whose upstream opened.
+                # TYPE swiftlet_cluster_proxied_opened_total counter
+                swiftlet_cluster_proxied_opened_total \(p.opened)
+                # HELP swiftlet_cluster_proxied_lost_total Proxied sessions that lost the room's node (the client was told to resume).
+                # TYPE swiftlet_cluster_proxied_lost_total counter
+                swiftlet_cluster_proxied_lost_total \(p.lost)
+                # HELP swiftlet_cluster_proxied_messages_total Room protocol messages relayed by the proxy, by direction.
+                # TYPE swiftlet_cluster_proxied_messages_total counter
+                swiftlet_cluster_proxied_messages_total{direction="to_home"} \(p.messagesToHome)
+                swiftlet_cluster_proxied_messages_total{direction="from_home"} \(p.messagesFromHome)
 
                 """
         }
@@ -67,9 +91,36 @@ enum ServeCluster {
                 rooms: s.rooms, participants: s.participants, forwardedPacketsPerSecond: Int(forwarded),
                 cpu: cpu.read())
         }
-        slot.set(agent)
+        slot.set(agent, signaling)
+        signaling.joinCluster(AgentRouting(agent: agent))
         agent.start()
         return agent
+    }
+
+    /// Joins placed through the agent (docs/CLUSTER.md): the room's home
+    /// from the claim, its HTTP address from the live records the agent
+    /// read at its last refresh.
+    struct AgentRouting: ClusterRouting {
+        let agent: ClusterAgent
+        var nodeID: String { agent.record.id.rawValue }
+
+        var unavailableReason: String? {
+            switch agent.status {
+            case .connected: nil
+            case .starting: "not registered with Redis yet"
+            case .disconnected(let reason): "redis: \(reason)"
+            }
+        }
+
+        func route(room: String) -> ClusterRoute {
+            let home: RoomHome
+            do { home = try agent.placeRoom(room) } catch { return .unavailable(error.description) }
+            if home.node == agent.record.id { return .here(epoch: home.epoch) }
+            guard case .connected(let nodes) = agent.status, let record = nodes.first(where: { $0.id == home.node }) else {
+                return .unavailable("the room's node \(home.node) is not among the live nodes read yet: join again")
+            }
+            return .elsewhere(node: home.node.rawValue, httpAddress: record.httpAddress, epoch: home.epoch)
+        }
     }
 
     /// A node name from the host name, cut to what `NodeID` allows.

@@ -332,10 +332,11 @@ extension ServeOptions {
             }, show: { $0.region ?? "none" }),
         nodeLimit(
             "maxRooms", flag: "--node-max-rooms", \.nodeLimits.maxRooms,
-            "rooms the cluster places on this node; at the limit it takes no new room"),
+            "rooms the cluster places on this node; at the limit it takes no new room (0: an entry node that proxies every client to the node of its room)",
+            minimum: 0),
         nodeLimit(
             "maxParticipants", flag: "--node-max-participants", \.nodeLimits.maxParticipants,
-            "participants the cluster places on this node; at the limit it takes no new room"),
+            "participants the cluster places on this node; at the limit it takes no new room", minimum: 0),
         nodeLimit(
             "roomNodeCapacity", flag: "--room-node-capacity", \.nodeLimits.roomNodeCapacity,
             "participants of one room on this node before the room grows onto another node"),
@@ -401,15 +402,16 @@ extension ServeOptions {
     /// `--limits-name` and `SWIFTLET_LIMITS_NAME` (docs/SECURITY.md).
     /// A cluster limit of this node (`cluster.<name>`), unlimited unless set.
     private static func nodeLimit(
-        _ name: String, flag: String, _ path: WritableKeyPath<ServeOptions, Int?> & Sendable, _ help: String
+        _ name: String, flag: String, _ path: WritableKeyPath<ServeOptions, Int?> & Sendable, _ help: String,
+        minimum: Int = 1
     ) -> OptionSpec<ServeOptions> {
         let upper = String(flag.dropFirst(2).uppercased().map { $0 == "-" ? "_" : $0 })
         return OptionSpec(
             key: "cluster.\(name)", flag: flag, environment: "SWIFTLET_\(upper)",
-            kind: .value(placeholder: "N", json: .integer), expects: "a whole number 1...1000000", defaultText: "no limit",
-            help: help, example: "\(flag) 100",
+            kind: .value(placeholder: "N", json: .integer), expects: "a whole number \(minimum)...1000000",
+            defaultText: "no limit", help: help, example: "\(flag) 100",
             set: { o, v in
-                guard let n = Int(v), (1...1_000_000).contains(n) else { return false }
+                guard let n = Int(v), (minimum...1_000_000).contains(n) else { return false }
                 o[keyPath: path] = n
                 return true
             }, show: { $0[keyPath: path].map { "\($0)" } ?? "no limit" })

@@ -1,0 +1,188 @@
+import Dispatch
+import HTTPClient
+import NetIO
+import RoomProtocol
+import Rooms
+import Signaling
+import Synchronization
+
+/// Where a room's participants are served in a cluster (docs/CLUSTER.md).
+package enum ClusterRoute: Equatable, Sendable {
+    /// This node is the room's home, at this epoch.
+    case here(epoch: Int64)
+    /// Another node is: its id and the HTTP address nodes reach it on
+    /// (`http://host:port`).
+    case elsewhere(node: String, httpAddress: String, epoch: Int64)
+    /// No placement now: why.
+    case unavailable(String)
+}
+
+/// What `swiftlet serve --redis` gives the signalling side: the room's
+/// home for a join, and whether joins can be placed at all.
+package protocol ClusterRouting: Sendable {
+    /// This node's id, named in the upgrades it proxies.
+    var nodeID: String { get }
+    /// Nil while joins can be placed; else why not (Redis unreachable).
+    /// No I/O: read on the signalling loop.
+    var unavailableReason: String? { get }
+    /// The room's home, placing the room when it has none. Talks to Redis
+    /// (bounded by its command timeout): called on the placement queue
+    /// only, never on the signalling loop or under the rooms' lock.
+    func route(room: String) -> ClusterRoute
+}
+
+/// The cluster link of a `RoomService`: the routing, the proxy, and the
+/// serial queue that asks Redis so the signalling loop never waits.
+struct ClusterLink: Sendable {
+    let routing: any ClusterRouting
+    let proxy: SignalingProxy
+    let placement = DispatchQueue(label: "swiftlet-placement")
+}
+
+/// A connection's cluster state: waiting for its room's placement (with
+/// the messages that came meanwhile), or proxied to the room's node.
+struct ClusterSessions {
+    var placing: [ConnectionID: [String]] = [:]
+    var proxied: Set<ConnectionID> = []
+    /// Connections that arrived through another node's proxy: never
+    /// proxied again (one hop).
+    var arrivedVia: [ConnectionID: String] = [:]
+    /// Messages a connection may send before its join is placed.
+    static let maxHeld = 32
+}
+
+extension RoomService {
+    /// Joins the cluster: from now on a join is placed through `routing`
+    /// and proxied when its room lives on another node.
+    func attachCluster(_ link: ClusterLink) { clusterBox.withLock { $0 = link } }
+
+    var cluster: ClusterLink? { clusterBox.withLock { $0 } }
+
+    /// A connection that came through another node's proxy (its
+    /// `X-Swiftlet-Via`).
+    func arrived(_ connection: ConnectionID, via node: String) {
+        state.withLock { $0.cluster.arrivedVia[connection] = node }
+    }
+
+    /// The cluster's part of a received message: true when it took the
+    /// message (proxied, held while placing, or a join sent to placement).
+    func interceptForCluster(_ text: String, on connection: ConnectionID, join: JoinRequest?) -> Bool {
+        guard let link = cluster else { return false }
+        enum Verdict { case proxied, held, overflow, place, proceed }
+        let verdict: Verdict = state.withLock { s in
+            if s.cluster.proxied.contains(connection) { return .proxied }
+            if s.cluster.placing[connection] != nil {
+                guard s.cluster.placing[connection]!.count < ClusterSessions.maxHeld else { return .overflow }
+                s.cluster.placing[connection]!.append(text)
+                return .held
+            }
+            guard join != nil, s.logIDs.connections[connection]?.participant == nil else { return .proceed }
+            s.cluster.placing[connection] = [text]
+            return .place
+        }
+        switch verdict {
+        case .proceed: return false
+        case .proxied: link.proxy.forward(text, from: connection)
+        case .held: break
+        case .overflow:
+            perform([.send(connection, .error(code: .badRequest, message: "too many messages before the join was placed"))])
+        case .place:
+            guard let join else { return true }
+            if let reason = link.routing.unavailableReason {
+                state.withLock { _ = $0.cluster.placing.removeValue(forKey: connection) }
+                log(.warning, "join refused: cluster unavailable", fields(connection) + [("reason", reason)])
+                perform([.send(connection, .error(code: .unavailable, message: "cluster unavailable: \(reason)"))], logged: true)
+                return true
+            }
+            link.placement.async { [self] in
+                placed(join, on: connection, route: link.routing.route(room: join.room), link: link)
+            }
+        }
+        return true
+    }
+
+    /// The placement's answer for a join held since `interceptForCluster`.
+    private func placed(_ join: JoinRequest, on connection: ConnectionID, route: ClusterRoute, link: ClusterLink) {
+        switch route {
+        case .here(let epoch):
+            let now = MonotonicClock.now()
+            let (held, effects): ([String]?, [RoomEffect]) = state.withLock { s in
+                guard let held = s.cluster.placing.removeValue(forKey: connection) else { return (nil, []) }
+                return (held, s.directory.join(join, connection: connection, now: now))
+            }
+            guard let held else { return }  // the client left meanwhile
+            log(.debug, "room placed here", fields(connection) + [("epoch", "\(epoch)")])
+            perform(effects)
+            for text in held.dropFirst() { received(text: text, on: connection, now: MonotonicClock.now()) }
+        case .elsewhere(let node, let address, let epoch):
+            guard let endpoint = Self.endpoint(address) else {
+                refuse(connection, "the room's node \(node) advertises an address that is not http://host:port: \(address)")
+                return
+            }
+            let via = state.withLock { $0.cluster.arrivedVia[connection] }
+            if via != nil {
+                // One hop at most: the entry node's view was stale.
+                refuse(connection, "the room moved to node \(node): join again")
+                return
+            }
+            let remote = state.withLock { $0.logIDs.connections[connection]?.remote }
+            var headers = HTTPHeaders([(SignalingProxy.viaHeader, link.routing.nodeID)])
+            if let remote, let host = Self.host(of: remote) { headers.append(name: "X-Forwarded-For", value: host) }
+            let opened: Bool = state.withLock { s in
+                guard let held = s.cluster.placing.removeValue(forKey: connection) else { return false }
+                s.cluster.proxied.insert(connection)
+                // Posted under the lock: nothing the client sends next can
+                // reach the proxy before its upstream exists.
+                link.proxy.open(connection, to: endpoint, headers: headers, messages: held)
+                return true
+            }
+            if opened {
+                log(.info, "proxied to the room's node", fields(connection) + [("node", node), ("epoch", "\(epoch)")])
+            }
+        case .unavailable(let reason):
+            refuse(connection, reason)
+        }
+    }
+
+    private func refuse(_ connection: ConnectionID, _ reason: String) {
+        let held = state.withLock { $0.cluster.placing.removeValue(forKey: connection) }
+        guard held != nil else { return }
+        log(.warning, "join refused: cannot place the room", fields(connection) + [("reason", reason)])
+        perform([.send(connection, .error(code: .unavailable, message: reason))], logged: true)
+    }
+
+    /// The client's WebSocket ended: a proxied session's upstream ends too
+    /// (`code`: the client's 1000/1001, a leave; nil: dropped).
+    func clusterClosed(_ connection: ConnectionID, code: WebSocketCloseCode?) {
+        guard let link = cluster else { return }
+        let proxied = state.withLock { s in
+            _ = s.cluster.placing.removeValue(forKey: connection)
+            if code == nil { s.cluster.arrivedVia[connection] = nil }
+            return code == nil ? s.cluster.proxied.remove(connection) != nil : s.cluster.proxied.contains(connection)
+        }
+        if proxied { link.proxy.close(connection, code: code) }
+    }
+
+    /// Whether a connection joined, is being placed, or is proxied (the
+    /// join timeout spares it).
+    func hasJoinedOrIsPlaced(_ connection: ConnectionID) -> Bool {
+        state.withLock { s in
+            s.logIDs.connections[connection]?.participant != nil || s.cluster.placing[connection] != nil
+                || s.cluster.proxied.contains(connection)
+        }
+    }
+
+    /// `http://host:port` (what a node record advertises) as an endpoint.
+    static func endpoint(_ url: String) -> ServerEndpoint? {
+        guard url.hasPrefix("http://") else { return nil }
+        let authority = String(url.dropFirst("http://".count).prefix { $0 != "/" })
+        guard let address = SocketAddress(hostAndPort: authority) else { return nil }
+        return ServerEndpoint(address: address, hostHeader: authority, serverName: "", tls: nil)
+    }
+
+    /// The host part of `host:port` / `[v6]:port`.
+    static func host(of address: String) -> String? {
+        if address.hasPrefix("[") { return address.split(separator: "]").first.map { String($0.dropFirst()) } }
+        return address.split(separator: ":").first.map(String.init)
+    }
+}

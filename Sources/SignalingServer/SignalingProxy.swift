@@ -1,0 +1,314 @@
+import CShim
+import HTTPClient
+import NetIO
+import Rooms
+import Signaling
+import Synchronization
+import Wire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A client's room WebSocket carried to the node that holds its room
+/// (issue #15, docs/CLUSTER.md): the entry node opens one WebSocket of its
+/// own to that node's `/rtc` per client session and relays the room
+/// protocol's text messages both ways, in order. TCP keeps them ordered
+/// and whole; a lost upstream connection is the gap: the client's
+/// WebSocket is closed with 1012 (service restart, RFC 6455 section 7.4.1
+/// via the IANA registry) and the client resumes with its token, through
+/// this node or another, within the home node's grace period.
+///
+/// One thread with its own epoll: the signalling loop and the rooms' lock
+/// never wait on another node.
+package final class SignalingProxy: Sendable {
+    /// The header that marks a proxied upgrade: the entry node's id. A
+    /// node never proxies such a session again (one hop at most).
+    package static let viaHeader = "X-Swiftlet-Via"
+    /// How long an upstream may take to connect and answer the upgrade.
+    package static let connectTimeout: Duration = .seconds(5)
+    /// Messages held for one upstream that has not opened yet.
+    static let maxHeldMessages = 64
+
+    enum Command: Sendable {
+        case open(ConnectionID, ServerEndpointBox, HTTPHeaders, [String])
+        case forward(ConnectionID, String)
+        case close(ConnectionID, WebSocketCloseCode?)
+        case stop
+    }
+
+    private let mailbox = Mailbox<Command>()
+    private let thread: WorkerThread
+    private let counters: Counters
+
+    final class Counters: Sendable {
+        let sessions = Atomic<Int>(0)
+        let opened = Atomic<Int>(0)
+        let lost = Atomic<Int>(0)
+        let toHome = Atomic<Int>(0)
+        let fromHome = Atomic<Int>(0)
+    }
+
+    /// `deliver` sends a text message to the client's WebSocket; `end`
+    /// closes it with a code and reason. Both from the proxy's thread.
+    package init(
+        deliver: @escaping @Sendable (ConnectionID, String) -> Void,
+        end: @escaping @Sendable (ConnectionID, WebSocketCloseCode, String) -> Void,
+        log: ServerLog
+    ) {
+        let mailbox = self.mailbox
+        let counters = Counters()
+        self.counters = counters
+        thread = WorkerThread(name: "swiftlet-proxy") {
+            ProxyLoop(mailbox: mailbox, counters: counters, deliver: deliver, end: end, log: log).run()
+        }
+    }
+
+    /// Opens the upstream for `connection` and sends `messages` (the join,
+    /// and what the client sent while the room was being placed) once it
+    /// is open.
+    package func open(_ connection: ConnectionID, to endpoint: ServerEndpoint, headers: HTTPHeaders, messages: [String]) {
+        mailbox.post(.open(connection, ServerEndpointBox(endpoint), headers, messages))
+    }
+
+    package func forward(_ text: String, from connection: ConnectionID) { mailbox.post(.forward(connection, text)) }
+
+    /// The client's WebSocket ended: with its close code (1000/1001, a
+    /// leave, passed on as such) or without one (dropped: the upstream
+    /// TCP connection is dropped too, and the home node's grace period
+    /// starts, as for a client of its own).
+    package func close(_ connection: ConnectionID, code: WebSocketCloseCode?) { mailbox.post(.close(connection, code)) }
+
+    package struct Statistics: Equatable, Sendable {
+        /// Proxied sessions open now.
+        package var sessions: Int
+        /// Upstreams opened, and lost (closed by neither side's close frame).
+        package var opened: Int
+        package var lost: Int
+        package var messagesToHome: Int
+        package var messagesFromHome: Int
+    }
+
+    package var statistics: Statistics {
+        Statistics(
+            sessions: counters.sessions.load(ordering: .relaxed), opened: counters.opened.load(ordering: .relaxed),
+            lost: counters.lost.load(ordering: .relaxed), messagesToHome: counters.toHome.load(ordering: .relaxed),
+            messagesFromHome: counters.fromHome.load(ordering: .relaxed))
+    }
+
+    package func stop() {
+        mailbox.post(.stop)
+        thread.join()
+    }
+}
+
+/// `ServerEndpoint` holds a TLS context (a class): boxed to cross threads
+/// once, read only by the proxy's thread.
+final class ServerEndpointBox: @unchecked Sendable {
+    let endpoint: ServerEndpoint
+    init(_ endpoint: ServerEndpoint) { self.endpoint = endpoint }
+}
+
+/// The proxy's thread: its epoll, its upstreams.
+private final class ProxyLoop {
+    final class Upstream {
+        let client: SignalingClient
+        let connection: ConnectionID
+        let tag: UInt64
+        var held: [String]
+        let openBy: Instant
+        var watchingWritable = true
+        /// The client left or dropped: the upstream is closing on our side.
+        var closing = false
+
+        init(client: SignalingClient, connection: ConnectionID, tag: UInt64, held: [String], openBy: Instant) {
+            self.client = client
+            self.connection = connection
+            self.tag = tag
+            self.held = held
+            self.openBy = openBy
+        }
+    }
+
+    let mailbox: Mailbox<SignalingProxy.Command>
+    let counters: SignalingProxy.Counters
+    let deliver: @Sendable (ConnectionID, String) -> Void
+    let end: @Sendable (ConnectionID, WebSocketCloseCode, String) -> Void
+    let log: ServerLog
+    let epoll: Int32
+    var upstreams: [ConnectionID: Upstream] = [:]
+    var byTag: [UInt64: ConnectionID] = [:]
+    var nextTag: UInt64 = 1
+    var random = SystemRandomNumberGenerator()
+    static let mailboxTag: UInt64 = 0
+
+    init(
+        mailbox: Mailbox<SignalingProxy.Command>, counters: SignalingProxy.Counters,
+        deliver: @escaping @Sendable (ConnectionID, String) -> Void,
+        end: @escaping @Sendable (ConnectionID, WebSocketCloseCode, String) -> Void, log: ServerLog
+    ) {
+        self.mailbox = mailbox
+        self.counters = counters
+        self.deliver = deliver
+        self.end = end
+        self.log = log
+        epoll = swiftlet_epoll_create()
+        _ = swiftlet_epoll_add_readable(epoll, mailbox.eventDescriptor, Self.mailboxTag)
+    }
+
+    deinit { close(epoll) }
+
+    func run() {
+        var tags = [UInt64](repeating: 0, count: 128)
+        var ready = [UInt32](repeating: 0, count: 128)
+        var commands: [SignalingProxy.Command] = []
+        while true {
+            let now = MonotonicClock.now()
+            let wait = upstreams.values.filter { $0.client.phase != .open }.map(\.openBy).min()
+            let waitMs = wait.map { Int32(clamping: max(0, ($0 - now).nanoseconds) / 1_000_000 + 1) } ?? 1000
+            let n = tags.withUnsafeMutableBufferPointer { t in
+                ready.withUnsafeMutableBufferPointer { r in
+                    swiftlet_epoll_wait_ready(epoll, t.baseAddress, r.baseAddress, Int32(t.count), min(waitMs, 1000))
+                }
+            }
+            for i in 0..<Int(max(n, 0)) {
+                if tags[i] == Self.mailboxTag {
+                    mailbox.drain(into: &commands)
+                    for command in commands {
+                        if case .stop = command {
+                            shutdown()
+                            return
+                        }
+                        apply(command, now: MonotonicClock.now())
+                    }
+                    continue
+                }
+                guard let connection = byTag[tags[i]], let upstream = upstreams[connection] else { continue }
+                let bits = ready[i]
+                let events = upstream.client.handleReady(
+                    readable: bits & SWIFTLET_READY_READABLE != 0, writable: bits & SWIFTLET_READY_WRITABLE != 0,
+                    hangup: bits & SWIFTLET_READY_HANGUP != 0)
+                handle(events, of: upstream)
+            }
+            expireSlowOpens(now: MonotonicClock.now())
+        }
+    }
+
+    private func apply(_ command: SignalingProxy.Command, now: Instant) {
+        switch command {
+        case .open(let connection, let box, let headers, let messages):
+            if let old = upstreams[connection] { remove(old) }
+            let client: SignalingClient
+            do {
+                client = try SignalingClient(to: box.endpoint, path: "/rtc", headers: headers, random: &random)
+            } catch {
+                counters.lost.add(1, ordering: .relaxed)
+                end(connection, .serviceRestart, "the room's node cannot be reached: resume")
+                log(.warning, "proxy: cannot connect to the room's node", [("conn", "\(connection)"), ("reason", "\(error)")])
+                return
+            }
+            let tag = nextTag
+            nextTag += 1
+            let upstream = Upstream(
+                client: client, connection: connection, tag: tag, held: messages,
+                openBy: now + SignalingProxy.connectTimeout)
+            upstreams[connection] = upstream
+            byTag[tag] = connection
+            counters.sessions.add(1, ordering: .relaxed)
+            _ = swiftlet_epoll_add_interest(epoll, client.descriptor, tag, 1, 1)
+        case .forward(let connection, let text):
+            guard let upstream = upstreams[connection], !upstream.closing else { return }
+            if upstream.client.phase == .open {
+                upstream.client.send(text: text)
+                counters.toHome.add(1, ordering: .relaxed)
+                updateInterest(upstream)
+            } else if upstream.held.count < SignalingProxy.maxHeldMessages {
+                upstream.held.append(text)
+            } else {
+                lose(upstream, "the client sent too much before the room's node answered")
+            }
+        case .close(let connection, let code):
+            guard let upstream = upstreams[connection] else { return }
+            if let code, upstream.client.phase == .open {
+                // A leave: the home node hears the same close code.
+                // The frame goes to the kernel now; we do not wait for the
+                // home's echo (nothing more would be relayed).
+                upstream.closing = true
+                upstream.client.close(code: code, reason: "client left")
+                remove(upstream)
+            } else {
+                // Dropped: drop the TCP connection without a close frame,
+                // so the home node keeps the participant for its grace
+                // period, exactly as for a client that lost its network.
+                remove(upstream)
+            }
+        case .stop:
+            break
+        }
+    }
+
+    private func handle(_ events: [SignalingClient.Event], of upstream: Upstream) {
+        for event in events {
+            switch event {
+            case .opened:
+                counters.opened.add(1, ordering: .relaxed)
+                for text in upstream.held { upstream.client.send(text: text) }
+                counters.toHome.add(upstream.held.count, ordering: .relaxed)
+                upstream.held = []
+            case .text(let text):
+                counters.fromHome.add(1, ordering: .relaxed)
+                deliver(upstream.connection, text)
+            case .closed(let reason):
+                if upstream.closing {
+                    remove(upstream)
+                } else if let code = upstream.client.closeCode {
+                    // The home node closed the session on purpose (going
+                    // away, replaced, policy): the client hears the same.
+                    end(upstream.connection, code, "closed by the room's node")
+                    remove(upstream)
+                } else {
+                    lose(upstream, reason)
+                }
+                return
+            }
+        }
+        updateInterest(upstream)
+    }
+
+    /// The gap: the upstream ended without a close frame. The client's
+    /// session ends cleanly with 1012 and it resumes.
+    private func lose(_ upstream: Upstream, _ reason: String) {
+        counters.lost.add(1, ordering: .relaxed)
+        log(.warning, "proxy: lost the room's node", [("conn", "\(upstream.connection)"), ("reason", reason)])
+        end(upstream.connection, .serviceRestart, "lost the room's node: resume")
+        remove(upstream)
+    }
+
+    private func expireSlowOpens(now: Instant) {
+        for upstream in Array(upstreams.values) where upstream.client.phase != .open && now >= upstream.openBy {
+            lose(upstream, "no answer within \(SignalingProxy.connectTimeout)")
+        }
+    }
+
+    private func updateInterest(_ upstream: Upstream) {
+        let want = upstream.client.wantsWritable
+        guard want != upstream.watchingWritable else { return }
+        upstream.watchingWritable = want
+        _ = swiftlet_epoll_modify_interest(epoll, upstream.client.descriptor, upstream.tag, 1, want ? 1 : 0)
+    }
+
+    private func remove(_ upstream: Upstream) {
+        guard upstreams[upstream.connection] === upstream else { return }
+        _ = swiftlet_epoll_remove(epoll, upstream.client.descriptor)
+        upstreams[upstream.connection] = nil
+        byTag[upstream.tag] = nil
+        counters.sessions.subtract(1, ordering: .relaxed)
+    }
+
+    private func shutdown() {
+        for upstream in Array(upstreams.values) {
+            if upstream.client.phase == .open { upstream.client.close(code: .goingAway, reason: "node stopping") }
+            remove(upstream)
+        }
+    }
+}
