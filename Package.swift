@@ -183,9 +183,9 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO", "Negotiation", "SDP",
-                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting",
+                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient",
             ]),
-        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting"]),
+        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient"]),
         testTarget(
             "MediaWorkerTests",
             [

@@ -76,10 +76,22 @@ package final class ClusterAgent: @unchecked Sendable {
     /// The room's home, placing it when it has none (or its home died).
     package func placeRoom(_ room: String) throws(ClusterError) -> RoomHome {
         try placing.withLock { kept throws(ClusterError) -> RoomHome in
-            let registry: ClusterRegistry
-            if let k = kept { registry = k } else { registry = try makeRegistry() }
-            kept = registry
-            return try registry.placeRoom(room, preferringRegion: record.region)
+            // A kept connection may have broken while idle (Redis restarted):
+            // on a connection error it is dropped and the placement tried
+            // once more on a new one. A new connection's error stands.
+            for reused in [kept != nil, false] {
+                let registry: ClusterRegistry
+                if let k = kept { registry = k } else { registry = try makeRegistry() }
+                kept = registry
+                do throws(ClusterError) {
+                    return try registry.placeRoom(room, preferringRegion: record.region)
+                } catch {
+                    guard case .redis = error else { throw error }
+                    kept = nil
+                    if !reused { throw error }
+                }
+            }
+            throw .noNodeAvailable
         }
     }
 

@@ -1,5 +1,6 @@
 import DTLS
 import Foundation
+import HTTPClient
 import ICE
 import Negotiation
 import NetIO
@@ -25,11 +26,10 @@ final class ProcessTestClient {
     private let certificate: DTLSCertificate
     private let batch = DatagramBatch(capacity: 8, slotSize: 2048)
 
-    init(port: UInt16) throws {
+    init(port: UInt16, ip: String = "127.0.0.1") throws {
         var random = SystemRandomNumberGenerator()
         let endpoint = ServerEndpoint(
-            address: try #require(SocketAddress(ip: "127.0.0.1", port: port)), hostHeader: "127.0.0.1:\(port)",
-            serverName: "127.0.0.1", tls: nil)
+            address: try #require(SocketAddress(ip: ip, port: port)), hostHeader: "\(ip):\(port)", serverName: ip, tls: nil)
         signaling = try SignalingClient(to: endpoint, path: "/rtc", random: &random)
         certificate = try DTLSCertificate.generate(issuedAt: Int64(Date().timeIntervalSince1970))
     }
