@@ -35,6 +35,9 @@ package final class ClusterAgent: @unchecked Sendable {
     private let load: @Sendable () -> NodeLoad
     private let draining = Atomic<Bool>(false)
     private let stopRequested = Atomic<Bool>(false)
+    /// Wakes the agent's thread at once on `stop`; between refreshes it
+    /// sleeps on it.
+    private let stopSignal = StopSignal()
     private let state = Mutex<ClusterStatus>(.starting)
     private let placing = Mutex<ClusterRegistry?>(nil)
     private var thread: WorkerThread?
@@ -69,6 +72,7 @@ package final class ClusterAgent: @unchecked Sendable {
     /// Redis away, it expires by itself).
     package func stop() {
         stopRequested.store(true, ordering: .relaxed)
+        stopSignal.signal()
         thread?.join()
         thread = nil
     }
@@ -103,6 +107,9 @@ package final class ClusterAgent: @unchecked Sendable {
         return ClusterRegistry(connection: connection, keys: keys, timing: timing, wallClockMilliseconds: Self.now)
     }
 
+    /// Refreshes every `refreshInterval` (every `retryInterval` after a
+    /// failure), sleeping on `stopSignal` in between: an idle agent wakes
+    /// once per refresh, and at once on `stop`.
     private func run() {
         var registry: ClusterRegistry?
         var next = MonotonicClock.now()
@@ -126,8 +133,7 @@ package final class ClusterAgent: @unchecked Sendable {
                     next = now + Self.retryInterval
                 }
             }
-            // Short naps so `stop` is prompt.
-            usleep(20_000)
+            stopSignal.wait(until: next)
         }
         try? registry?.deregister(record.id)
     }
