@@ -25,9 +25,16 @@ package enum ClusterStatus: Equatable, Sendable {
 /// Redis returning, well inside the 2 s the issue asks. `placeRoom` runs on
 /// the caller's thread over a second connection, bounded by the command
 /// timeout: a join never hangs on Redis.
+///
+/// The agent also keeps the room homes this node holds true
+/// (`ClusterAgent+Rooms.swift`): it remembers the rooms `placeRoom` homed
+/// here, and at each refresh releases those that ended, claims again those
+/// Redis lost and reports those homed elsewhere now (`ClusterRoomHooks`).
 package final class ClusterAgent: @unchecked Sendable {
-    // @unchecked: `refresher` is touched only by the agent's thread,
-    // `placer` only under `placing`, the rest through the mutexes.
+    // @unchecked: `thread` is touched only by `start` and `stop` (the
+    // owner's thread), the registry of refreshes only by the agent's
+    // thread, the placing registry only under `placing`, the rest through
+    // mutexes and atomics.
     package let record: NodeRecord
     private let endpoint: RedisEndpoint
     private let keys: ClusterKeys
@@ -44,6 +51,17 @@ package final class ClusterAgent: @unchecked Sendable {
     package static let retryInterval: Duration = .milliseconds(200)
     /// Refreshes that succeeded, for tests and metrics.
     private let refreshes = Atomic<Int>(0)
+    /// The room homes this node claimed (`placeRoom` on signalling threads,
+    /// the resync on the agent's thread).
+    let claims: Mutex<RoomClaims>
+    let roomHooks = Mutex<ClusterRoomHooks?>(nil)
+    /// Metrics (`ClusterAgent+Rooms.swift`).
+    let releases = Atomic<Int>(0)
+    let staleDrops = Atomic<Int>(0)
+    let redisErrors = Atomic<Int>(0)
+    /// Nanoseconds the last successful register and live-nodes read took;
+    /// negative before the first.
+    private let roundTripNanoseconds = Atomic<Int64>(-1)
 
     package init(
         endpoint: RedisEndpoint, record: NodeRecord, keys: ClusterKeys = ClusterKeys(),
@@ -54,10 +72,20 @@ package final class ClusterAgent: @unchecked Sendable {
         self.keys = keys
         self.timing = timing
         self.load = load
+        claims = Mutex(RoomClaims(owner: record.id))
     }
 
     package var status: ClusterStatus { state.withLock { $0 } }
     package var refreshCount: Int { refreshes.load(ordering: .relaxed) }
+    /// How long the last successful refresh's register and live-nodes read
+    /// took (a reconnect included): nil before the first.
+    package var lastRefreshRoundTrip: Duration? {
+        let n = roundTripNanoseconds.load(ordering: .relaxed)
+        return n < 0 ? nil : .nanoseconds(n)
+    }
+    /// Calls to Redis that failed or that Redis refused: refreshes,
+    /// resyncs and placements.
+    package var redisErrorCount: Int { redisErrors.load(ordering: .relaxed) }
 
     /// Draining: the record says so at the next refresh, and placement
     /// gives this node no new room.
@@ -78,25 +106,36 @@ package final class ClusterAgent: @unchecked Sendable {
     }
 
     /// The room's home, placing it when it has none (or its home died).
+    /// A home on this node is remembered as this node's claim: released
+    /// once the room ends, kept true in Redis while it lives.
     package func placeRoom(_ room: String) throws(ClusterError) -> RoomHome {
-        try placing.withLock { kept throws(ClusterError) -> RoomHome in
-            // A kept connection may have broken while idle (Redis restarted):
-            // on a connection error it is dropped and the placement tried
-            // once more on a new one. A new connection's error stands.
-            for reused in [kept != nil, false] {
-                let registry: ClusterRegistry
-                if let k = kept { registry = k } else { registry = try makeRegistry() }
-                kept = registry
-                do throws(ClusterError) {
-                    return try registry.placeRoom(room, preferringRegion: record.region)
-                } catch {
-                    guard case .redis = error else { throw error }
-                    kept = nil
-                    if !reused { throw error }
+        let home: RoomHome
+        do {
+            home = try placing.withLock { kept throws(ClusterError) -> RoomHome in
+                // A kept connection may have broken while idle (Redis
+                // restarted): on a connection error it is dropped and the
+                // placement tried once more on a new one. A new
+                // connection's error stands.
+                for reused in [kept != nil, false] {
+                    let registry: ClusterRegistry
+                    if let k = kept { registry = k } else { registry = try makeRegistry() }
+                    kept = registry
+                    do throws(ClusterError) {
+                        return try registry.placeRoom(room, preferringRegion: record.region)
+                    } catch {
+                        guard case .redis = error else { throw error }
+                        kept = nil
+                        if !reused { throw error }
+                    }
                 }
+                throw .noNodeAvailable
             }
-            throw .noNodeAvailable
+        } catch {
+            if error.isRedisFault { redisErrors.add(1, ordering: .relaxed) }
+            throw error
         }
+        if home.node == record.id { claims.withLock { $0.remember(room, epoch: home.epoch) } }
+        return home
     }
 
     private func makeRegistry() throws(ClusterError) -> ClusterRegistry {
@@ -125,10 +164,13 @@ package final class ClusterAgent: @unchecked Sendable {
                     current.draining = draining.load(ordering: .relaxed)
                     try connected.register(current)
                     let nodes = try connected.liveNodes()
+                    roundTripNanoseconds.store((MonotonicClock.now() - now).nanoseconds, ordering: .relaxed)
                     state.withLock { $0 = .connected(nodes: nodes) }
                     refreshes.add(1, ordering: .relaxed)
                     next = now + timing.refreshInterval
+                    resyncRooms(connected)
                 } catch {
+                    if error.isRedisFault { redisErrors.add(1, ordering: .relaxed) }
                     state.withLock { $0 = .disconnected(reason: error.description) }
                     next = now + Self.retryInterval
                 }
@@ -143,5 +185,15 @@ package final class ClusterAgent: @unchecked Sendable {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
         return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+    }
+}
+
+extension ClusterError {
+    /// Redis failed or refused the call (not a placement that found no node).
+    var isRedisFault: Bool {
+        switch self {
+        case .redis, .refused, .claim(.unexpectedReply): true
+        case .claim(.candidateNotLive), .noNodeAvailable: false
+        }
     }
 }

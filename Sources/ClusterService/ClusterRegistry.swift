@@ -100,7 +100,7 @@ package final class ClusterRegistry {
         throw .noNodeAvailable
     }
 
-    private func run(_ commands: [[String]]) throws(ClusterError) -> [RedisValue] {
+    func run(_ commands: [[String]]) throws(ClusterError) -> [RedisValue] {
         do { return try connection.pipeline(commands) } catch { throw .redis(error) }
     }
 }
