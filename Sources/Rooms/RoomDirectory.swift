@@ -114,6 +114,24 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     /// at the drain's end).
     package var connections: [ConnectionID] { byConnection.keys.sorted() }
 
+    /// The rooms that exist now, by name.
+    package var roomNames: [String] { rooms.keys.sorted() }
+
+    /// Takes every participant out of `room` at once (a cluster found this
+    /// node's copy of the room stale: the room lives on another node now).
+    /// Returns the effects (media released) and the connections the shell
+    /// closes so that their clients join again, where the cluster places
+    /// them. Nothing is sent to the evicted participants themselves.
+    package mutating func evict(room: String, reason: String) -> (effects: [RoomEffect], connections: [ConnectionID]) {
+        let members = rooms[room]?.members ?? []
+        let connections = members.compactMap { participants[$0]?.connection }
+        let evicted = Set(connections)
+        var effects: [RoomEffect] = []
+        for id in members { effects += remove(id, reason: reason) }
+        effects.removeAll { if case .send(let c, _) = $0 { return evicted.contains(c) } else { return false } }
+        return (effects, connections)
+    }
+
     package mutating func join(_ request: JoinRequest, connection: ConnectionID, now: Instant) -> [RoomEffect] {
         guard byConnection[connection] == nil else {
             return [.send(connection, .error(code: .alreadyJoined, message: "this connection already joined"))]

@@ -185,4 +185,20 @@ extension RoomService {
         if address.hasPrefix("[") { return address.split(separator: "]").first.map { String($0.dropFirst()) } }
         return address.split(separator: ":").first.map(String.init)
     }
+
+    /// The rooms on this node now, for the cluster's resync.
+    package var roomNames: [String] { state.withLock { $0.directory.roomNames } }
+
+    /// The cluster found this node's copy of `room` stale (its home in
+    /// Redis is another node, or another epoch): every participant leaves
+    /// it here and its WebSocket is closed with 1012 (service restart), so
+    /// that the client joins again and is placed where the room lives.
+    package func dropStaleRoom(_ room: String, reason: String) {
+        let (effects, connections) = state.withLock { $0.directory.evict(room: room, reason: reason) }
+        guard !connections.isEmpty || !effects.isEmpty else { return }
+        log(.warning, "stale room dropped", [("room", room), ("reason", reason), ("participants", "\(connections.count)")])
+        perform(effects)
+        let outlet = outletBox.withLock { $0 }
+        for connection in connections { outlet?.close(connection, code: .serviceRestart, reason: "room moved: join again") }
+    }
 }

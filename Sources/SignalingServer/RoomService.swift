@@ -12,6 +12,8 @@ import Wire
 package protocol SignalingOutlet: AnyObject, Sendable {
     func send(_ bytes: [UInt8], to connection: ConnectionID)
     func close(_ connection: ConnectionID)
+    /// Closes a room WebSocket with this close code and reason.
+    func close(_ connection: ConnectionID, code: WebSocketCloseCode, reason: String)
 }
 
 /// The rooms of this server behind a lock, shared by the signalling thread
@@ -31,7 +33,7 @@ package final class RoomService: Sendable {
     let state: Mutex<State>
     let verifier: AccessTokenVerifier
     private let media: @Sendable (MediaCommand) -> Void
-    private let outletBox = Mutex<(any SignalingOutlet)?>(nil)
+    let outletBox = Mutex<(any SignalingOutlet)?>(nil)
     let clusterBox = Mutex<ClusterLink?>(nil)
     let log: ServerLog
     /// A copy of the directory's limits, read without the lock: SDPs are

@@ -227,9 +227,12 @@ private final class TCPOutlet: SignalingOutlet {
         server.send(bytes, to: TCPConnectionID(rawValue: connection.rawValue))
     }
     func close(_ connection: ConnectionID) {
-        // A normal close frame, then the socket.
+        close(connection, code: .policyViolation, reason: "replaced by a newer connection")
+    }
+    func close(_ connection: ConnectionID, code: WebSocketCloseCode, reason: String) {
+        // A close frame, then the socket.
         var socket = WebSocketConnection()
-        socket.close(code: .policyViolation, reason: "replaced by a newer connection")
+        socket.close(code: code, reason: reason)
         server.send(socket.takeOutput(), to: TCPConnectionID(rawValue: connection.rawValue), then: .afterSend)
     }
 }

@@ -46,6 +46,21 @@ enum ServeCluster {
                 # HELP swiftlet_cluster_refreshes_total Successful refreshes of this node's record.
                 # TYPE swiftlet_cluster_refreshes_total counter
                 swiftlet_cluster_refreshes_total \(a.refreshCount)
+                # HELP swiftlet_cluster_rooms_claimed Rooms whose home in Redis is this node.
+                # TYPE swiftlet_cluster_rooms_claimed gauge
+                swiftlet_cluster_rooms_claimed \(a.claimedRoomCount)
+                # HELP swiftlet_cluster_room_releases_total Room homes released in Redis after the room ended here.
+                # TYPE swiftlet_cluster_room_releases_total counter
+                swiftlet_cluster_room_releases_total \(a.releaseCount)
+                # HELP swiftlet_cluster_stale_rooms_dropped_total Rooms dropped here because their home moved to another node or epoch.
+                # TYPE swiftlet_cluster_stale_rooms_dropped_total counter
+                swiftlet_cluster_stale_rooms_dropped_total \(a.staleDropCount)
+                # HELP swiftlet_cluster_redis_errors_total Redis calls that failed or were refused (refreshes, resyncs, placements).
+                # TYPE swiftlet_cluster_redis_errors_total counter
+                swiftlet_cluster_redis_errors_total \(a.redisErrorCount)
+                # HELP swiftlet_cluster_redis_round_trip_seconds Time of the last refresh's Redis calls (record and live nodes).
+                # TYPE swiftlet_cluster_redis_round_trip_seconds gauge
+                swiftlet_cluster_redis_round_trip_seconds \(a.lastRefreshRoundTrip.map { String(Double($0.nanoseconds) / 1e9) } ?? "NaN")
 
                 """ + proxyLines()
         }
@@ -93,6 +108,15 @@ enum ServeCluster {
         }
         slot.set(agent, signaling)
         signaling.joinCluster(AgentRouting(agent: agent))
+        // Each refresh keeps this node's room homes true in Redis: rooms
+        // that ended are released, a room whose home moved is dropped here.
+        agent.setRoomHooks(
+            ClusterRoomHooks(
+                localRooms: { service.roomNames },
+                dropStale: { room, home in
+                    service.dropStaleRoom(
+                        room, reason: home.map { "its home is \($0.node) at epoch \($0.epoch)" } ?? "its home is unreadable")
+                }))
         agent.start()
         return agent
     }

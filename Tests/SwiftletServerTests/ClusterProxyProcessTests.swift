@@ -144,4 +144,33 @@ import Testing
         let later = try ProcessTestClient(port: b.port, ip: "127.0.0.2")
         #expect(later.join(room: "steady", identity: "erin"), "\(later.messages) \(b.output.text.suffix(3000))")
     }
+
+    /// A room that ends is released in Redis (its hash deleted) within two
+    /// refreshes; a room whose home in Redis moved to another node is
+    /// dropped here and its clients are told to join again (1012).
+    @Test(.timeLimit(.minutes(2)))
+    func roomHomesAreReleasedWhenRoomsEndAndStaleCopiesAreDropped() throws {
+        let redis = try RedisServerProcess()
+        defer { redis.stop() }
+        let b = try start("127.0.0.2", "node-b", redis: redis)
+        defer { b.stop() }
+        #expect(wait(10) { b.metric("swiftlet_cluster_connected") == 1 })
+
+        let brief = try ProcessTestClient(port: b.port, ip: "127.0.0.2")
+        #expect(brief.join(room: "brief", identity: "fay"))
+        #expect(redisCLI(redis, ["HGET", "swiftlet:room:brief", "node"]).hasPrefix("node-b~"))
+        brief.send(["type": "leave"])
+        #expect(wait(10) { redisCLI(redis, ["EXISTS", "swiftlet:room:brief"]).hasPrefix("0") })
+        #expect(b.metric("swiftlet_cluster_room_releases_total") == 1)
+
+        let stale = try ProcessTestClient(port: b.port, ip: "127.0.0.2")
+        #expect(stale.join(room: "moved", identity: "gus"))
+        #expect(wait(5) { b.metric("swiftlet_cluster_rooms_claimed") == 1 })
+        // Another node took the room (as after B was thought dead).
+        _ = redisCLI(redis, ["HSET", "swiftlet:room:moved", "node", "node-z~1", "epoch", "99"])
+        #expect(stale.run(for: .seconds(6)) { stale.closedReason != nil })
+        #expect(stale.closedReason?.hasPrefix("websocket closed 1012") == true)
+        #expect(b.metric("swiftlet_cluster_stale_rooms_dropped_total") == 1)
+        #expect(b.metric("swiftlet_rooms") == 0)
+    }
 }
