@@ -73,14 +73,18 @@ package struct NodeRecord: Equatable, Codable, Sendable {
     package var load: NodeLoad
     /// A draining node takes no new rooms (placement skips it).
     package var draining: Bool
+    /// What another node needs to open a relay transport to this one
+    /// (nil: this node keeps no relays).
+    package var relay: NodeRelayParameters?
 
     package init(
         id: NodeID, httpAddress: String, relayAddress: String, region: String? = nil, limits: NodeLimits = NodeLimits(),
-        load: NodeLoad = NodeLoad(), draining: Bool = false
+        load: NodeLoad = NodeLoad(), draining: Bool = false, relay: NodeRelayParameters? = nil
     ) {
         self.id = id
         self.httpAddress = httpAddress
         self.relayAddress = relayAddress
+        self.relay = relay
         self.region = region
         self.limits = limits
         self.load = load

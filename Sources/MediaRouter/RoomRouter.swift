@@ -77,6 +77,10 @@ package final class RoomRouter {
     var transportIDs: [TransportKey: TransportID] = [:]
     var transportKeys: [TransportID: TransportKey] = [:]
     var nextTransportNumber: UInt64 = 1
+    /// Relay transports to other nodes, by peer node id, and the peer of
+    /// each relay transport (RoomRouter+NodeRelays).
+    var nodeRelays: [String: NodeRelayEntry] = [:]
+    var nodeRelayNodes: [TransportID: String] = [:]
     var tracks: [TrackKey: IncomingTrack] = [:]
     var publisherRoutes: [ParticipantID: PublisherRoutes] = [:]
     /// The same routes, by the publisher transport the packets arrive on.
@@ -198,6 +202,7 @@ package final class RoomRouter {
     // MARK: Transport events
 
     func handleEvent(_ id: TransportID, _ event: PeerTransportEvent) {
+        if handleNodeRelayEvent(id, event) { return }
         guard let key = transportKeys[id] else { return }
         switch event {
         case .failed(let failure):

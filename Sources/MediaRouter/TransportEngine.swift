@@ -69,11 +69,15 @@ package final class TransportEngine {
 
     package init() {}
 
-    package func add(_ transport: PeerTransport, id: TransportID) {
+    /// `boundTo`: the peer's address, known in advance (a relay to another
+    /// node, `PeerRouter.bind`): datagrams from it reach this transport
+    /// before any check validated it.
+    package func add(_ transport: PeerTransport, id: TransportID, boundTo peer: TransportAddress? = nil) {
         if let old = transports[id] { old.isRemoved = true }
         let slot = Slot(id: id, transport: transport)
         transports[id] = slot
         router.register(id, localUfrag: transport.localCredentials.ufrag)
+        if let peer { router.bind(peer, to: id) }
         markDriven(slot, flush: true)
     }
 

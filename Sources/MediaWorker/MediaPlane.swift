@@ -22,7 +22,7 @@ package final class MediaPlane: Sendable {
     let workers: [UDPWorker<RoomMediaEngine>]
     private let threads: [WorkerThread]
     /// Each worker's published snapshot, read by `/metrics`.
-    private let cells: [WorkerSnapshotCell]
+    let cells: [WorkerSnapshotCell]
     /// The rooms' fan-out over workers (MediaPlane+Relays).
     let planner: Mutex<RoomSpanPlanner>
     /// The rings between workers (MediaPlane+Relays).

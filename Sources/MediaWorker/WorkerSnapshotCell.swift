@@ -13,6 +13,10 @@ extension MediaPlane {
         /// The worker's ICE-TCP port (zero without one) and its open connections.
         package var iceTCP = ICETCPCounters()
         package var iceTCPConnections = 0
+        /// Relay transports to other nodes this worker keeps, and how many
+        /// are connected (the cluster's first worker only).
+        package var nodeRelays = 0
+        package var nodeRelaysConnected = 0
         package init(counters: RoomMediaCounters, transports: Int, tracks: Int, subscriptions: Int) {
             self.counters = counters
             self.transports = transports
@@ -62,6 +66,7 @@ extension RoomMediaEngine {
             snapshot.iceTCP = port.counters
             snapshot.iceTCPConnections = port.connectionCount
         }
+        (snapshot.nodeRelays, snapshot.nodeRelaysConnected) = router.nodeRelayCounts
         if snapshots.publish(snapshot) {
             snapshotDirty = false
             nextSnapshot = now + Self.snapshotInterval

@@ -113,6 +113,14 @@ package struct PeerRouter<Key: Hashable> {
         byAddress[source] = key
     }
 
+    /// Binds `address` to `key` before any check: for a transport whose
+    /// peer's address comes from a trusted control plane (a relay to
+    /// another node of the cluster, whose address is in its record), and
+    /// whose answers (STUN responses, DTLS, SRTP) carry no ufrag to route
+    /// by. What arrives from there still has to pass that transport's ICE
+    /// and DTLS checks.
+    package mutating func bind(_ address: TransportAddress, to key: Key) { noteValidated(address, by: key) }
+
     /// The transport `address` is bound to (one that validated it), if any.
     package func owner(of address: TransportAddress) -> Key? { byAddress[address] }
 

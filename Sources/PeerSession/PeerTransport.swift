@@ -78,6 +78,9 @@ package final class PeerTransport {
     /// libsrtp.
     private var inboundSSRCs: [UInt32] = []
     private var transmitQueue: [OutgoingDatagram] = []
+    /// Client only: the first local candidate added, the local address of
+    /// datagrams whose socket does not say (one bound address).
+    private var firstLocalCandidate: TransportAddress?
     private var events: [PeerTransportEvent] = []
 
     package init(
@@ -114,6 +117,7 @@ package final class PeerTransport {
     /// Client only: a local address the owner has bound.
     package func addLocalCandidate(_ candidate: ICECandidate, now: Instant) {
         guard full != nil else { return }
+        if firstLocalCandidate == nil { firstLocalCandidate = candidate.address }
         full?.addLocalCandidate(candidate)
         drain(now: now)
     }
@@ -148,7 +152,9 @@ package final class PeerTransport {
         case .stun:
             let bytes = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(datagram))
             lite?.handleSTUN(bytes, from: source, to: local, now: now)
-            full?.handleSTUN(bytes, from: source, to: local ?? source, now: now)
+            // A socket bound to one address reports no local address: the
+            // client's checks then left from its one host candidate.
+            full?.handleSTUN(bytes, from: source, to: local ?? firstLocalCandidate ?? source, now: now)
             drain(now: now)
             return .handled
         case .dtls:
