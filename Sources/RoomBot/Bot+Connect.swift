@@ -89,7 +89,7 @@ extension Bot {
         let waiting =
             (usesWHIP || usesWHEP) ? "HTTP answer" : signaling?.phase == .connecting ? "TCP connect" : "WebSocket upgrade"
         connectFailures += 1
-        lastConnectError = "connect \(context.server): no \(waiting) within \(context.options.connectTimeout) s"
+        lastConnectError = "connect \(server.endpoint.address): no \(waiting) within \(context.options.connectTimeout) s"
         signaling = nil
         http = nil
         httpPurpose = .none

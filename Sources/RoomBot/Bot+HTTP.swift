@@ -13,7 +13,7 @@ extension Bot {
         lastPost = (path, sdp, purpose)
         do {
             http = try HTTPExchange(
-                to: context.endpoint, method: "POST", path: path,
+                to: server.endpoint, method: "POST", path: path,
                 headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/sdp")], body: Array(sdp.utf8))
             httpPurpose = purpose
             context.registerHTTP(self)

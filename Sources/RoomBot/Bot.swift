@@ -75,6 +75,9 @@ final class Bot {
         self.context = context
     }
 
+    /// The `--url` this bot uses, resolved.
+    var server: BotServer { context.servers[record.serverIndex] }
+
     /// The WHIP/WHEP request in flight, and the session's Location.
     var http: HTTPExchange?
     var httpPurpose = HTTPPurpose.none
@@ -108,7 +111,7 @@ final class Bot {
 
     func openSignaling(now: Instant) {
         do {
-            signaling = try SignalingClient(to: context.endpoint, path: context.options.path, random: &random)
+            signaling = try SignalingClient(to: server.endpoint, path: server.url.path, random: &random)
             context.registerSignaling(self)
         } catch {
             connectFailed("\(error)", now: now)
@@ -205,7 +208,7 @@ final class Bot {
         let t: BotTransport
         do {
             t = try BotTransport(
-                bindIP: context.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
+                bindIP: server.bindIP, certificate: context.certificate, now: now, batch: context.receiveBatch)
         } catch {
             record.error("socket")
             return nil
@@ -567,7 +570,7 @@ final class Bot {
         signaling?.close()
         if let location = sessionLocation {
             // DELETE needs no token: the Location is the capability.
-            http = try? HTTPExchange(to: context.endpoint, method: "DELETE", path: location, headers: [], body: [])
+            http = try? HTTPExchange(to: server.endpoint, method: "DELETE", path: location, headers: [], body: [])
             httpPurpose = .delete
             if http != nil { context.registerHTTP(self) }
         }

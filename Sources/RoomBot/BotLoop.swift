@@ -15,14 +15,21 @@ let stopRequested = Atomic<Bool>(false)
 /// Which signal asked to stop (SIGINT or SIGTERM), 0 for none.
 let stopSignal = Atomic<Int32>(0)
 
-/// What every bot shares: the server, the certificate, the media factory,
+/// One `--url`, resolved before the loop starts: how its bots reach the
+/// server's signalling (plain or TLS) and the local IP their media
+/// sockets bind to.
+struct BotServer {
+    let url: ServerURL
+    let endpoint: ServerEndpoint
+    let bindIP: String
+}
+
+/// What every bot shares: the servers, the certificate, the media factory,
 /// the loop's registration and its buffers (one thread, so one of each).
 final class BotContext {
     let options: BotOptions
-    let server: SocketAddress
-    /// How the bots reach the server's signalling (plain or TLS).
-    let endpoint: ServerEndpoint
-    let bindIP: String
+    /// One per `--url`, in its order; a bot uses `record.serverIndex`.
+    let servers: [BotServer]
     let certificate: DTLSCertificate
     let media: BotMediaFactory
     /// Wall-clock NTP shared by every bot (SRs, abs-capture-time).
@@ -41,11 +48,9 @@ final class BotContext {
     /// happens; the rest are in the summary.
     var connectFailureLogged = false
 
-    init(endpoint: ServerEndpoint, options: BotOptions, bindIP: String, certificate: DTLSCertificate, media: BotMediaFactory) {
+    init(servers: [BotServer], options: BotOptions, certificate: DTLSCertificate, media: BotMediaFactory) {
         self.options = options
-        self.server = endpoint.address
-        self.endpoint = endpoint
-        self.bindIP = bindIP
+        self.servers = servers
         self.certificate = certificate
         self.media = media
     }

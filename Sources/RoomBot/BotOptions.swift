@@ -3,13 +3,12 @@ import Wire
 
 /// roombot's command line, parsed and validated before anything connects.
 struct BotOptions: Equatable {
-    var url = ""
-    /// The URL's host as written: an IP literal or a name (resolved with
-    /// getaddrinfo when roombot starts).
-    var host = ""
-    var port: UInt16 = 0
-    /// `wss://` or `https://`: TLS to the server.
-    var secure = false
+    /// Every `--url`, in the order given: bot i connects to
+    /// `servers[i % servers.count]` (a cluster's nodes, or separate
+    /// servers), publishers and subscribers alike.
+    var servers: [ServerURL] = []
+    /// Whether any URL is `wss://` or `https://`: TLS to that server.
+    var secure: Bool { servers.contains(where: \.secure) }
     /// PEM CA certificates to trust instead of the system's (a test CA, or
     /// the server's self-signed certificate itself).
     var caFile: String?
@@ -120,6 +119,9 @@ struct BotOptions: Equatable {
     static let version = "0.1.0-dev"
     static let devKey = "devkey"
     static let devSecret = "devsecret"
+    /// More `--url`s than this is a mistake (one process loads a few
+    /// nodes; a bigger cluster takes more roombot processes).
+    static let maxServers = 64
 
     struct Invalid: Error, CustomStringConvertible, Equatable { let description: String }
 
@@ -129,13 +131,15 @@ struct BotOptions: Equatable {
         freezes, layer switches). See docs/ROOMBOT.md.
 
         USAGE:
-          roombot --url URL (--room NAME | --rooms N) [options]
+          roombot --url URL [--url URL ...] (--room NAME | --rooms N) [options]
           roombot --help
 
         OPTIONS:
           --url URL            ws://HOST:PORT/rtc or wss://HOST:PORT/rtc (the room WebSocket; HOST a
                                name or an IP); with --whip/--whep, http(s)://HOST:PORT is the base
-                               of /whip and /whep
+                               of /whip and /whep. Give --url several times (or URL,URL,...) to
+                               spread the bots over several servers or cluster nodes: bot i (in start
+                               order) uses URL i mod N, and the summary adds a row per URL
           --ca-file FILE       with wss:// or https://: trust the PEM CA certificates in FILE instead
                                of the system's (a test CA, or a self-signed server certificate)
           --insecure           with wss:// or https://: do not verify the server's certificate
@@ -239,7 +243,19 @@ struct BotOptions: Equatable {
         while i < arguments.count {
             let a = arguments[i]
             switch a {
-            case "--url": o.url = try value(a)
+            case "--url":
+                // Repeated, or a comma-separated list (a URL holds no comma
+                // in its scheme, host or port).
+                for part in try value(a).split(separator: ",", omittingEmptySubsequences: false) {
+                    let server = try ServerURL(parsing: String(part))
+                    guard !o.servers.contains(where: { $0.text == server.text }) else {
+                        throw Invalid(description: "--url \(server.text) is given twice")
+                    }
+                    o.servers.append(server)
+                }
+                guard o.servers.count <= Self.maxServers else {
+                    throw Invalid(description: "--url: at most \(Self.maxServers) URLs")
+                }
             case "--ca-file": o.caFile = try value(a)
             case "--insecure": o.insecure = true
             case "--room": room = try value(a)
@@ -299,8 +315,7 @@ struct BotOptions: Equatable {
             }
             i += 1
         }
-        guard !o.url.isEmpty else { throw Invalid(description: "--url is required") }
-        try o.parseURL()
+        guard !o.servers.isEmpty else { throw Invalid(description: "--url is required") }
         if !o.secure, o.caFile != nil || o.insecure {
             throw Invalid(description: "--ca-file and --insecure apply to wss:// and https:// URLs only")
         }
@@ -351,49 +366,6 @@ struct BotOptions: Equatable {
         return o
     }
 
-    /// `ws://`, `wss://`, `http://` or `https://`, then `HOST[:PORT][/PATH]`;
-    /// HOST an IPv4 literal, `[IPv6]` or a name (RFC 3986 section 3.2.2).
-    /// The port defaults to the scheme's (RFC 6455 section 3: 80 and 443).
-    mutating func parseURL() throws(Invalid) {
-        var rest = Substring(url)
-        let schemes: [(prefix: String, secure: Bool)] = [
-            ("ws://", false), ("wss://", true), ("http://", false), ("https://", true),
-        ]
-        guard let scheme = schemes.first(where: { rest.lowercased().hasPrefix($0.prefix) }) else {
-            throw Invalid(description: "--url must start with ws://, wss://, http:// or https://, got '\(url)'")
-        }
-        rest = rest.dropFirst(scheme.prefix.count)
-        secure = scheme.secure
-        let defaultPort: UInt16 = secure ? 443 : 80
-        let authority = rest.prefix { $0 != "/" }
-        let pathPart = rest.dropFirst(authority.count)
-        if !pathPart.isEmpty { path = String(pathPart) }
-        var hostPart = authority
-        var portPart: Substring?
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            hostPart = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portPart = after.dropFirst() }
-        } else if let colon = authority.lastIndex(of: ":") {
-            hostPart = authority[..<colon]
-            portPart = authority[authority.index(after: colon)...]
-        }
-        host = String(hostPart)
-        guard !host.isEmpty else { throw Invalid(description: "--url has no host") }
-        // A name: letters, digits, '-' and '.' (RFC 1123 section 2.1); an
-        // IPv6 literal came in brackets.
-        let isIPv6 = authority.hasPrefix("[")
-        guard isIPv6 || host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }),
-            host.utf8.count <= 253
-        else { throw Invalid(description: "--url has a bad host '\(host)'") }
-        if let portPart {
-            guard let p = UInt16(portPart), p > 0 else { throw Invalid(description: "--url has a bad port '\(portPart)'") }
-            port = p
-        } else {
-            port = defaultPort
-        }
-    }
-
     /// Whether the subscribing bot at `index` of the plan (0-based,
     /// counted over subscribing bots only) is light: all are with
     /// `--light` but the first of every `decodeEvery`.
@@ -416,6 +388,11 @@ struct BotOptions: Equatable {
         case .subscriber: return whep ? min(publishers, 1) * perPublisher : (publishers + participants) * perPublisher
         }
     }
+
+    /// The `servers` index bot `index` (of `plan`) connects to: round
+    /// robin, so every URL gets a share of each room's roles as far as the
+    /// counts allow.
+    func serverIndex(ofBot index: Int) -> Int { index % servers.count }
 
     /// The bots of one run, in start order: per room, participants and
     /// publishers first (so subscribers find tracks when they join), then

@@ -126,11 +126,14 @@ final class BotRecord {
     var gaveUp = false
     /// `--light`: RTP counted from its header alone, not decrypted.
     var light = false
+    /// Which `--url` this bot connects to (`BotOptions.servers`).
+    let serverIndex: Int
 
-    init(role: BotRole, room: String, identity: String) {
+    init(role: BotRole, room: String, identity: String, serverIndex: Int = 0) {
         self.role = role
         self.room = room
         self.identity = identity
+        self.serverIndex = serverIndex
     }
 
     func error(_ kind: String, _ detail: String? = nil) {

@@ -15,6 +15,7 @@ extension BotReport {
         let shown = groups.filter { $0.bots > 0 || $0.name == "overall" }
         lines += wide ? shown.wideRows : shown.narrowRows
         for g in shown { lines += Self.wrap(g.details, first: "  \(g.name): ") }
+        lines += perServerLines
         if let light = lightSummary { lines += Self.wrap(light, first: "") }
         let errors = overall.errors.sorted { $0.key < $1.key }
         if !errors.isEmpty {
@@ -26,6 +27,20 @@ extension BotReport {
                     + " on \(worst.bot) \(worst.track)" + (worst.ongoing ? " (still frozen at the end)" : ""))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// With several `--url`s, the same table per URL (every role of its
+    /// bots together), then which URL each row is, with the packets it
+    /// received and sent; nothing with one URL.
+    var perServerLines: [String] {
+        guard !byServer.isEmpty else { return [] }
+        var lines = ["per URL:"] + (wide ? byServer.wideRows(header: "url") : byServer.narrowRows(header: "url"))
+        for (url, g) in zip(serverURLs, byServer) {
+            lines += Self.wrap(
+                [url, "\(g.packets) packets received", "\(g.packetsSent) sent"],
+                first: "  \(g.name): ")
+        }
+        return lines
     }
 
     /// Items joined with ", ", broken into lines of at most `width`.
@@ -73,7 +88,10 @@ extension [GroupSummary] {
     /// p50/p95, tracks expected/announced/flowing, loss, kbps per track,
     /// Mbps received/sent, freezes, errors. Everything but the sent Mbps
     /// is the receive side (a participant's row has both).
-    var narrowRows: [String] {
+    var narrowRows: [String] { narrowRows(header: "role") }
+
+    /// The same with `header` over the first column (`url` per URL).
+    func narrowRows(header: String) -> [String] {
         func row(_ cells: [String]) -> String {
             let widths = [11, 4, 4, 4, 11, 12, 12, 6, 7, 10, 4, 4]
             var line = cells[0].padding(toLength: widths[0], withPad: " ", startingAt: 0)
@@ -84,7 +102,7 @@ extension [GroupSummary] {
         }
         var rows = [
             row([
-                "role", "bots", "join", "conn", "join p50/95", "frame p50/95", "tracks e/a/f", "loss%", "kbps/tr",
+                header, "bots", "join", "conn", "join p50/95", "frame p50/95", "tracks e/a/f", "loss%", "kbps/tr",
                 "rx/tx Mbps", "frz", "err",
             ])
         ]
@@ -104,9 +122,12 @@ extension [GroupSummary] {
     }
 
     /// The full table, about 190 columns (`--wide`).
-    var wideRows: [String] {
+    var wideRows: [String] { wideRows(header: "role") }
+
+    func wideRows(header: String) -> [String] {
         var lines = [
-            "role         bots joined conn  join p50/p95/p99 ms   connect p50/p95/p99 ms  1st frame p50/p95 ms  tracks exp/ann/flow  packets   loss%  jitter ms  kbps/track  Mbps   txMbps  errors"
+            header.padding(toLength: 13, withPad: " ", startingAt: 0)
+                + "bots joined conn  join p50/p95/p99 ms   connect p50/p95/p99 ms  1st frame p50/p95 ms  tracks exp/ann/flow  packets   loss%  jitter ms  kbps/track  Mbps   txMbps  errors"
         ]
         for g in self {
             let join = "\(BotReport.ms(g.join.p50))/\(BotReport.ms(g.join.p95))/\(BotReport.ms(g.join.p99))"

@@ -200,13 +200,16 @@ struct BotSummary: Equatable {
     var packetsReceived: UInt64
     var receivedKbps: Double
     var errors: Int
+    /// The `--url` it used.
+    var url: String
     /// `--light`: counted RTP headers only.
     var light = false
     /// Packets received by kind ("audio", "video").
     var packetsByKind: [String: UInt64] = [:]
 
-    init(_ r: BotRecord, end: Instant) {
+    init(_ r: BotRecord, url: String, end: Instant) {
         identity = r.identity
+        self.url = url
         role = r.role
         room = r.room
         joined = r.joinedAt != nil
@@ -233,7 +236,7 @@ struct BotSummary: Equatable {
             "tracksPublished": tracksPublished, "packetsSent": packetsSent, "sentKbps": sentKbps,
             "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
             "flowingByKind": flowingByKind, "packetsReceived": packetsReceived, "receivedKbps": receivedKbps, "errors": errors,
-            "light": light, "packetsByKind": packetsByKind,
+            "light": light, "packetsByKind": packetsByKind, "url": url,
         ]
     }
 }
@@ -253,6 +256,11 @@ struct TrackStall: Equatable {
 /// the exit status from the thresholds.
 struct BotReport {
     var groups: [GroupSummary]
+    /// With several `--url`s: per URL in their order, every role together
+    /// (named `url-1`...); empty with one.
+    var byServer: [GroupSummary] = []
+    /// The `--url`s as given.
+    var serverURLs: [String]
     /// Every bot, in start order.
     var bots: [BotSummary]
     var durationSeconds: Double
@@ -280,7 +288,14 @@ struct BotReport {
             GroupSummary(name: role.rawValue, records: records.filter { $0.role == role }, end: end)
         }
         groups.append(GroupSummary(name: "overall", records: records, end: end))
-        bots = records.map { BotSummary($0, end: end) }
+        let urls = options.servers.map(\.text)
+        serverURLs = urls
+        if urls.count > 1 {
+            byServer = urls.indices.map { i in
+                GroupSummary(name: "url-\(i + 1)", records: records.filter { $0.serverIndex == i }, end: end)
+            }
+        }
+        bots = records.map { BotSummary($0, url: urls.indices.contains($0.serverIndex) ? urls[$0.serverIndex] : "", end: end) }
         self.durationSeconds = durationSeconds
         self.interrupted = interrupted
         self.cutShortBy = cutShortBy
@@ -378,15 +393,22 @@ struct BotReport {
         let stallList: [[String: Any]] = stalls.prefix(20).map {
             ["bot": $0.bot, "track": $0.track, "longestSeconds": $0.longest.milliseconds / 1000, "ongoing": $0.ongoing]
         }
-        return [
-            "url": o.url, "rooms": o.rooms, "publishersPerRoom": o.publishers, "subscribersPerRoom": o.subscribers,
+        var perURL: [String: Any] = [:]
+        if !byServer.isEmpty {
+            // Only with several URLs: a single-URL file stays as it was.
+            perURL["urls"] = serverURLs
+            perURL["byURL"] = zip(serverURLs, byServer).map { url, g in g.json.merging(["url": url]) { $1 } }
+        }
+        return perURL.merging([
+            "url": serverURLs.first ?? "", "rooms": o.rooms, "publishersPerRoom": o.publishers,
+            "subscribersPerRoom": o.subscribers,
             "participantsPerRoom": o.participants, "layout": o.layout?.rawValue ?? NSNull(), "bots": bots.map(\.json),
             "audioOnly": o.audioOnly, "simulcast": o.simulcast, "whip": o.whip, "whep": o.whep,
             "durationSeconds": durationSeconds, "interrupted": interrupted, "cutShort": cutShortBy != nil,
             "exitStatus": Int(status), "failures": reasons, "groups": byRole, "longestStalls": stallList,
             "maxFreezeSeconds": o.maxFreezeSeconds, "errorDetails": errorDetails, "light": lightJSON(o),
             "threads": o.threads, "videoKbps": o.videoKbps ?? NSNull(), "fps": o.framesPerSecond ?? NSNull(),
-        ]
+        ]) { $1 }
     }
 }
 

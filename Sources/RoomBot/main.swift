@@ -54,14 +54,17 @@ do {
     writeError("roombot: \(error)\n")
     exit(64)
 }
-let server: SocketAddress
-do {
-    // getaddrinfo's answers, IPv4 and IPv6 in RFC 6724 order.
-    let addresses = try SocketAddress.resolve(host: options.host, port: options.port)
-    server = ServerEndpoint.firstReachable(addresses) ?? addresses[0]
-} catch {
-    writeError("roombot: --url: \(error)\n")
-    exit(68)
+/// Every --url resolved before any bot starts: getaddrinfo's answers, IPv4
+/// and IPv6 in RFC 6724 order, the first that takes a TCP connection.
+var resolved: [SocketAddress] = []
+for url in options.servers {
+    do {
+        let addresses = try SocketAddress.resolve(host: url.host, port: url.port)
+        resolved.append(ServerEndpoint.firstReachable(addresses) ?? addresses[0])
+    } catch {
+        writeError("roombot: --url \(url.text): \(error)\n")
+        exit(68)
+    }
 }
 var clientTLS: TLSContext?
 if options.secure {
@@ -86,14 +89,15 @@ if options.secure {
         exit(66)
     }
 }
-let defaultPort: UInt16 = options.secure ? 443 : 80
-let bracketed = options.host.contains(":") ? "[\(options.host)]" : options.host
-let endpoint = ServerEndpoint(
-    address: server, hostHeader: options.port == defaultPort ? bracketed : "\(bracketed):\(options.port)",
-    serverName: options.host, tls: clientTLS)
-guard let bindIP = options.bind ?? routeAddress(to: server) else {
-    writeError("roombot: no route to \(server); give --bind IP\n")
-    exit(70)
+var servers: [BotServer] = []
+for (url, address) in zip(options.servers, resolved) {
+    guard let bindIP = options.bind ?? routeAddress(to: address) else {
+        writeError("roombot: no route to \(address); give --bind IP\n")
+        exit(70)
+    }
+    let endpoint = ServerEndpoint(
+        address: address, hostHeader: url.hostHeader, serverName: url.host, tls: url.secure ? clientTLS : nil)
+    servers.append(BotServer(url: url, endpoint: endpoint, bindIP: bindIP))
 }
 let certificate: DTLSCertificate
 do {
@@ -139,7 +143,7 @@ if options.noMedia {
 /// One context per loop (`--threads`): buffers and epoll registration are
 /// per thread; the media factory and its clips are shared read-only.
 let makeContext = { (_: Int) -> BotContext in
-    let context = BotContext(endpoint: endpoint, options: options, bindIP: bindIP, certificate: certificate, media: media)
+    let context = BotContext(servers: servers, options: options, certificate: certificate, media: media)
     context.log = writeError
     context.clock = (media as? ClipMedia)?.clock
     return context
@@ -148,7 +152,9 @@ let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 var subscribingIndex = 0
 let firstContext = makeContext(0)
 let bots = options.plan.enumerated().map { index, entry in
-    let record = BotRecord(role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)")
+    let record = BotRecord(
+        role: entry.role, room: entry.room, identity: "roombot-\(runID)-\(entry.role.rawValue)-\(index + 1)",
+        serverIndex: options.serverIndex(ofBot: index))
     record.tracksExpected = options.tracksExpected(for: entry.role)
     if entry.role.subscribes {
         record.light = options.isLight(subscriberIndex: subscribingIndex) && !options.noMedia

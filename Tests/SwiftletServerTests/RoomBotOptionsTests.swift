@@ -19,23 +19,23 @@ import Wire
 
     @Test func defaultsAndURLParts() throws {
         let o = try parse("--url ws://localhost:7880/rtc --room demo --dev")
-        #expect(o.host == "localhost" && o.port == 7880 && o.path == "/rtc" && !o.secure)
+        #expect(o.servers[0].host == "localhost" && o.servers[0].port == 7880 && o.servers[0].path == "/rtc" && !o.secure)
         #expect(o.rooms == ["demo"])
         #expect(o.publishers == 1 && o.subscribers == 1)
         #expect(o.simulcast && !o.audioOnly)
         #expect(o.duration == 30 && o.ramp == 10)
         #expect(o.key == "devkey" && o.secret == "devsecret")
         let v6 = try parse("--url ws://[::1]:9000 --room r --key k --secret s")
-        #expect(v6.host == "::1" && v6.port == 9000 && v6.path == "/rtc")
+        #expect(v6.servers[0].host == "::1" && v6.servers[0].port == 9000 && v6.servers[0].path == "/rtc")
     }
 
     @Test func secureSchemesAndHostNamesAreAccepted() throws {
         let wss = try parse("--url wss://sfu.example.org/rtc --room r --dev --ca-file ca.pem")
-        #expect(wss.secure && wss.host == "sfu.example.org" && wss.port == 443 && wss.caFile == "ca.pem")
+        #expect(wss.secure && wss.servers[0].host == "sfu.example.org" && wss.servers[0].port == 443 && wss.caFile == "ca.pem")
         let https = try parse("--url HTTPS://[::1]:8443 --room r --dev --whip --insecure")
-        #expect(https.secure && https.host == "::1" && https.port == 8443 && https.insecure)
+        #expect(https.secure && https.servers[0].host == "::1" && https.servers[0].port == 8443 && https.insecure)
         let plain = try parse("--url http://media-1.internal --room r --dev --whep")
-        #expect(!plain.secure && plain.host == "media-1.internal" && plain.port == 80)
+        #expect(!plain.secure && plain.servers[0].host == "media-1.internal" && plain.servers[0].port == 80)
     }
 
     @Test func everyOptionIsRead() throws {
@@ -55,7 +55,7 @@ import Wire
         #expect(o.plan[7].room == "roombot-2")
         #expect(o.tracksExpected(for: .subscriber) == 2 && o.tracksExpected(for: .publisher) == 0)
         let whep = try parse("--url http://127.0.0.1:80 --room r --dev --publishers 3 --whip --whep")
-        #expect(whep.whip && whep.whep && whep.port == 80)
+        #expect(whep.whip && whep.whep && whep.servers[0].port == 80)
         #expect(whep.tracksExpected(for: .subscriber) == 2)
     }
 
