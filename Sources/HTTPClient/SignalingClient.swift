@@ -20,7 +20,9 @@ package final class SignalingClient {
         /// The 101 arrived: the room protocol may start.
         case opened
         case text(String)
-        case closed(reason: String)
+        /// `code`: the server's close frame's status, nil when the stream
+        /// ended without one (or before the WebSocket opened).
+        case closed(reason: String, code: WebSocketCloseCode? = nil)
     }
 
     package let stream: ClientStream
@@ -121,7 +123,8 @@ package final class SignalingClient {
                 closeCode = code
                 stream.write(connection.takeOutput())
                 phase = .closed
-                events.append(.closed(reason: "websocket closed \(code.map { String($0.rawValue) } ?? "-") \(reason)"))
+                events.append(
+                    .closed(reason: "websocket closed \(code.map { String($0.rawValue) } ?? "-") \(reason)", code: code))
             }
         }
         stream.write(connection.takeOutput())

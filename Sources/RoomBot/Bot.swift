@@ -97,6 +97,12 @@ final class Bot {
     /// The WebSocket opened at least once: a close after that is a
     /// signalling error, not a failed connect.
     var opened = false
+    /// The room WebSocket dropped and is being opened again; the server
+    /// announced a drain (`going-away`: no reconnect); the bot ended its
+    /// signalling itself after a failed resume.
+    var reconnection: SignalingReconnection?
+    var drainAnnounced = false
+    var signalingEnded = false
     var lastConnectError: String?
     /// The last WHIP/WHEP POST, sent again after a failed connect.
     var lastPost: (path: String, sdp: String, purpose: HTTPPurpose)?
@@ -128,9 +134,9 @@ final class Bot {
                 record.signalingUp = true
                 sendJoin()
             case .text(let t): handleMessage(t, now: now)
-            case .closed(let reason):
+            case .closed(let reason, let code):
                 record.signalingUp = false
-                signalingClosed(reason, now: now)
+                signalingClosed(reason, code: code, now: now)
             }
         }
     }
@@ -168,7 +174,9 @@ final class Bot {
             return record.error("bad_server_message", "\(error)")
         }
         switch message {
-        case .joined:
+        case .joined(_, _, _, _, let resumed):
+            if reconnection != nil { rejoined(resumed: resumed, now: now) }
+            guard record.joinedAt == nil else { return }
             record.joinedAt = now
             if record.role.publishes { startPublishing(now: now) }
         case .publishAnswer(let sdp, _):
@@ -178,7 +186,9 @@ final class Bot {
         case .error(let code, let text):
             record.error("server_" + code.rawValue, text)
         case .goingAway(let reason, _, _):
-            // The server drains (docs/PROTOCOL.md): this bot will be cut off.
+            // The server drains (docs/PROTOCOL.md): this bot will be cut
+            // off, and a reconnect to this URL would be refused (503).
+            drainAnnounced = true
             record.error("going_away", reason)
         case .streamState(let track, _, let layer, _):
             record.streamStates += 1
@@ -564,7 +574,8 @@ final class Bot {
     func leave(now: Instant) {
         guard !leaving else { return }
         // Still trying when the run ended: that is a failed connect too.
-        if connectFailures > 0, record.joinedAt == nil { giveUpConnecting(now: now) }
+        if connectFailures > 0, record.joinedAt == nil, reconnection == nil { giveUpConnecting(now: now) }
+        giveUpReconnecting(now: now, at: "the end of the run")
         leaving = true
         send(.leave)
         signaling?.close()

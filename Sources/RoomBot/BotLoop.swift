@@ -47,6 +47,10 @@ final class BotContext {
     /// Only the first failed connect of the process is printed as it
     /// happens; the rest are in the summary.
     var connectFailureLogged = false
+    /// Likewise the first room WebSocket that dropped, and the first that
+    /// joined again.
+    var dropLogged = false
+    var rejoinLogged = false
 
     init(servers: [BotServer], options: BotOptions, certificate: DTLSCertificate, media: BotMediaFactory) {
         self.options = options

@@ -169,7 +169,10 @@ struct BotOptions: Equatable {
           --switch-every DUR   subscribers cycle each video track's maxLayer 1, 2, 1, 0, ... this often
                                and time each switch to the first frame at the new resolution
           --no-media           join and connect only; send and check no media
-          --connect-timeout D  keep retrying a failed TCP connect this long, then give up (default 10s)
+          --connect-timeout D  keep retrying a failed TCP connect this long, then give up (default 10s);
+                               also how long a bot whose room WebSocket dropped keeps reconnecting
+                               (same URL and token: the server resumes it) before it counts
+                               signaling_closed
           --allow-errors       errors (signalling closed, ICE/DTLS failure, server errors) do not fail the run
           --wide               the summary table with every column (about 190 characters)
           --layout L           subscribers and participants view the room as L: speaker (one track at

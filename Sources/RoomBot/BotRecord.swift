@@ -128,6 +128,9 @@ final class BotRecord {
     var light = false
     /// Which `--url` this bot connects to (`BotOptions.servers`).
     let serverIndex: Int
+    /// Times the room WebSocket dropped (a close the bot did not start)
+    /// and was opened and joined again (`Bot+Connect.swift`).
+    var reconnects = 0
 
     init(role: BotRole, room: String, identity: String, serverIndex: Int = 0) {
         self.role = role

@@ -31,13 +31,13 @@ extension BotReport {
 
     /// With several `--url`s, the same table per URL (every role of its
     /// bots together), then which URL each row is, with the packets it
-    /// received and sent; nothing with one URL.
+    /// received and its reconnects; nothing with one URL.
     var perServerLines: [String] {
         guard !byServer.isEmpty else { return [] }
         var lines = ["per URL:"] + (wide ? byServer.wideRows(header: "url") : byServer.narrowRows(header: "url"))
         for (url, g) in zip(serverURLs, byServer) {
             lines += Self.wrap(
-                [url, "\(g.packets) packets received", "\(g.packetsSent) sent"],
+                [url, "\(g.packets) packets received", "\(g.packetsSent) sent", "reconnects \(g.reconnects)"],
                 first: "  \(g.name): ")
         }
         return lines
@@ -79,7 +79,7 @@ extension GroupSummary {
             "requested \(switchesRequested) took p50/p95 \(switchMs) ms", "audio decode errors \(audioDecodeErrors)",
             "NACKs \(nacksSent) sent/\(nacksReceived) received", "PLIs \(plisSent)", "transport-cc \(transportFeedbackSent)",
             "RTX \(retransmissionsReceived)",
-        ]
+        ] + (reconnects > 0 ? ["reconnects \(reconnects)"] : [])
     }
 }
 

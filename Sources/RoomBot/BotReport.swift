@@ -79,6 +79,8 @@ struct GroupSummary {
     var retransmissionsReceived = 0
     var keyframeRequestsReceived = 0
     var nacksReceived = 0
+    /// Room WebSockets that dropped and were joined again.
+    var reconnects = 0
 
     var lossPercent: Double {
         let expected = Double(packets) + Double(max(lost, 0))
@@ -134,6 +136,7 @@ struct GroupSummary {
             retransmissionsReceived += r.retransmissionsReceived
             keyframeRequestsReceived += r.keyframeRequestsReceived
             nacksReceived += r.nacksReceived
+            reconnects += r.reconnects
         }
         delay = Percentiles(delays)
         switchTime = Percentiles(switchTimes)
@@ -176,7 +179,7 @@ struct GroupSummary {
             "nacksSent": nacksSent, "packetsNacked": packetsNacked, "plisSent": plisSent,
             "transportFeedbackSent": transportFeedbackSent,
             "retransmissionsReceived": retransmissionsReceived, "keyframeRequestsReceived": keyframeRequestsReceived,
-            "nacksReceived": nacksReceived,
+            "nacksReceived": nacksReceived, "reconnects": reconnects,
         ]
     }
 }
@@ -200,8 +203,9 @@ struct BotSummary: Equatable {
     var packetsReceived: UInt64
     var receivedKbps: Double
     var errors: Int
-    /// The `--url` it used.
+    /// The `--url` it used, and its room WebSocket's reconnects.
     var url: String
+    var reconnects: Int
     /// `--light`: counted RTP headers only.
     var light = false
     /// Packets received by kind ("audio", "video").
@@ -210,6 +214,7 @@ struct BotSummary: Equatable {
     init(_ r: BotRecord, url: String, end: Instant) {
         identity = r.identity
         self.url = url
+        reconnects = r.reconnects
         role = r.role
         room = r.room
         joined = r.joinedAt != nil
@@ -236,7 +241,7 @@ struct BotSummary: Equatable {
             "tracksPublished": tracksPublished, "packetsSent": packetsSent, "sentKbps": sentKbps,
             "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
             "flowingByKind": flowingByKind, "packetsReceived": packetsReceived, "receivedKbps": receivedKbps, "errors": errors,
-            "light": light, "packetsByKind": packetsByKind, "url": url,
+            "light": light, "packetsByKind": packetsByKind, "url": url, "reconnects": reconnects,
         ]
     }
 }

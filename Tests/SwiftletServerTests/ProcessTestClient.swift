@@ -107,7 +107,7 @@ final class ProcessTestClient {
                     if let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {
                         messages.append(object)
                     }
-                case .closed(let reason): closedReason = reason
+                case .closed(let reason, _): closedReason = reason
                 }
             }
         }

@@ -27,14 +27,16 @@ import Testing
 
         /// Reads until the output contains `text` (true) or `seconds` pass
         /// or the output ends (false). Progress lines come every second.
-        func wait(for text: String, seconds: Double) -> Bool {
+        /// `offset`: only output after its first `offset` UTF-8 bytes counts.
+        func wait(for text: String, seconds: Double, after offset: Int = 0) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
-            while !output.contains(text), Date() < deadline {
+            func found() -> Bool { String(decoding: output.utf8.dropFirst(offset), as: UTF8.self).contains(text) }
+            while !found(), Date() < deadline {
                 let chunk = pipe.fileHandleForReading.availableData
                 if chunk.isEmpty { return false }
                 output += String(decoding: chunk, as: UTF8.self)
             }
-            return output.contains(text)
+            return found()
         }
 
         /// The exit status after reading the rest; killed after `seconds`.
