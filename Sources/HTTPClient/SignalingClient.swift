@@ -31,9 +31,6 @@ package final class SignalingClient {
     private var connection: WebSocketClientConnection
     private var inbound: [UInt8] = []
 
-    /// The close code of the server's close frame, once one arrived.
-    package private(set) var closeCode: WebSocketCloseCode?
-
     /// `headers`: more headers for the upgrade request.
     package init(
         to endpoint: ServerEndpoint, path: String, headers: HTTPHeaders = HTTPHeaders(),
@@ -120,7 +117,6 @@ package final class SignalingClient {
             case .text(let t): events.append(.text(t))
             case .binary, .pong: break
             case .closed(let code, let reason):
-                closeCode = code
                 stream.write(connection.takeOutput())
                 phase = .closed
                 events.append(

@@ -258,10 +258,10 @@ private final class ProxyLoop {
             case .text(let text):
                 counters.fromHome.add(1, ordering: .relaxed)
                 deliver(upstream.connection, text)
-            case .closed(let reason):
+            case .closed(let reason, let code):
                 if upstream.closing {
                     remove(upstream)
-                } else if let code = upstream.client.closeCode {
+                } else if let code {
                     // The home node closed the session on purpose (going
                     // away, replaced, policy): the client hears the same.
                     end(upstream.connection, code, "closed by the room's node")

@@ -1,5 +1,6 @@
 import DTLS
 import Foundation
+import HTTPClient
 import Signaling
 import Testing
 import Wire
