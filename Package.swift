@@ -143,7 +143,7 @@ let package = Package(
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE"],
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).

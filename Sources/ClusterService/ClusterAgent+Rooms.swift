@@ -14,13 +14,18 @@ package struct ClusterRoomHooks: Sendable {
     /// again unless its home changed. `home` is nil when the room's key in
     /// Redis cannot be read as a home (not written by this code).
     package var dropStale: @Sendable (_ room: String, _ home: RoomHome?) -> Void
+    /// The live nodes this refresh read (this node included), on the
+    /// agent's thread: what the relay transports to other nodes follow.
+    package var nodesRead: @Sendable (_ nodes: [NodeRecord]) -> Void
 
     package init(
         localRooms: @escaping @Sendable () -> [String],
-        dropStale: @escaping @Sendable (_ room: String, _ home: RoomHome?) -> Void
+        dropStale: @escaping @Sendable (_ room: String, _ home: RoomHome?) -> Void,
+        nodesRead: @escaping @Sendable (_ nodes: [NodeRecord]) -> Void = { _ in }
     ) {
         self.localRooms = localRooms
         self.dropStale = dropStale
+        self.nodesRead = nodesRead
     }
 }
 

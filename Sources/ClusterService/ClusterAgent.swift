@@ -168,6 +168,7 @@ package final class ClusterAgent: @unchecked Sendable {
                     state.withLock { $0 = .connected(nodes: nodes) }
                     refreshes.add(1, ordering: .relaxed)
                     next = now + timing.refreshInterval
+                    roomHooks.withLock { $0 }?.nodesRead(nodes)
                     resyncRooms(connected)
                 } catch {
                     if error.isRedisFault { redisErrors.add(1, ordering: .relaxed) }

@@ -1,10 +1,14 @@
 import Cluster
 import ClusterService
+import DTLS
 import Foundation
+import ICE
+import MediaRouter
 import MediaWorker
 import NetIO
 import SignalingServer
 import Synchronization
+import Wire
 
 #if canImport(Glibc)
     import Glibc
@@ -21,9 +25,11 @@ enum ServeCluster {
     final class Slot: Sendable {
         private let agent = Mutex<ClusterAgent?>(nil)
         private let signaling = Mutex<SignalingServer?>(nil)
-        func set(_ a: ClusterAgent, _ server: SignalingServer) {
+        private let media = Mutex<MediaPlane?>(nil)
+        func set(_ a: ClusterAgent, _ server: SignalingServer, _ plane: MediaPlane) {
             agent.withLock { $0 = a }
             signaling.withLock { $0 = server }
+            media.withLock { $0 = plane }
         }
         var current: ClusterAgent? { agent.withLock { $0 } }
 
@@ -62,7 +68,18 @@ enum ServeCluster {
                 # TYPE swiftlet_cluster_redis_round_trip_seconds gauge
                 swiftlet_cluster_redis_round_trip_seconds \(a.lastRefreshRoundTrip.map { String(Double($0.nanoseconds) / 1e9) } ?? "NaN")
 
-                """ + proxyLines()
+                """ + proxyLines() + relayLines()
+        }
+
+        private func relayLines() -> String {
+            guard let (kept, connected) = media.withLock({ $0 })?.nodeRelayCounts else { return "" }
+            return """
+                # HELP swiftlet_cluster_relay_links Relay transports to other live nodes (one per node pair), by state.
+                # TYPE swiftlet_cluster_relay_links gauge
+                swiftlet_cluster_relay_links{state="connected"} \(connected)
+                swiftlet_cluster_relay_links{state="connecting"} \(kept - connected)
+
+                """
         }
 
         private func proxyLines() -> String {
@@ -89,14 +106,22 @@ enum ServeCluster {
     /// Starts the agent: the node's id is its name (`--node-name`, else the
     /// host name) and a boot nonce.
     static func start(
-        _ options: ServeOptions, endpoint: RedisEndpoint, httpAddress: String, relayAddress: String,
+        _ options: ServeOptions, endpoint: RedisEndpoint, httpAddress: String, media: MediaPlane,
         signaling: SignalingServer, loads: WorkerLoadMeter, into slot: Slot
     ) -> ClusterAgent {
         let name = options.nodeName ?? hostName()
         let id = NodeID(name: name, nonce: UInt64.random(in: 1...UInt64.max))
+        // The relay transports to other nodes (the cascade): this node's
+        // half of their ICE credentials and its fingerprint go in its
+        // record, so nodes pair up from Redis alone.
+        let relay = NodeRelayParameters(
+            ufrag: ICECredentials.randomICEString(length: ICECredentials.generatedUfragLength),
+            password: ICECredentials.randomICEString(length: ICECredentials.generatedPasswordLength),
+            fingerprint: media.certificate.fingerprint(.sha256).sdpValue)
+        let relayAddress = media.relayAddress.map { SocketAddress($0).description } ?? ""
         let record = NodeRecord(
             id: id, httpAddress: httpAddress, relayAddress: relayAddress, region: options.region,
-            limits: options.nodeLimits)
+            limits: options.nodeLimits, relay: relayAddress.isEmpty ? nil : relay)
         let service = signaling.service
         let cpu = CPUShareMeter()
         let agent = ClusterAgent(endpoint: endpoint, record: record) {
@@ -106,7 +131,7 @@ enum ServeCluster {
                 rooms: s.rooms, participants: s.participants, forwardedPacketsPerSecond: Int(forwarded),
                 cpu: cpu.read())
         }
-        slot.set(agent, signaling)
+        slot.set(agent, signaling, media)
         signaling.joinCluster(AgentRouting(agent: agent))
         // Each refresh keeps this node's room homes true in Redis: rooms
         // that ended are released, a room whose home moved is dropped here.
@@ -116,9 +141,27 @@ enum ServeCluster {
                 dropStale: { room, home in
                     service.dropStaleRoom(
                         room, reason: home.map { "its home is \($0.node) at epoch \($0.epoch)" } ?? "its home is unreadable")
-                }))
+                },
+                nodesRead: { nodes in media.setNodeRelays(relayLinks(for: record, among: nodes, local: media.relayAddress)) }))
         agent.start()
         return agent
+    }
+
+    /// The relay transports `me` keeps to the other live nodes
+    /// (`NodeRelayPlan`), in the media workers' terms. A record whose
+    /// address or fingerprint does not parse is left out.
+    static func relayLinks(for me: NodeRecord, among nodes: [NodeRecord], local: TransportAddress?) -> [NodeRelayLink] {
+        guard let local else { return [] }
+        return NodeRelayPlan.peers(of: me, among: nodes).compactMap { peer in
+            guard let remote = SocketAddress(hostAndPort: peer.remoteAddress)?.transportAddress,
+                let fingerprint = CertificateFingerprint(sdpValue: peer.remoteFingerprint)
+            else { return nil }
+            return NodeRelayLink(
+                node: peer.node.rawValue, isClient: peer.isClient,
+                localCredentials: ICECredentials(ufrag: peer.localUfrag, password: peer.localPassword),
+                remoteCredentials: ICECredentials(ufrag: peer.remoteUfrag, password: peer.remotePassword),
+                remoteFingerprint: fingerprint, remote: remote, local: local)
+        }
     }
 
     /// Joins placed through the agent (docs/CLUSTER.md): the room's home

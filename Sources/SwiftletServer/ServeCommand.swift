@@ -181,12 +181,9 @@ enum ServeCommand {
         }
         var cluster: ClusterAgent?
         if let redis = options.redis {
-            // Nodes proxy each other's clients over plain HTTP on the
-            // listener every node has (docs/CLUSTER.md).
-            let relay = media.endpoint.workers.first?.first.map { SocketAddress($0.address).description } ?? ""
             let agent = ServeCluster.start(
-                options, endpoint: redis, httpAddress: http, relayAddress: relay, signaling: signaling,
-                loads: loads, into: clusterSlot)
+                options, endpoint: redis, httpAddress: http, media: media, signaling: signaling, loads: loads,
+                into: clusterSlot)
             cluster = agent
             print("  cluster          node \(agent.record.id) on \(redis)   (record every 2 s, live for 6 s)")
         }

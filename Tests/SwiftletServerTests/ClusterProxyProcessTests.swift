@@ -173,4 +173,25 @@ import Testing
         #expect(b.metric("swiftlet_cluster_stale_rooms_dropped_total") == 1)
         #expect(b.metric("swiftlet_rooms") == 0)
     }
+
+    /// The cascade's first layer: every pair of live nodes keeps one
+    /// DTLS-SRTP relay transport between their first media workers, set up
+    /// from their records in Redis alone; a node that dies is dropped from
+    /// the plan once its record expires.
+    @Test(.timeLimit(.minutes(2)))
+    func liveNodesKeepARelayTransportPerPair() throws {
+        let redis = try RedisServerProcess()
+        defer { redis.stop() }
+        let a = try start("127.0.0.1", "node-a", redis: redis)
+        defer { a.stop() }
+        let b = try start("127.0.0.2", "node-b", redis: redis)
+        defer { b.stop() }
+        let c = try start("127.0.0.3", "node-c", redis: redis)
+        defer { c.stop() }
+        let connected = "swiftlet_cluster_relay_links{state=\"connected\"}"
+        #expect(wait(15) { [a, b, c].allSatisfy { $0.metric(connected) == 2 } })
+        c.stop()
+        // c's record lives 6 s after its last refresh; the others read every 2 s.
+        #expect(wait(15) { [a, b].allSatisfy { $0.metric(connected) == 1 } })
+    }
 }
