@@ -28,7 +28,13 @@ extension RoomRouter {
         {
             return counters.dropped.malformed &+= 1
         }
-        guard let routes = routesByTransport[id] else { return counters.dropped.unknownSource &+= 1 }
+        guard let routes = routesByTransport[id] else {
+            if let slot = nodeRelaySlot(of: id) {
+                return handleNodeRelayRTP(
+                    from: slot, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now, output: output)
+            }
+            return counters.dropped.unknownSource &+= 1
+        }
         // Every packet counts for transport-cc feedback, RTX and padding
         // probes included (the publisher's probing depends on them).
         routes.arrivals.record(

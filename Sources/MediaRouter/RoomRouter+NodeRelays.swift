@@ -2,6 +2,7 @@ import DTLS
 import ICE
 import PeerSession
 import Wire
+import WorkerRelay
 
 /// A relay transport to another node of the cluster (issue #15, the
 /// cascade; docs/CLUSTER.md): one DTLS-SRTP transport per node pair on
@@ -20,11 +21,17 @@ package struct NodeRelayLink: Equatable, Sendable {
     package var remote: TransportAddress
     /// This worker's announced address: the client's host candidate.
     package var local: TransportAddress
+    /// The peer's index among this router's relay links: where worker
+    /// commands name it (`addRelaySink(to:)`, `addRelayedTrack(from:)`),
+    /// past the node's own workers (the media plane assigns it; -1 until
+    /// then, and a link without a slot is not kept).
+    package var slot: Int
 
     package init(
         node: String, isClient: Bool, localCredentials: ICECredentials, remoteCredentials: ICECredentials,
-        remoteFingerprint: CertificateFingerprint, remote: TransportAddress, local: TransportAddress
+        remoteFingerprint: CertificateFingerprint, remote: TransportAddress, local: TransportAddress, slot: Int = -1
     ) {
+        self.slot = slot
         self.node = node
         self.isClient = isClient
         self.localCredentials = localCredentials
@@ -38,7 +45,11 @@ package struct NodeRelayLink: Equatable, Sendable {
 /// A relay transport the router keeps, and how it stands.
 struct NodeRelayEntry {
     var link: NodeRelayLink
-    var transport: TransportID?
+    let channel: NodeRelayChannel
+    var transport: TransportID? {
+        get { channel.transport }
+        nonmutating set { channel.transport = newValue }
+    }
     /// Set once DTLS is up; back to false when the transport fails.
     var connected = false
     /// Transports opened for this peer (1 + the times it was reopened).
@@ -55,16 +66,51 @@ extension RoomRouter {
         let wanted = Dictionary(links.map { ($0.node, $0) }, uniquingKeysWith: { a, _ in a })
         for (node, entry) in nodeRelays where wanted[node] != entry.link {
             if let id = entry.transport { closeNodeRelay(id, now: now, output: output) }
+            disconnectRelaySlot(entry.link.slot, channel: entry.channel)
             nodeRelays[node] = nil
         }
-        for link in links {
-            var entry = nodeRelays[link.node] ?? NodeRelayEntry(link: link)
+        for link in links where link.slot >= 0 && link.slot < RoomRouter.maxRelaySlots {
+            var entry =
+                nodeRelays[link.node]
+                ?? NodeRelayEntry(link: link, channel: NodeRelayChannel(engine: transports, output: output))
+            entry.channel.output = output
             if entry.transport == nil {
                 entry.transport = openNodeRelay(link, now: now)
                 entry.opened += 1
                 entry.connected = false
             }
             nodeRelays[link.node] = entry
+            connectRelaySlot(link.slot, channel: entry.channel)
+        }
+    }
+
+    /// Relay slots (worker and node indices) a router accepts.
+    package static let maxRelaySlots = 1024
+
+    /// The node relay at `slot` carries relay messages both ways, as a
+    /// ring to another worker does.
+    private func connectRelaySlot(_ slot: Int, channel: NodeRelayChannel) {
+        while relaySourceLinks.count <= slot { relaySourceLinks.append(nil) }
+        while relayFeedbackLinks.count <= slot { relayFeedbackLinks.append(nil) }
+        relaySourceLinks[slot] = channel
+        relayFeedbackLinks[slot] = channel
+    }
+
+    /// The peer is gone: its slot carries nothing, and what this side
+    /// relayed to it or received from it ends (a relayed track's
+    /// subscribers keep their subscription and get the track again when
+    /// the room's cluster layer relays it anew).
+    private func disconnectRelaySlot(_ slot: Int, channel: NodeRelayChannel) {
+        if relaySourceLinks.indices.contains(slot), relaySourceLinks[slot] === channel { relaySourceLinks[slot] = nil }
+        if relayFeedbackLinks.indices.contains(slot), relayFeedbackLinks[slot] === channel {
+            relayFeedbackLinks[slot] = nil
+        }
+        for track in Array(tracks.values) {
+            if track.relaySource?.worker == slot { removeTrack(track) }
+            for sink in track.relaySinks where sink.key.worker == slot && relaySinkTracks[sink.key] === track {
+                relaySinkTracks[sink.key] = nil
+            }
+            track.relaySinks.removeAll { $0.key.worker == slot }
         }
     }
 
@@ -112,6 +158,39 @@ extension RoomRouter {
         nodeRelayNodes[id] = nil
     }
 
+    /// A decrypted RTP packet of a relay transport: relayed media.
+    func handleNodeRelayRTP(from slot: Int, _ packet: UnsafeRawBufferPointer, now: Instant, output: any DatagramOutput) {
+        do {
+            guard case .media(let relay, let layer, let rtx, let media) = try NodeRelayFraming.decodeMedia(packet) else { return }
+            receiveRelayedMedia(relay, layer: layer, isRetransmission: rtx, packet: media, from: slot, now: now, output: output)
+        } catch {
+            counters.dropped.malformed &+= 1
+        }
+    }
+
+    /// A decrypted RTCP packet of a relay transport: a sender report or
+    /// feedback.
+    func handleNodeRelayRTCP(from slot: Int, _ packet: UnsafeRawBufferPointer, now: Instant, output: any DatagramOutput) {
+        do {
+            switch try NodeRelayFraming.decodeControl(packet) {
+            case .senderReport(let relay, let layer, let ntp, let rtpTimestamp):
+                receiveRelayedSenderReport(relay, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, from: slot, now: now)
+            case .feedback(let feedback):
+                receiveRelayFeedback(feedback, from: slot, now: now, output: output)
+            case .media:
+                counters.dropped.malformed &+= 1
+            }
+        } catch {
+            counters.dropped.malformed &+= 1
+        }
+    }
+
+    /// The relay slot of a relay transport, if `id` is one.
+    func nodeRelaySlot(of id: TransportID) -> Int? {
+        guard let node = nodeRelayNodes[id] else { return nil }
+        return nodeRelays[node]?.link.slot
+    }
+
     /// A relay transport's event; true when `id` is one.
     func handleNodeRelayEvent(_ id: TransportID, _ event: PeerTransportEvent) -> Bool {
         guard let node = nodeRelayNodes[id] else { return false }
@@ -129,5 +208,58 @@ extension RoomRouter {
         default: break
         }
         return true
+    }
+}
+
+/// One node relay as the router's relay link to that node, both ways:
+/// `RelayMessage`s framed by `NodeRelayFraming` and protected by the
+/// relay transport's SRTP. Per packet: one frame written into a kept
+/// buffer, then the transport engine copies it into a transmit slot and
+/// protects it there (two copies; the ring between workers makes one).
+/// No allocation, no lock: the router's thread only.
+final class NodeRelayChannel: RelaySourceLink, RelayFeedbackLink {
+    unowned let engine: TransportEngine
+    /// The worker's output, set with every `setNodeRelays`.
+    var output: any DatagramOutput
+    /// The open transport (nil between a failure and its reopening: sends
+    /// fail and are counted as relay drops).
+    var transport: TransportID?
+    /// This direction's SSRC and sequence numbers: one RTP stream for all
+    /// the media this side relays, so SRTP's replay window applies.
+    let ssrc = UInt32.random(in: 1...UInt32.max)
+    private var sequenceNumber = UInt16.random(in: 0...UInt16.max)
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    init(engine: TransportEngine, output: any DatagramOutput) {
+        self.engine = engine
+        self.output = output
+        buffer = .allocate(byteCount: 2048, alignment: 8)
+    }
+
+    deinit { buffer.deallocate() }
+
+    func sendMedia(_ track: RelayTrackID, layer: Int, isRetransmission: Bool, packet: UnsafeRawBufferPointer) -> Bool {
+        guard let transport,
+            let n = NodeRelayFraming.encodeMedia(
+                track, layer: layer, isRetransmission: isRetransmission, packet: packet, sequenceNumber: sequenceNumber,
+                ssrc: ssrc, into: buffer)
+        else { return false }
+        sequenceNumber &+= 1
+        return engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, output: output)
+    }
+
+    func sendSenderReport(_ track: RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) -> Bool {
+        guard let transport,
+            let n = NodeRelayFraming.encodeSenderReport(
+                track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, ssrc: ssrc, into: buffer)
+        else { return false }
+        return engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, rtcp: true, output: output)
+    }
+
+    func sendFeedback(_ feedback: RelayFeedback) -> Bool {
+        guard let transport, let n = NodeRelayFraming.encodeFeedback(feedback, ssrc: ssrc, into: buffer) else {
+            return false
+        }
+        return engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, rtcp: true, output: output)
     }
 }

@@ -28,7 +28,13 @@ extension RoomRouter {
         from id: TransportID, length: Int, in buffer: UnsafeMutableRawBufferPointer, now: Instant, output: any DatagramOutput
     ) {
         counters.rtcpPacketsIn &+= 1
-        guard length <= buffer.count, let key = transportKeys[id] else { return }
+        guard length <= buffer.count else { return }
+        guard let key = transportKeys[id] else {
+            if let slot = nodeRelaySlot(of: id) {
+                handleNodeRelayRTCP(from: slot, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now, output: output)
+            }
+            return
+        }
         // Read in place, validated whole before any packet acts: no arrays
         // per compound (RTCPCompoundView).
         let packetBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<length])

@@ -8,10 +8,31 @@ extension MediaPlane {
     /// Posted at every cluster refresh with the whole list; the worker
     /// opens what is new or failed and closes what is gone.
     package func setNodeRelays(_ links: [NodeRelayLink]) {
+        // Each peer keeps its slot (its index among the relay links, past
+        // the workers) while it stays listed: worker commands name it.
+        let links = nodeRelaySlots.withLock { slots in
+            let listed = Set(links.map(\.node))
+            slots = slots.filter { listed.contains($0.key) }
+            return links.map { link in
+                var link = link
+                if let slot = slots[link.node] {
+                    link.slot = slot
+                } else {
+                    let used = Set(slots.values)
+                    let slot = (workers.count...).first { !used.contains($0) } ?? workers.count
+                    slots[link.node] = slot
+                    link.slot = slot
+                }
+                return link
+            }
+        }
         workers[0].mailbox.post { engine, now, transmit in
             engine.router.setNodeRelays(links, now: now, output: transmit)
         }
     }
+
+    /// The relay slot of each peer node now (`NodeRelayLink.slot`).
+    package var nodeRelaySlotTable: [String: Int] { nodeRelaySlots.withLock { $0 } }
 
     /// The first worker's relay transports: kept and connected.
     package var nodeRelayCounts: (kept: Int, connected: Int) {

@@ -34,6 +34,9 @@ package final class MediaPlane: Sendable {
     let delivering = DeliveryFlag()
     private let delivery: WorkerThread
 
+    /// Relay slots of peer nodes (MediaPlane+NodeRelays).
+    let nodeRelaySlots = Mutex<[String: Int]>([:])
+
     /// What the workers announce, and the warnings about it.
     package let addresses: MediaAddresses
 

@@ -44,7 +44,7 @@ import Wire
                 node: peer.id, isClient: id < peer.id,
                 localCredentials: ICECredentials(ufrag: stem + "x" + peer.id, password: password),
                 remoteCredentials: ICECredentials(ufrag: peer.stem + "x" + id, password: peer.password),
-                remoteFingerprint: peer.certificate.fingerprint(.sha256), remote: peer.address, local: address)
+                remoteFingerprint: peer.certificate.fingerprint(.sha256), remote: peer.address, local: address, slot: 1)
         }
     }
 

@@ -42,8 +42,10 @@ import WorkerRelay
         /// The source sequence numbers the publisher sent, in order.
         var sent: [UInt16] = []
 
-        init(workers: Int, subscribers counts: [Int], room: String = "r", tag: UInt8? = nil) throws {
-            let bed = try RouterTestbed(workers: workers)
+        init(
+            workers: Int, subscribers counts: [Int], room: String = "r", tag: UInt8? = nil, overNodeRelays: Bool = false
+        ) throws {
+            let bed = try RouterTestbed(workers: workers, overNodeRelays: overNodeRelays)
             self.bed = bed
             publisher = try bed.addPeer("PA_pub", role: .publisher, room: room, worker: 0)
             var subscribers: [[TestPeer]] = []

@@ -193,7 +193,17 @@ final class RouterTestbed {
         TransportAddress(ipv4: 10, 0, 0, UInt8(worker + 1), port: 3478)
     }
 
-    init(workers: Int, configure: (inout RoomRouterConfiguration) -> Void = { _ in }) throws {
+    /// With `overNodeRelays`, the routers stand for nodes of a cluster:
+    /// no rings; each pair talks over a DTLS-SRTP relay transport (slot b
+    /// is router b) whose datagrams `pump()` carries between them, where
+    /// `dropRelayDatagrams` drops the next ones from a router.
+    let overNodeRelays: Bool
+    var dropRelayDatagrams: [Int: Int] = [:]
+    /// Relay datagrams carried between routers (node relays only).
+    private(set) var relayDatagrams = 0
+
+    init(workers: Int, overNodeRelays: Bool = false, configure: (inout RoomRouterConfiguration) -> Void = { _ in }) throws {
+        self.overNodeRelays = overNodeRelays
         let certificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
         self.certificate = certificate
         clientCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
@@ -209,8 +219,23 @@ final class RouterTestbed {
         feedback = (0..<workers).map { a in (0..<workers).map { b in a == b ? nil : RelayRing() } }
         events = Array(repeating: [], count: workers)
         for w in 0..<workers {
-            routers[w].connectRelays(sources: media[w].map { $0 }, feedback: feedback[w].map { $0 })
+            if !overNodeRelays {
+                routers[w].connectRelays(sources: media[w].map { $0 }, feedback: feedback[w].map { $0 })
+            }
             routers[w].onMediaEvent = { [unowned self] in events[w].append($0) }
+        }
+        if overNodeRelays {
+            for w in 0..<workers {
+                let links = (0..<workers).filter { $0 != w }.map { b in
+                    NodeRelayLink(
+                        node: "node-\(b)", isClient: w < b,
+                        localCredentials: ICECredentials(ufrag: "n\(w)to\(b)", password: "node-relay-password-\(w)-\(b)"),
+                        remoteCredentials: ICECredentials(ufrag: "n\(b)to\(w)", password: "node-relay-password-\(b)-\(w)"),
+                        remoteFingerprint: certificate.fingerprint(.sha256), remote: Self.address(worker: b),
+                        local: Self.address(worker: w), slot: b)
+                }
+                routers[w].setNodeRelays(links, now: clock.now, output: outputs[w])
+            }
         }
     }
 
@@ -263,7 +288,9 @@ final class RouterTestbed {
         let end = clock.now + limit
         while clock.now < end {
             run(for: .milliseconds(10))
-            if peers.allSatisfy({ $0.transport.state == .connected }) { return true }
+            let relaysUp =
+                !overNodeRelays || routers.allSatisfy { $0.nodeRelayCounts.connected == routers.count - 1 }
+            if relaysUp, peers.allSatisfy({ $0.transport.state == .connected }) { return true }
         }
         return false
     }
@@ -294,6 +321,18 @@ final class RouterTestbed {
             for w in routers.indices {
                 for d in outputs[w].take() {
                     moved = true
+                    if overNodeRelays, let b = routers.indices.first(where: { $0 != w && Self.address(worker: $0) == d.to }) {
+                        if let n = dropRelayDatagrams[w], n > 0 {
+                            dropRelayDatagrams[w] = n - 1
+                            continue
+                        }
+                        relayDatagrams += 1
+                        var bytes = d.bytes
+                        bytes.withUnsafeMutableBytes {
+                            routers[b].receive($0, from: Self.address(worker: w), to: nil, now: clock.now, output: outputs[b])
+                        }
+                        continue
+                    }
                     peers.first { $0.address == d.to && $0.worker == w }?.deliver(
                         d.bytes, from: Self.address(worker: w), now: clock.now)
                 }
