@@ -15,6 +15,13 @@ import Wire
 /// not joined a room `joinTimeout` after the upgrade is closed with 1008
 /// (policy violation, RFC 6455 section 7.4.1): an open socket is not a
 /// free seat.
+///
+/// In a cluster a WHIP/WHEP request may wait for its room's placement and
+/// the room's node (`HTTPSessionRoutes.clusterStep`): the session stops
+/// parsing (later pipelined bytes stay buffered, at most one request's
+/// worth), its answer is posted back to this loop (`answerDeferred`), and
+/// past the request timeout, counted from the request's first byte, the
+/// client gets 504 and the next request is served.
 final class HTTPSession: TCPConnectionHandler {
     struct Timeouts: Sendable {
         var requestTimeout: Duration = .seconds(10)
@@ -24,8 +31,17 @@ final class HTTPSession: TCPConnectionHandler {
         var joinTimeout: Duration = .seconds(10)
     }
 
+    /// A request waiting for an answer from another thread.
+    private struct Deferred {
+        let request: HTTPRequest
+        let serial: UInt64
+        let deadline: Instant
+    }
+
     private enum Mode {
         case http(HTTPRequestParser)
+        /// Waiting for `Deferred`'s answer; nothing more is parsed.
+        case waiting(HTTPRequestParser, Deferred)
         case webSocket(WebSocketConnection)
     }
 
@@ -53,6 +69,8 @@ final class HTTPSession: TCPConnectionHandler {
     private var reportedClosed = false
     /// Until the WebSocket is seen joined: when it must have joined by.
     private var joinDeadline: Instant?
+    /// The serial of the last request deferred on this connection.
+    private var deferredSerial: UInt64 = 0
 
     init(
         id: ConnectionID, remote: SocketAddress? = nil, forwarded: ForwardedClientAdmission? = nil,
@@ -75,11 +93,16 @@ final class HTTPSession: TCPConnectionHandler {
     }
 
     func received(_ bytes: UnsafeRawBufferPointer, now: Instant) -> TCPConnectionAction {
-        let action = handle(bytes, now: now)
+        withinInputBudget(handle(bytes, now: now))
+    }
+
+    /// `action`, after the server's input budget took what this
+    /// connection holds now.
+    private func withinInputBudget(_ action: TCPConnectionAction) -> TCPConnectionAction {
         guard let inputBudget else { return action }
         let held: Int
         switch mode {
-        case .http(let parser): held = parser.bufferedByteCount
+        case .http(let parser), .waiting(let parser, _): held = parser.bufferedByteCount
         case .webSocket(let socket): held = socket.heldByteCount
         }
         let fits = inputBudget.update(from: heldInput, to: held)
@@ -96,7 +119,8 @@ final class HTTPSession: TCPConnectionHandler {
                 ("limit", "\(inputBudget.limit)"),
             ])
         switch mode {
-        case .http(let parser):
+        case .http(let parser), .waiting(let parser, _):
+            // A waiting request's answer, if it comes, finds no request.
             mode = .http(HTTPRequestParser(limits: parser.limits))
             let refusal = HTTPResponse(
                 status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Connection", "close")]),
@@ -112,6 +136,17 @@ final class HTTPSession: TCPConnectionHandler {
     private func handle(_ bytes: UnsafeRawBufferPointer, now: Instant) -> TCPConnectionAction {
         lastActivity = now
         switch mode {
+        case .waiting(var parser, let deferred):
+            parser.feed(Array(bytes))
+            let limit = parser.limits.maxHeaderSectionBytes + parser.limits.maxBodyBytes
+            mode = .waiting(parser, deferred)
+            guard parser.bufferedByteCount > limit else { return .none }
+            service.log(
+                .warning, "connection closed: too much pipelined behind a waiting request",
+                [("conn", id.description), ("remote", remote.map { "\($0)" } ?? "-"), ("held", "\(parser.bufferedByteCount)")])
+            mode = .http(HTTPRequestParser(limits: parser.limits))
+            service.cancelHTTP(HTTPExchangeKey(connection: id, serial: deferred.serial))
+            return .closeNow
         case .http(var parser):
             parser.feed(Array(bytes))
             var out: [UInt8] = []
@@ -184,7 +219,25 @@ final class HTTPSession: TCPConnectionHandler {
                         return .sendThenClose(out + error.response.serialize())
                     }
                 }
-                let response = router.respond(to: request, remote: remote, now: now)
+                let step: HTTPSessionRoutes.ClusterStep =
+                    service.cluster == nil
+                    ? .local : HTTPSessionRoutes(service: service, remote: remote).clusterStep(for: request, now: now)
+                let response: HTTPResponse
+                switch step {
+                case .local: response = router.respond(to: request, remote: remote, now: now)
+                case .answer(let refusal): response = refusal
+                case .place(let room):
+                    // The request's first byte started its timeout.
+                    deferredSerial += 1
+                    let deferred = Deferred(
+                        request: request, serial: deferredSerial, deadline: (requestStarted ?? now) + timeouts.requestTimeout)
+                    requestStarted = nil
+                    mode = .waiting(parser, deferred)
+                    service.placeHTTP(
+                        request, room: room, key: HTTPExchangeKey(connection: id, serial: deferred.serial),
+                        deadline: deferred.deadline, remote: remote)
+                    return .send(out)
+                }
                 out += response.serialize(omittingBody: request.method == "HEAD")
                 if !request.keepAlive {
                     mode = .http(parser)
@@ -225,6 +278,31 @@ final class HTTPSession: TCPConnectionHandler {
     /// 1001 going away (RFC 6455 section 7.4.1); the TCP connection closes
     /// when the client's close arrives (or at the server's stop). Plain
     /// HTTP connections are left to finish their request.
+    /// The answer of the request deferred as `serial` (posted from the
+    /// placement queue or the proxy): it is written, then the requests
+    /// pipelined meanwhile are served. An answer that finds no such
+    /// request (timed out, refused) is dropped.
+    func answerDeferred(serial: UInt64, _ answer: DeferredHTTPAnswer, now: Instant) -> TCPConnectionAction {
+        guard case .waiting(let parser, let deferred) = mode, deferred.serial == serial else { return .none }
+        let response: HTTPResponse
+        switch answer {
+        case .local: response = router.respond(to: deferred.request, remote: remote, now: now)
+        case .response(let relayed): response = relayed
+        }
+        return withinInputBudget(resume(parser, after: deferred, with: response, now: now))
+    }
+
+    private func resume(
+        _ parser: HTTPRequestParser, after deferred: Deferred, with response: HTTPResponse, now: Instant
+    ) -> TCPConnectionAction {
+        mode = .http(parser)
+        let bytes = response.serialize(omittingBody: deferred.request.method == "HEAD")
+        guard deferred.request.keepAlive else { return .sendThenClose(bytes) }
+        var action = [UInt8]().withUnsafeBytes { handle($0, now: now) }
+        action.send = bytes + action.send
+        return action
+    }
+
     func goAway() -> TCPConnectionAction {
         guard case .webSocket(var socket) = mode else { return .none }
         socket.close(code: .goingAway, reason: "server shutting down")
@@ -234,6 +312,16 @@ final class HTTPSession: TCPConnectionHandler {
 
     func timeout(now: Instant) -> TCPConnectionAction {
         switch mode {
+        case .waiting(let parser, let deferred):
+            guard now >= deferred.deadline else { return .none }
+            service.log(
+                .warning, "HTTP request timed out waiting for the room's node",
+                [("conn", id.description), ("remote", remote.map { "\($0)" } ?? "-"), ("method", deferred.request.method)]
+                    + [("timeout", timeouts.requestTimeout.compactDescription)])
+            service.cancelHTTP(HTTPExchangeKey(connection: id, serial: deferred.serial))
+            let response = HTTPSessionForwarding.gatewayTimeout(
+                "the room's placement or node took more than \(timeouts.requestTimeout.compactDescription)")
+            return withinInputBudget(resume(parser, after: deferred, with: response, now: now))
         case .http:
             if let started = requestStarted, now - started >= timeouts.requestTimeout {
                 return .sendThenClose(HTTPResponse(status: 408, headers: HTTPHeaders([("Connection", "close")])).serialize())
@@ -271,6 +359,7 @@ final class HTTPSession: TCPConnectionHandler {
 
     func nextDeadline() -> Instant? {
         switch mode {
+        case .waiting(_, let deferred): return deferred.deadline
         case .http:
             if let started = requestStarted { return min(started + timeouts.requestTimeout, lastActivity + timeouts.idleTimeout) }
             return lastActivity + timeouts.idleTimeout
@@ -282,6 +371,7 @@ final class HTTPSession: TCPConnectionHandler {
 
     func closed(_ reason: TCPCloseReason) {
         if case .webSocket = mode { reportClosed(now: MonotonicClock.now()) }
+        if case .waiting(_, let deferred) = mode { service.cancelHTTP(HTTPExchangeKey(connection: id, serial: deferred.serial)) }
         releaseForwardedClient()
         _ = inputBudget?.update(from: heldInput, to: 0)
         heldInput = 0

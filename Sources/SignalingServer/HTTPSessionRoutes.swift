@@ -32,15 +32,60 @@ struct HTTPSessionRoutes: Sendable {
     let service: RoomService
     var remote: SocketAddress? = nil
 
-    /// nil when `request.path` is not a WHIP/WHEP path.
-    func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse? {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard request.path.hasPrefix("/"), let first = segments.first, let kind = HTTPSessionKind(rawValue: String(first))
+    /// A WHIP/WHEP path: `/whip|whep/{room}[/{last}]`, segments decoded.
+    enum Target: Equatable {
+        case session(HTTPSessionKind, room: String, last: String?)
+        /// Under `/whip/` or `/whep/` but not one of ours: 404.
+        case malformed
+    }
+
+    /// nil when `path` is not under `/whip` or `/whep`.
+    static func target(of path: String) -> Target? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard path.hasPrefix("/"), let first = segments.first, let kind = HTTPSessionKind(rawValue: String(first))
         else { return nil }
         let rest = segments.dropFirst().map { Self.percentDecoded($0) }
-        guard (1...2).contains(rest.count), rest.allSatisfy({ $0 != nil && $0 != "" }) else { return Self.text(404, "not found") }
-        let room = rest[0] ?? ""
-        let last = rest.count == 2 ? rest[1] : nil
+        guard (1...2).contains(rest.count), rest.allSatisfy({ $0 != nil && $0 != "" }) else { return .malformed }
+        return .session(kind, room: rest[0] ?? "", last: rest.count == 2 ? rest[1] : nil)
+    }
+
+    /// In a cluster: what happens to a request before the routes answer it.
+    enum ClusterStep: Equatable {
+        /// Answered here, now, by `respond`: not a WHIP/WHEP request, one
+        /// that needs no room (OPTIONS, 404, 405), or a session this node
+        /// holds.
+        case local
+        /// Refused here, now, by a check that needs no room (draining or
+        /// cluster unavailable, Content-Type, token, size).
+        case answer(HTTPResponse)
+        /// Waits for the room's placement: answered here if the room
+        /// lives here, else by the room's node.
+        case place(room: String)
+    }
+
+    /// Issue #15 (docs/CLUSTER.md, "WHIP and WHEP through any node"): a
+    /// session is created on its room's node only. A POST is admitted here
+    /// first (401/403 never cost a placement); a PATCH or DELETE of a
+    /// session this node holds is answered here whatever the placement
+    /// says, any other goes where the room lives.
+    func clusterStep(for request: HTTPRequest, now: Instant) -> ClusterStep {
+        guard case .session(let kind, let room, let last) = Self.target(of: request.path) else { return .local }
+        switch (request.method, last) {
+        case ("POST", nil),
+            ("POST", _?) where kind == .whep:
+            if case .refused(let response) = admit(request, kind: kind, room: room, now: now) { return .answer(response) }
+            return .place(room: room)
+        case ("DELETE", let session?), ("PATCH", let session?):
+            return service.hasSession(kind, room: room, session: session) ? .local : .place(room: room)
+        default:
+            return .local
+        }
+    }
+
+    /// nil when `request.path` is not a WHIP/WHEP path.
+    func respond(to request: HTTPRequest, now: Instant) -> HTTPResponse? {
+        guard let target = Self.target(of: request.path) else { return nil }
+        guard case .session(let kind, let room, let last) = target else { return Self.text(404, "not found") }
         switch (request.method, last) {
         case ("POST", nil):
             return offer(request, kind: kind, room: room, target: nil, now: now)
@@ -69,21 +114,24 @@ struct HTTPSessionRoutes: Sendable {
         }
     }
 
-    private func offer(
-        _ request: HTTPRequest, kind: HTTPSessionKind, room: String, target: String?, now: Instant
-    )
-        -> HTTPResponse
-    {
-        if let refusal = service.refusalOfNewSessions(now: now) { return refusal }
+    enum Admission {
+        case admitted(JoinRequest)
+        case refused(HTTPResponse)
+    }
+
+    /// The checks of an offer that need no room: new sessions taken,
+    /// Content-Type, the token for this room and grant, the size.
+    private func admit(_ request: HTTPRequest, kind: HTTPSessionKind, room: String, now: Instant) -> Admission {
+        if let refusal = service.refusalOfNewSessions(now: now) { return .refused(refusal) }
         guard Self.mediaType(request.headers["Content-Type"]) == "application/sdp" else {
             var response = Self.text(415, "the offer must be Content-Type: application/sdp")
             response.headers.append(name: "Accept-Post", value: "application/sdp")
-            return refused(response, kind, room: room)
+            return .refused(refused(response, kind, room: room))
         }
         guard let token = Self.bearerToken(request.headers["Authorization"]) else {
             var response = Self.text(401, "missing Authorization: Bearer <access token>")
             response.headers.append(name: "WWW-Authenticate", value: "Bearer")
-            return refused(response, kind, room: room)
+            return .refused(refused(response, kind, room: room))
         }
         let join: JoinRequest
         do throws(AccessTokenError) {
@@ -91,13 +139,27 @@ struct HTTPSessionRoutes: Sendable {
         } catch {
             var response = Self.text(error.status, error.reason)
             if error.status == 401 { response.headers.append(name: "WWW-Authenticate", value: "Bearer error=\"invalid_token\"") }
-            return refused(response, kind, room: room)
+            return .refused(refused(response, kind, room: room))
         }
         // Before any decoding or parsing (RFC 9110 section 15.5.14).
         guard request.body.count <= service.limits.sdpBytes else {
-            return refused(
-                Self.text(413, "the offer is larger than \(service.limits.sdpBytes) bytes"), kind, room: room,
-                identity: join.identity)
+            return .refused(
+                refused(
+                    Self.text(413, "the offer is larger than \(service.limits.sdpBytes) bytes"), kind, room: room,
+                    identity: join.identity))
+        }
+        return .admitted(join)
+    }
+
+    private func offer(
+        _ request: HTTPRequest, kind: HTTPSessionKind, room: String, target: String?, now: Instant
+    )
+        -> HTTPResponse
+    {
+        let join: JoinRequest
+        switch admit(request, kind: kind, room: room, now: now) {
+        case .admitted(let admitted): join = admitted
+        case .refused(let response): return response
         }
         guard let sdp = String(validating: request.body, as: UTF8.self) else {
             return refused(Self.text(400, "the offer is not UTF-8"), kind, room: room, identity: join.identity)

@@ -31,11 +31,14 @@ package protocol ClusterRouting: Sendable {
     func route(room: String) -> ClusterRoute
 }
 
-/// The cluster link of a `RoomService`: the routing, the proxy, and the
-/// serial queue that asks Redis so the signalling loop never waits.
+/// The cluster link of a `RoomService`: the routing, the proxy, the
+/// serial queue that asks Redis so the signalling loop never waits, and
+/// the way back to a client's HTTP session that waits for its request's
+/// answer (posted to the signalling loop).
 struct ClusterLink: Sendable {
     let routing: any ClusterRouting
     let proxy: SignalingProxy
+    let answer: @Sendable (HTTPExchangeKey, DeferredHTTPAnswer) -> Void
     let placement = DispatchQueue(label: "swiftlet-placement")
 }
 

@@ -19,6 +19,13 @@ import Wire
 /// via the IANA registry) and the client resumes with its token, through
 /// this node or another, within the home node's grace period.
 ///
+/// A WHIP/WHEP request whose room lives on another node is carried there
+/// too, on the same thread: one `HTTPExchange` per request (a connection
+/// of its own, `Connection: close`), held to the same connect timeout and
+/// to the client's request deadline; its answer goes back to the client's
+/// HTTP session (`answer`), and a failure becomes 502 or 504
+/// (`HTTPSessionForwarding`).
+///
 /// One thread with its own epoll: the signalling loop and the rooms' lock
 /// never wait on another node.
 package final class SignalingProxy: Sendable {
@@ -34,6 +41,8 @@ package final class SignalingProxy: Sendable {
         case open(ConnectionID, ServerEndpointBox, HTTPHeaders, [String])
         case forward(ConnectionID, String)
         case close(ConnectionID, WebSocketCloseCode?)
+        case exchange(HTTPExchangeKey, ServerEndpointBox, ForwardedHTTPRequest, deadline: Instant)
+        case cancelExchange(HTTPExchangeKey)
         case stop
     }
 
@@ -47,22 +56,41 @@ package final class SignalingProxy: Sendable {
         let lost = Atomic<Int>(0)
         let toHome = Atomic<Int>(0)
         let fromHome = Atomic<Int>(0)
+        let httpInFlight = Atomic<Int>(0)
+        let httpRelayed = Atomic<Int>(0)
+        let httpFailed = Atomic<Int>(0)
+        let httpTimedOut = Atomic<Int>(0)
+        let httpCancelled = Atomic<Int>(0)
     }
 
     /// `deliver` sends a text message to the client's WebSocket; `end`
-    /// closes it with a code and reason. Both from the proxy's thread.
+    /// closes it with a code and reason; `answer` hands a client's HTTP
+    /// session the response to its request `serial`. All from the
+    /// proxy's thread.
     package init(
         deliver: @escaping @Sendable (ConnectionID, String) -> Void,
         end: @escaping @Sendable (ConnectionID, WebSocketCloseCode, String) -> Void,
+        answer: @escaping @Sendable (ConnectionID, UInt64, HTTPResponse) -> Void,
         log: ServerLog
     ) {
         let mailbox = self.mailbox
         let counters = Counters()
         self.counters = counters
         thread = WorkerThread(name: "swiftlet-proxy") {
-            ProxyLoop(mailbox: mailbox, counters: counters, deliver: deliver, end: end, log: log).run()
+            ProxyLoop(mailbox: mailbox, counters: counters, deliver: deliver, end: end, answer: answer, log: log).run()
         }
     }
+
+    /// Sends `request` (the client's request `key.serial` on
+    /// `key.connection`) to the room's node; its answer, or a 502/504,
+    /// goes to `answer` by `deadline` at the latest.
+    func exchange(_ request: ForwardedHTTPRequest, for key: HTTPExchangeKey, to endpoint: ServerEndpoint, deadline: Instant) {
+        mailbox.post(.exchange(key, ServerEndpointBox(endpoint), request, deadline: deadline))
+    }
+
+    /// The client went away (or timed out) before the answer: the exchange
+    /// is dropped.
+    func cancelExchange(_ key: HTTPExchangeKey) { mailbox.post(.cancelExchange(key)) }
 
     /// Opens the upstream for `connection` and sends `messages` (the join,
     /// and what the client sent while the room was being placed) once it
@@ -87,19 +115,41 @@ package final class SignalingProxy: Sendable {
         package var lost: Int
         package var messagesToHome: Int
         package var messagesFromHome: Int
+        /// WHIP/WHEP requests waiting on the room's node now.
+        package var httpInFlight: Int
+        /// WHIP/WHEP requests sent to the room's node, by outcome: its
+        /// answer relayed (whatever its status), no connection or a bad
+        /// answer (502), no answer by the request's deadline (504), or the
+        /// client gone first.
+        package var httpRelayed: Int
+        package var httpFailed: Int
+        package var httpTimedOut: Int
+        package var httpCancelled: Int
     }
 
     package var statistics: Statistics {
         Statistics(
             sessions: counters.sessions.load(ordering: .relaxed), opened: counters.opened.load(ordering: .relaxed),
             lost: counters.lost.load(ordering: .relaxed), messagesToHome: counters.toHome.load(ordering: .relaxed),
-            messagesFromHome: counters.fromHome.load(ordering: .relaxed))
+            messagesFromHome: counters.fromHome.load(ordering: .relaxed),
+            httpInFlight: counters.httpInFlight.load(ordering: .relaxed),
+            httpRelayed: counters.httpRelayed.load(ordering: .relaxed), httpFailed: counters.httpFailed.load(ordering: .relaxed),
+            httpTimedOut: counters.httpTimedOut.load(ordering: .relaxed),
+            httpCancelled: counters.httpCancelled.load(ordering: .relaxed))
     }
 
     package func stop() {
         mailbox.post(.stop)
         thread.join()
     }
+}
+
+/// One client request carried to another node: the client's connection
+/// and the serial of its request there (a later request on the same
+/// connection never takes an earlier one's answer).
+struct HTTPExchangeKey: Hashable, Sendable {
+    let connection: ConnectionID
+    let serial: UInt64
 }
 
 /// `ServerEndpoint` holds a TLS context (a class): boxed to cross threads
@@ -130,14 +180,41 @@ private final class ProxyLoop {
         }
     }
 
+    /// A WHIP/WHEP request on its way to the room's node.
+    final class Exchange {
+        let exchange: HTTPExchange
+        let key: HTTPExchangeKey
+        let tag: UInt64
+        let node: String
+        let connectBy: Instant
+        let deadline: Instant
+        var watchingWritable = true
+
+        init(exchange: HTTPExchange, key: HTTPExchangeKey, tag: UInt64, node: String, connectBy: Instant, deadline: Instant) {
+            self.exchange = exchange
+            self.key = key
+            self.tag = tag
+            self.node = node
+            self.connectBy = connectBy
+            self.deadline = deadline
+        }
+
+        /// When it is given up: unconnected by `connectBy`, unanswered by
+        /// `deadline`.
+        var expiry: Instant { exchange.stream.connected ? deadline : min(connectBy, deadline) }
+    }
+
     let mailbox: Mailbox<SignalingProxy.Command>
     let counters: SignalingProxy.Counters
     let deliver: @Sendable (ConnectionID, String) -> Void
     let end: @Sendable (ConnectionID, WebSocketCloseCode, String) -> Void
+    let answer: @Sendable (ConnectionID, UInt64, HTTPResponse) -> Void
     let log: ServerLog
     let epoll: Int32
     var upstreams: [ConnectionID: Upstream] = [:]
     var byTag: [UInt64: ConnectionID] = [:]
+    var exchanges: [UInt64: Exchange] = [:]
+    var exchangeTags: [HTTPExchangeKey: UInt64] = [:]
     var nextTag: UInt64 = 1
     var random = SystemRandomNumberGenerator()
     static let mailboxTag: UInt64 = 0
@@ -145,12 +222,14 @@ private final class ProxyLoop {
     init(
         mailbox: Mailbox<SignalingProxy.Command>, counters: SignalingProxy.Counters,
         deliver: @escaping @Sendable (ConnectionID, String) -> Void,
-        end: @escaping @Sendable (ConnectionID, WebSocketCloseCode, String) -> Void, log: ServerLog
+        end: @escaping @Sendable (ConnectionID, WebSocketCloseCode, String) -> Void,
+        answer: @escaping @Sendable (ConnectionID, UInt64, HTTPResponse) -> Void, log: ServerLog
     ) {
         self.mailbox = mailbox
         self.counters = counters
         self.deliver = deliver
         self.end = end
+        self.answer = answer
         self.log = log
         epoll = swiftlet_epoll_create()
         _ = swiftlet_epoll_add_readable(epoll, mailbox.eventDescriptor, Self.mailboxTag)
@@ -164,7 +243,8 @@ private final class ProxyLoop {
         var commands: [SignalingProxy.Command] = []
         while true {
             let now = MonotonicClock.now()
-            let wait = upstreams.values.filter { $0.client.phase != .open }.map(\.openBy).min()
+            let opens = upstreams.values.filter { $0.client.phase != .open }.map(\.openBy).min()
+            let wait = [opens, exchanges.values.map(\.expiry).min()].compactMap { $0 }.min()
             let waitMs = wait.map { Int32(clamping: max(0, ($0 - now).nanoseconds) / 1_000_000 + 1) } ?? 1000
             let n = tags.withUnsafeMutableBufferPointer { t in
                 ready.withUnsafeMutableBufferPointer { r in
@@ -183,14 +263,19 @@ private final class ProxyLoop {
                     }
                     continue
                 }
-                guard let connection = byTag[tags[i]], let upstream = upstreams[connection] else { continue }
                 let bits = ready[i]
+                if let exchange = exchanges[tags[i]] {
+                    serve(exchange, ready: bits)
+                    continue
+                }
+                guard let connection = byTag[tags[i]], let upstream = upstreams[connection] else { continue }
                 let events = upstream.client.handleReady(
                     readable: bits & SWIFTLET_READY_READABLE != 0, writable: bits & SWIFTLET_READY_WRITABLE != 0,
                     hangup: bits & SWIFTLET_READY_HANGUP != 0)
                 handle(events, of: upstream)
             }
             expireSlowOpens(now: MonotonicClock.now())
+            expireExchanges(now: MonotonicClock.now())
         }
     }
 
@@ -242,6 +327,12 @@ private final class ProxyLoop {
                 // period, exactly as for a client that lost its network.
                 remove(upstream)
             }
+        case .exchange(let key, let box, let request, let deadline):
+            start(request, for: key, to: box.endpoint, deadline: deadline, now: now)
+        case .cancelExchange(let key):
+            guard let tag = exchangeTags[key], let exchange = exchanges[tag] else { return }
+            counters.httpCancelled.add(1, ordering: .relaxed)
+            remove(exchange)
         case .stop:
             break
         }
@@ -310,5 +401,84 @@ private final class ProxyLoop {
             if upstream.client.phase == .open { upstream.client.close(code: .goingAway, reason: "node stopping") }
             remove(upstream)
         }
+        for exchange in Array(exchanges.values) { remove(exchange) }
+    }
+
+    // MARK: WHIP/WHEP requests
+
+    private func start(
+        _ request: ForwardedHTTPRequest, for key: HTTPExchangeKey, to endpoint: ServerEndpoint, deadline: Instant,
+        now: Instant
+    ) {
+        if let tag = exchangeTags[key], let old = exchanges[tag] { remove(old) }
+        let node = endpoint.hostHeader
+        let exchange: HTTPExchange
+        do {
+            exchange = try HTTPExchange(
+                to: endpoint, method: request.method, path: request.target, headers: request.headerPairs,
+                body: request.body)
+        } catch {
+            counters.httpFailed.add(1, ordering: .relaxed)
+            log(.warning, "proxy: cannot connect to the room's node", [("conn", "\(key.connection)"), ("reason", "\(error)")])
+            answer(key.connection, key.serial, HTTPSessionForwarding.badGateway("connect \(node): \(error)"))
+            return
+        }
+        let tag = nextTag
+        nextTag += 1
+        let entry = Exchange(
+            exchange: exchange, key: key, tag: tag, node: node, connectBy: now + SignalingProxy.connectTimeout,
+            deadline: deadline)
+        exchanges[tag] = entry
+        exchangeTags[key] = tag
+        counters.httpInFlight.add(1, ordering: .relaxed)
+        _ = swiftlet_epoll_add_interest(epoll, exchange.descriptor, tag, 1, 1)
+    }
+
+    private func serve(_ entry: Exchange, ready bits: UInt32) {
+        let outcome = entry.exchange.handleReady(
+            readable: bits & SWIFTLET_READY_READABLE != 0, writable: bits & SWIFTLET_READY_WRITABLE != 0,
+            hangup: bits & SWIFTLET_READY_HANGUP != 0)
+        switch outcome {
+        case .response(let head, let body)?:
+            counters.httpRelayed.add(1, ordering: .relaxed)
+            remove(entry)
+            answer(entry.key.connection, entry.key.serial, HTTPSessionForwarding.relayed(head, body: body))
+        case .failed(let reason)?:
+            counters.httpFailed.add(1, ordering: .relaxed)
+            remove(entry)
+            log(.warning, "proxy: the room's node failed a request", [("conn", "\(entry.key.connection)"), ("reason", reason)])
+            answer(entry.key.connection, entry.key.serial, HTTPSessionForwarding.badGateway("\(entry.node): \(reason)"))
+        case nil:
+            let want = entry.exchange.wantsWritable
+            guard want != entry.watchingWritable else { return }
+            entry.watchingWritable = want
+            _ = swiftlet_epoll_modify_interest(epoll, entry.exchange.descriptor, entry.tag, 1, want ? 1 : 0)
+        }
+    }
+
+    private func expireExchanges(now: Instant) {
+        for entry in Array(exchanges.values) where now >= entry.expiry {
+            remove(entry)
+            if now >= entry.deadline {
+                counters.httpTimedOut.add(1, ordering: .relaxed)
+                log(.warning, "proxy: the room's node did not answer in time", [("conn", "\(entry.key.connection)")])
+                answer(
+                    entry.key.connection, entry.key.serial,
+                    HTTPSessionForwarding.gatewayTimeout("the room's node \(entry.node) did not answer"))
+            } else {
+                counters.httpFailed.add(1, ordering: .relaxed)
+                log(.warning, "proxy: no connection to the room's node in time", [("conn", "\(entry.key.connection)")])
+                let why = "no connection to \(entry.node) within \(SignalingProxy.connectTimeout.compactDescription)"
+                answer(entry.key.connection, entry.key.serial, HTTPSessionForwarding.badGateway(why))
+            }
+        }
+    }
+
+    private func remove(_ entry: Exchange) {
+        guard exchanges[entry.tag] === entry else { return }
+        _ = swiftlet_epoll_remove(epoll, entry.exchange.descriptor)
+        exchanges[entry.tag] = nil
+        exchangeTags[entry.key] = nil
+        counters.httpInFlight.subtract(1, ordering: .relaxed)
     }
 }

@@ -210,9 +210,21 @@ package final class SignalingServer: Sendable {
                 var socket = WebSocketConnection()
                 socket.close(code: code, reason: reason)
                 tcp.send(socket.takeOutput(), to: TCPConnectionID(rawValue: connection.rawValue), then: .afterSend)
+            },
+            answer: { connection, serial, response in
+                Self.answer(HTTPExchangeKey(connection: connection, serial: serial), .response(response), through: tcp)
             }, log: log)
         proxyBox.withLock { $0 = proxy }
-        service.attachCluster(ClusterLink(routing: routing, proxy: proxy))
+        service.attachCluster(
+            ClusterLink(routing: routing, proxy: proxy, answer: { key, answer in Self.answer(key, answer, through: tcp) }))
+    }
+
+    /// A deferred WHIP/WHEP request's answer, to its session on the
+    /// signalling loop (dropped there if the session moved on).
+    private static func answer(_ key: HTTPExchangeKey, _ answer: DeferredHTTPAnswer, through tcp: TCPServer<HTTPSession>) {
+        tcp.post(to: TCPConnectionID(rawValue: key.connection.rawValue)) { session, now in
+            session.answerDeferred(serial: key.serial, answer, now: now)
+        }
     }
 
     /// The proxy's counters, in a cluster.

@@ -98,6 +98,15 @@ enum ServeCluster {
                 # TYPE swiftlet_cluster_proxied_messages_total counter
                 swiftlet_cluster_proxied_messages_total{direction="to_home"} \(p.messagesToHome)
                 swiftlet_cluster_proxied_messages_total{direction="from_home"} \(p.messagesFromHome)
+                # HELP swiftlet_cluster_proxied_http_requests WHIP/WHEP requests waiting now on the node that holds their room.
+                # TYPE swiftlet_cluster_proxied_http_requests gauge
+                swiftlet_cluster_proxied_http_requests \(p.httpInFlight)
+                # HELP swiftlet_cluster_proxied_http_requests_total WHIP/WHEP requests sent to the room's node, by outcome: its answer relayed (any status), failed (no connection or a bad answer: 502), timeout (no answer by the request timeout: 504), cancelled (the client left first).
+                # TYPE swiftlet_cluster_proxied_http_requests_total counter
+                swiftlet_cluster_proxied_http_requests_total{outcome="relayed"} \(p.httpRelayed)
+                swiftlet_cluster_proxied_http_requests_total{outcome="failed"} \(p.httpFailed)
+                swiftlet_cluster_proxied_http_requests_total{outcome="timeout"} \(p.httpTimedOut)
+                swiftlet_cluster_proxied_http_requests_total{outcome="cancelled"} \(p.httpCancelled)
 
                 """
         }

@@ -51,3 +51,46 @@ func rawTCPExchange(
     }
     return (String(decoding: out, as: UTF8.self), Date().timeIntervalSince(start))
 }
+
+/// A response as `rawHTTPRequest` read it: field names lower-cased.
+struct RawHTTPResponse {
+    var status: Int
+    var headers: [String: String]
+    var body: String
+    /// Every `Link` header, in order (the dictionary keeps one).
+    var links: [String] = []
+
+    /// The first response in `raw`; what follows its head is the body.
+    init(parsing raw: String) {
+        let parts = raw.components(separatedBy: "\r\n\r\n")
+        let head = parts[0].components(separatedBy: "\r\n")
+        status = Int(head[0].split(separator: " ").dropFirst().first ?? "") ?? 0
+        headers = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = value
+            if line[..<colon].lowercased() == "link" { links.append(value) }
+        }
+        body = parts.dropFirst().joined(separator: "\r\n\r\n")
+    }
+}
+
+/// The text of one request with a Content-Length when it has a body (or
+/// is a POST or PATCH).
+func rawHTTPRequestText(
+    _ method: String, _ path: String, headers: [(String, String)] = [], body: String = "", keepAlive: Bool = false
+) -> String {
+    var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\n" + (keepAlive ? "" : "Connection: close\r\n")
+    for (name, value) in headers { text += "\(name): \(value)\r\n" }
+    if !body.isEmpty || method == "POST" || method == "PATCH" { text += "Content-Length: \(body.utf8.count)\r\n" }
+    return text + "\r\n" + body
+}
+
+/// One request on a fresh connection (`Connection: close`) to `target`.
+func rawHTTPRequest(
+    _ target: SocketAddress, _ method: String, _ path: String, headers: [(String, String)] = [], body: String = ""
+) throws -> RawHTTPResponse {
+    let text = rawHTTPRequestText(method, path, headers: headers, body: body)
+    return RawHTTPResponse(parsing: try rawTCPExchange(target, sending: text).response)
+}

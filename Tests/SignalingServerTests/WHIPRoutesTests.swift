@@ -32,36 +32,11 @@ import Wire
         return try String(contentsOf: url, encoding: .utf8)
     }
 
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: String
-        /// Every `Link` header, in order (the dictionary keeps one).
-        var links: [String] = []
-    }
-
     /// One request on a fresh connection (`Connection: close`).
     private func request(
         _ server: SignalingServer, _ method: String, _ path: String, headers: [(String, String)] = [], body: String = ""
-    ) throws -> Response {
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if !body.isEmpty || method == "POST" || method == "PATCH" { text += "Content-Length: \(body.utf8.count)\r\n" }
-        text += "\r\n" + body
-        let raw = try rawTCPExchange(server, sending: text).response
-        let parts = raw.components(separatedBy: "\r\n\r\n")
-        let head = parts[0].components(separatedBy: "\r\n")
-        let status = Int(head[0].split(separator: " ").dropFirst().first ?? "") ?? 0
-        var fields: [String: String] = [:]
-        var links: [String] = []
-        for line in head.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            fields[line[..<colon].lowercased()] = value
-            if line[..<colon].lowercased() == "link" { links.append(value) }
-        }
-        return Response(
-            status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"), links: links)
+    ) throws -> RawHTTPResponse {
+        try rawHTTPRequest(server.localAddress, method, path, headers: headers, body: body)
     }
 
     /// RFC 9725 section 4.6: with TURN on, the 201 names each ICE server
