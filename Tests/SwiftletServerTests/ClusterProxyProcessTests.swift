@@ -195,3 +195,127 @@ import Testing
         #expect(wait(15) { [a, b].allSatisfy { $0.metric(connected) == 1 } })
     }
 }
+
+/// WHIP and WHEP through any node (docs/CLUSTER.md): the same two nodes,
+/// A entry-only; real clients (roombot's WHIP publisher and WHEP viewer,
+/// curl with a real offer) reach the room's node B through A.
+extension ClusterProxyProcessTests {
+    static let offerPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appending(path: "../SDPTests/Fixtures/aiortc-offer.sdp").standardized.path
+
+    /// curl's WHIP POST of the committed aiortc offer.
+    func whipArguments(_ url: String, identity: String, room: String) -> [String] {
+        [
+            "-X", "POST", "-H", "Content-Type: application/sdp", "-H",
+            "Authorization: Bearer \(ProcessTestClient.devToken(identity: identity, room: room))",
+            "--data-binary", "@\(Self.offerPath)", url,
+        ]
+    }
+
+    /// The Location of a 201 in curl's `-i` output.
+    func location(_ response: String) -> String? {
+        response.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location: ") }.map { String($0.dropFirst(10)) }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func whipAndWHEPThroughAnEntryNodeAreServedByTheRoomsNode() throws {
+        let redis = try RedisServerProcess()
+        defer { redis.stop() }
+        let b = try start("127.0.0.2", "node-b", redis: redis)
+        defer { b.stop() }
+        let a = try start("127.0.0.1", "node-a", redis: redis, ["--node-max-rooms", "0"])
+        defer { a.stop() }
+        #expect(wait(10) { a.metric("swiftlet_cluster_nodes") == 2 && b.metric("swiftlet_cluster_nodes") == 2 })
+
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let bot = Process()
+        bot.executableURL = builtProduct("roombot")
+        bot.arguments = [
+            "--url", a.http, "--room", "wfar", "--publishers", "1", "--subscribers", "1", "--whip", "--whep",
+            "--duration", "6", "--dev", "--json", json.path,
+        ]
+        let botOutput = OutputReader()
+        bot.standardOutput = botOutput.pipe
+        bot.standardError = botOutput.pipe
+        try bot.run()
+        defer { if bot.isRunning { kill(bot.processIdentifier, SIGKILL) } }
+
+        // Both sessions live on B, by Redis; A holds none.
+        #expect(wait(15) { b.metric("swiftlet_participants") == 2 }, "\(b.output.text.suffix(3000))")
+        #expect(redisCLI(redis, ["HGET", "swiftlet:room:wfar", "node"]).hasPrefix("node-b~"))
+        #expect(a.metric("swiftlet_participants") == 0)
+        #expect(a.metric("swiftlet_rooms") == 0)
+        #expect(botOutput.waitForExit(bot, seconds: 30))
+        #expect(bot.terminationStatus == 0, "\(botOutput.text)")
+
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
+        let overall = try #require((object?["groups"] as? [String: Any])?["overall"] as? [String: Any])
+        #expect(overall["joined"] as? Int == 2)
+        #expect(overall["transportsConnected"] as? Int == 2)
+        // The viewer plays the publisher's audio and video, forwarded by B.
+        #expect(overall["tracksFlowing"] as? Int == 2, "\(overall)")
+        #expect((overall["packets"] as? Int ?? 0) > 100, "\(overall)")
+        #expect(a.metric("swiftlet_forwarded_packets_total") == 0)
+        #expect(b.metric("swiftlet_forwarded_packets_total") ?? 0 > 100)
+        #expect(a.metric(#"swiftlet_cluster_proxied_http_requests_total{outcome="relayed"}"#) ?? 0 >= 2)
+        #expect(a.metric(#"swiftlet_cluster_proxied_http_requests_total{outcome="failed"}"#) == 0)
+    }
+
+    /// A WHIP POST waiting on a room's node that is stopped (SIGSTOP: its
+    /// kernel still accepts the connection) blocks nothing on the entry
+    /// node, and is answered once the node runs again; DELETE through the
+    /// entry node ends the session on the room's node.
+    @Test(.timeLimit(.minutes(2)))
+    func aRequestWaitingOnAStoppedRoomNodeBlocksNothingAndDeleteEndsTheSessionThere() throws {
+        let redis = try RedisServerProcess()
+        defer { redis.stop() }
+        let b = try start("127.0.0.2", "node-b", redis: redis)
+        defer { b.stop() }
+        let a = try start("127.0.0.1", "node-a", redis: redis, ["--node-max-rooms", "0"])
+        defer { a.stop() }
+        #expect(wait(10) { a.metric("swiftlet_cluster_nodes") == 2 && b.metric("swiftlet_cluster_nodes") == 2 })
+
+        let first = try curl(whipArguments("\(a.http)/whip/held", identity: "enc1", room: "held"))
+        #expect(first.hasPrefix("HTTP/1.1 201"), "\(first)")
+        #expect(redisCLI(redis, ["HGET", "swiftlet:room:held", "node"]).hasPrefix("node-b~"))
+        #expect(b.metric("swiftlet_participants") == 1)
+
+        kill(b.process.processIdentifier, SIGSTOP)
+        // Never leave B stopped, whatever fails below; well under the 4 s
+        // after which its record would expire.
+        var resumed = false
+        defer { if !resumed { kill(b.process.processIdentifier, SIGCONT) } }
+        let waiting = Process()
+        waiting.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        waiting.arguments =
+            ["-s", "-i", "--max-time", "8"] + whipArguments("\(a.http)/whip/held", identity: "enc2", room: "held")
+        let waitingOutput = OutputReader()
+        waiting.standardOutput = waitingOutput.pipe
+        try waiting.run()
+        defer { if waiting.isRunning { kill(waiting.processIdentifier, SIGKILL) } }
+        #expect(wait(2) { a.metric("swiftlet_cluster_proxied_http_requests") == 1 })
+        let asked = Date()
+        #expect(try curl(["\(a.http)/healthz"]).hasPrefix("HTTP/1.1 200"))
+        #expect(Date().timeIntervalSince(asked) < 0.5)
+        #expect(waiting.isRunning)
+        kill(b.process.processIdentifier, SIGCONT)
+        resumed = true
+
+        #expect(waitingOutput.waitForExit(waiting, seconds: 8))
+        let second = waitingOutput.text
+        #expect(second.hasPrefix("HTTP/1.1 201"), "\(second)")
+        #expect(wait(5) { b.metric("swiftlet_participants") == 2 })
+        #expect(a.metric("swiftlet_participants") == 0)
+
+        // DELETE and PATCH through A, by the room in the Location.
+        let session = try #require(location(first))
+        #expect(session.hasPrefix("/whip/held/SE_"))
+        #expect(try curl(["-X", "DELETE", "\(a.http)\(session)"]).hasPrefix("HTTP/1.1 200"))
+        #expect(b.metric("swiftlet_participants") == 1)
+        #expect(b.output.wait(for: "WHIP session ended by DELETE", seconds: 2))
+        #expect(try curl(["-X", "DELETE", "\(a.http)\(session)"]).hasPrefix("HTTP/1.1 404"))
+        #expect(a.metric(#"swiftlet_cluster_proxied_http_requests_total{outcome="relayed"}"#) == 4)
+        #expect(a.metric("swiftlet_cluster_proxied_http_requests") == 0)
+    }
+}
