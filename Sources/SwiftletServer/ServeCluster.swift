@@ -14,11 +14,12 @@ import Wire
     import Glibc
 #endif
 
-/// `--redis`: this node joins the cluster (docs/CLUSTER.md). Today that is
-/// its membership: a record rewritten every 2 s with its addresses, limits
-/// and load, the live nodes read back, and room placement for the cluster
-/// (`ClusterAgent.placeRoom`); joins still land on the node a client
-/// reaches (proxying and the cascade are the next steps of issue #15).
+/// `--redis`: this node joins the cluster (docs/CLUSTER.md): a record
+/// rewritten every 2 s with its addresses, limits and load, the live nodes
+/// read back, and room placement for the cluster (`ClusterAgent.placeRoom`).
+/// Room WebSocket joins and WHIP/WHEP requests are placed by their room and
+/// proxied to the room's node when it is another (the cascade of a room
+/// over several nodes is the next step of issue #15).
 enum ServeCluster {
     /// The agent once started, for `/metrics` (made before the signalling
     /// server, filled after).
@@ -98,9 +99,9 @@ enum ServeCluster {
                 # TYPE swiftlet_cluster_proxied_messages_total counter
                 swiftlet_cluster_proxied_messages_total{direction="to_home"} \(p.messagesToHome)
                 swiftlet_cluster_proxied_messages_total{direction="from_home"} \(p.messagesFromHome)
-                # HELP swiftlet_cluster_proxied_http_requests WHIP/WHEP requests waiting now on the node that holds their room.
-                # TYPE swiftlet_cluster_proxied_http_requests gauge
-                swiftlet_cluster_proxied_http_requests \(p.httpInFlight)
+                # HELP swiftlet_cluster_proxied_http_requests_in_flight WHIP/WHEP requests waiting now on the node that holds their room.
+                # TYPE swiftlet_cluster_proxied_http_requests_in_flight gauge
+                swiftlet_cluster_proxied_http_requests_in_flight \(p.httpInFlight)
                 # HELP swiftlet_cluster_proxied_http_requests_total WHIP/WHEP requests sent to the room's node, by outcome: its answer relayed (any status), failed (no connection or a bad answer: 502), timeout (no answer by the request timeout: 504), cancelled (the client left first).
                 # TYPE swiftlet_cluster_proxied_http_requests_total counter
                 swiftlet_cluster_proxied_http_requests_total{outcome="relayed"} \(p.httpRelayed)

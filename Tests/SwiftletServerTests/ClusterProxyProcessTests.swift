@@ -294,7 +294,7 @@ extension ClusterProxyProcessTests {
         waiting.standardOutput = waitingOutput.pipe
         try waiting.run()
         defer { if waiting.isRunning { kill(waiting.processIdentifier, SIGKILL) } }
-        #expect(wait(2) { a.metric("swiftlet_cluster_proxied_http_requests") == 1 })
+        #expect(wait(2) { a.metric("swiftlet_cluster_proxied_http_requests_in_flight") == 1 })
         let asked = Date()
         #expect(try curl(["\(a.http)/healthz"]).hasPrefix("HTTP/1.1 200"))
         #expect(Date().timeIntervalSince(asked) < 0.5)
@@ -316,6 +316,6 @@ extension ClusterProxyProcessTests {
         #expect(b.output.wait(for: "WHIP session ended by DELETE", seconds: 2))
         #expect(try curl(["-X", "DELETE", "\(a.http)\(session)"]).hasPrefix("HTTP/1.1 404"))
         #expect(a.metric(#"swiftlet_cluster_proxied_http_requests_total{outcome="relayed"}"#) == 4)
-        #expect(a.metric("swiftlet_cluster_proxied_http_requests") == 0)
+        #expect(a.metric("swiftlet_cluster_proxied_http_requests_in_flight") == 0)
     }
 }
