@@ -120,7 +120,9 @@ final class HTTPSession: TCPConnectionHandler {
             ])
         switch mode {
         case .http(let parser), .waiting(let parser, _):
-            // A waiting request's answer, if it comes, finds no request.
+            if case .waiting(_, let deferred) = mode {
+                service.cancelHTTP(HTTPExchangeKey(connection: id, serial: deferred.serial))
+            }
             mode = .http(HTTPRequestParser(limits: parser.limits))
             let refusal = HTTPResponse(
                 status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Connection", "close")]),
@@ -274,10 +276,6 @@ final class HTTPSession: TCPConnectionHandler {
         }
     }
 
-    /// The drain's end: a room WebSocket starts the closing handshake with
-    /// 1001 going away (RFC 6455 section 7.4.1); the TCP connection closes
-    /// when the client's close arrives (or at the server's stop). Plain
-    /// HTTP connections are left to finish their request.
     /// The answer of the request deferred as `serial` (posted from the
     /// placement queue or the proxy): it is written, then the requests
     /// pipelined meanwhile are served. An answer that finds no such
@@ -303,6 +301,10 @@ final class HTTPSession: TCPConnectionHandler {
         return action
     }
 
+    /// The drain's end: a room WebSocket starts the closing handshake with
+    /// 1001 going away (RFC 6455 section 7.4.1); the TCP connection closes
+    /// when the client's close arrives (or at the server's stop). Plain
+    /// HTTP connections are left to finish their request.
     func goAway() -> TCPConnectionAction {
         guard case .webSocket(var socket) = mode else { return .none }
         socket.close(code: .goingAway, reason: "server shutting down")
