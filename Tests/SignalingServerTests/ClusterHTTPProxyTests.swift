@@ -234,6 +234,46 @@ import Wire
         #expect(stats.httpTimedOut + stats.httpCancelled == 1)
     }
 
+    /// Bad input behind a waiting request costs its connection only: more
+    /// than one request's worth pipelined closes it at once, and its
+    /// exchange with the room's node is dropped.
+    @Test(.timeLimit(.minutes(1)))
+    func tooMuchPipelinedBehindAWaitingRequestClosesItsConnection() throws {
+        let silent = try TCPListener(bindingTo: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        defer { _ = silent.localAddress }
+        let (a, _) = try Self.entry(Self.elsewhere(silent.localAddress), requestTimeout: .seconds(5))
+        defer { a.stop() }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = a.localAddress.storage
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, a.localAddress.length) }
+        }
+        try #require(rc == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let post = Array(
+            rawHTTPRequestText("POST", "/whip/r", headers: Self.offerHeaders("alice"), body: try Self.offer(), keepAlive: true)
+                .utf8)
+        #expect(post.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == post.count)
+        #expect(Self.eventually { a.proxyStatistics?.httpInFlight == 1 })
+        // 16 KiB of head and 128 KiB of offer at most: send 200 KiB.
+        let started = Date()
+        let junk = [UInt8](repeating: UInt8(ascii: "x"), count: 8192)
+        for _ in 0..<25 { _ = junk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var received = 0
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += n
+        }
+        #expect(received == 0)
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(Self.eventually { a.proxyStatistics?.httpInFlight == 0 && a.proxyStatistics?.httpCancelled == 1 })
+        #expect(try rawHTTPRequest(a.localAddress, "GET", "/healthz").status == 200)
+    }
+
     /// The placement talks to Redis off the signalling loop: while it
     /// waits, other connections are served; when it answers, so is the
     /// request.
