@@ -50,6 +50,9 @@ package struct TCPAddressLimiter {
         var low: UInt64
     }
 
+    /// Addresses exempt at run time (a cluster's other nodes).
+    package var exemptPeers: PeerAddressSet?
+
     private struct Entry {
         var open = 0
         var tokens: Double
@@ -74,10 +77,20 @@ package struct TCPAddressLimiter {
         return Key(high: word(bytes.prefix(8)), low: 2 << 32)
     }
 
+    /// One host exactly (IPv6 by all 128 bits, IPv4-mapped as IPv4): a
+    /// cluster peer is one address, not its /64.
+    static func key(exact address: SocketAddress) -> Key {
+        let bytes = address.ipBytes
+        let mapped = bytes.count == 16 && bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+        guard bytes.count == 16, !mapped else { return key(address) }
+        func word(_ slice: ArraySlice<UInt8>) -> UInt64 { slice.reduce(0) { $0 << 8 | UInt64($1) } }
+        return Key(high: word(bytes.prefix(8)), low: word(bytes.suffix(8)))
+    }
+
     /// Whether a new connection from `address` may stay; if so it counts
     /// as open until `release`.
     package mutating func admit(_ address: SocketAddress?, now: Instant) -> Verdict {
-        if limits.exempt.contains(address) { return .admit }
+        if limits.exempt.contains(address) || exemptPeers?.contains(address) == true { return .admit }
         let key = Self.key(address)
         var entry = entries[key] ?? Entry(tokens: limits.burst, refilled: now)
         let elapsed = Double((now - entry.refilled).nanoseconds) / 1e9
@@ -101,6 +114,8 @@ package struct TCPAddressLimiter {
     /// A connection admitted for `address` closed.
     package mutating func release(_ address: SocketAddress?) {
         if limits.exempt.contains(address) { return }
+        // A peer exempted after it was admitted and counted is released
+        // here like any address (an entry that counted nothing is left).
         let key = Self.key(address)
         guard var entry = entries[key], entry.open > 0 else { return }
         entry.open -= 1

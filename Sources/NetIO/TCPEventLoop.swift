@@ -137,6 +137,7 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
                 connectionsPerSecond: configuration.newConnectionsPerSecondPerAddress,
                 burst: configuration.newConnectionBurstPerAddress, maxAddresses: configuration.maxTrackedAddresses,
                 exempt: configuration.trustedProxies))
+        addresses.exemptPeers = configuration.exemptPeers
         receiveBuffer = .allocate(byteCount: max(configuration.receiveBufferSize, 1), alignment: 16)
     }
 

@@ -79,6 +79,9 @@ package struct TCPServerConfiguration: Sendable {
     /// `maxConnections`); the handler attributes each request to the
     /// client the proxy names (`X-Forwarded-For`) and limits that instead.
     package var trustedProxies: [AddressPrefix] = []
+    /// Addresses exempt from the per-address limits at run time (a
+    /// cluster's other nodes, `PeerAddressSet`); nil: none.
+    package var exemptPeers: PeerAddressSet?
     /// Bytes queued for the kernel over all connections; the connection
     /// whose output passes it is closed, as for `maxUnsentBytes`.
     package var maxUnsentBytesTotal = 256 << 20

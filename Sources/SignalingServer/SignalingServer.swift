@@ -55,6 +55,10 @@ package struct SignalingConnectionLimits: Equatable, Sendable {
 
 package final class SignalingServer: Sendable {
     package let service: RoomService
+    /// The other nodes of the cluster: their connections (proxied
+    /// clients, each limited at its entry node) are not counted by the
+    /// per-address limits (`PeerAddressSet`). Empty without `--redis`.
+    package let clusterPeers: PeerAddressSet
     private let tcp: TCPServer<HTTPSession>
     private let ticker: WorkerThread
     private let running = RunningFlag()
@@ -100,6 +104,8 @@ package final class SignalingServer: Sendable {
         tcpConfiguration.maxUnsentBytes = connectionLimits.bufferBytes
         tcpConfiguration.maxUnsentBytesTotal = connectionLimits.serverBufferBytes
         tcpConfiguration.trustedProxies = connectionLimits.trustedProxies
+        let clusterPeers = PeerAddressSet()
+        tcpConfiguration.exemptPeers = clusterPeers
         tcpConfiguration.refusalBytes = Self.refusal
         tcpConfiguration.onRefusal = { peer, why, suppressed in
             var fields: [(String, String)] = [("remote", peer.map { "\($0)" } ?? "-"), ("reason", why.description)]
@@ -123,6 +129,7 @@ package final class SignalingServer: Sendable {
                 service: service, timeouts: timeouts, now: now)
         }
         self.service = service
+        self.clusterPeers = clusterPeers
         service.attach(TCPOutlet(server: tcp))
         // Dev mode answers only to loopback names (DNS rebinding); an
         // allowed-origins list restricts the WebSocket's Origin in either.

@@ -152,9 +152,20 @@ enum ServeCluster {
                     service.dropStaleRoom(
                         room, reason: home.map { "its home is \($0.node) at epoch \($0.epoch)" } ?? "its home is unreadable")
                 },
-                nodesRead: { nodes in media.setNodeRelays(relayLinks(for: record, among: nodes, local: media.relayAddress)) }))
+                nodesRead: { nodes in
+                    media.setNodeRelays(relayLinks(for: record, among: nodes, local: media.relayAddress))
+                    // Proxied clients arrive from the other nodes' addresses.
+                    signaling.clusterPeers.replace(
+                        with: nodes.filter { $0.id != record.id }.compactMap { peerAddress($0.httpAddress) })
+                }))
         agent.start()
         return agent
+    }
+
+    /// The host of a node's advertised `http://host:port`.
+    static func peerAddress(_ url: String) -> SocketAddress? {
+        guard url.hasPrefix("http://") else { return nil }
+        return SocketAddress(hostAndPort: String(url.dropFirst("http://".count).prefix { $0 != "/" }))
     }
 
     /// The relay transports `me` keeps to the other live nodes

@@ -113,6 +113,29 @@ import Wire
                 == TCPAddressLimiter.key(SocketAddress(ip: "192.0.2.1", port: 2)))
     }
 
+    /// A cluster's other nodes (`PeerAddressSet`, replaced at run time)
+    /// are not counted: their connections carry many proxied clients. The
+    /// exemption is per host, not per IPv6 /64, and ends when the set does.
+    @Test func clusterPeersAreExemptWhileTheSetNamesThem() {
+        var limiter = TCPAddressLimiter(
+            limits: .init(maxConnectionsPerAddress: 2, connectionsPerSecond: 1, burst: 2, maxAddresses: 10))
+        let peers = PeerAddressSet()
+        limiter.exemptPeers = peers
+        let node = SocketAddress(ip: "10.0.0.2", port: 40000)
+        let neighbour = SocketAddress(ip: "2001:db8::2", port: 1)
+        let t0 = Instant(nanoseconds: 1_000_000_000)
+        peers.replace(with: [SocketAddress(ip: "10.0.0.2", port: 8080)!, SocketAddress(ip: "2001:db8::1", port: 8080)!])
+        for _ in 0..<100 { #expect(limiter.admit(node, now: t0) == .admit) }
+        // Another host of the same /64 is not a peer.
+        #expect(limiter.admit(neighbour, now: t0) == .admit)
+        #expect(limiter.admit(neighbour, now: t0) == .admit)
+        #expect(limiter.admit(neighbour, now: t0) == .tooManyConnections)
+        peers.replace(with: [])
+        #expect(limiter.admit(node, now: t0) == .admit)
+        #expect(limiter.admit(node, now: t0) == .admit)
+        #expect(limiter.admit(node, now: t0) == .tooManyConnections)
+    }
+
     @Test func theBucketRefillsWithTime() {
         var limiter = TCPAddressLimiter(
             limits: .init(maxConnectionsPerAddress: 100, connectionsPerSecond: 2, burst: 2, maxAddresses: 10))
