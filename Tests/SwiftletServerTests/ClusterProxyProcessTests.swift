@@ -318,4 +318,47 @@ extension ClusterProxyProcessTests {
         #expect(a.metric(#"swiftlet_cluster_proxied_http_requests_total{outcome="relayed"}"#) == 4)
         #expect(a.metric("swiftlet_cluster_proxied_http_requests_in_flight") == 0)
     }
+
+    /// Test 4 of the issue, its media half: a room joined through an entry
+    /// node keeps its media untouched while Redis is stopped for 5 s
+    /// (nothing on the media path or the proxied signalling needs Redis):
+    /// roombot, running across the outage, sees no freeze and no loss.
+    @Test(.timeLimit(.minutes(2)))
+    func liveRoomsKeepTheirMediaWhileRedisIsAway() throws {
+        let redis = try RedisServerProcess()
+        defer { redis.stop() }
+        let b = try start("127.0.0.2", "node-b", redis: redis)
+        defer { b.stop() }
+        let a = try start("127.0.0.1", "node-a", redis: redis, ["--node-max-rooms", "0"])
+        defer { a.stop() }
+        #expect(wait(10) { a.metric("swiftlet_cluster_nodes") == 2 && b.metric("swiftlet_cluster_nodes") == 2 })
+
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let bot = Process()
+        bot.executableURL = builtProduct("roombot")
+        bot.arguments = [
+            "--url", a.url, "--room", "steady", "--publishers", "1", "--subscribers", "1", "--duration", "12", "--dev",
+            "--json", json.path,
+        ]
+        let botOutput = OutputReader()
+        bot.standardOutput = botOutput.pipe
+        bot.standardError = botOutput.pipe
+        try bot.run()
+        defer { if bot.isRunning { kill(bot.processIdentifier, SIGKILL) } }
+        #expect(wait(10) { b.metric("swiftlet_participants") == 2 })
+        Thread.sleep(forTimeInterval: 2)
+        redis.stop(keepingFolder: true)
+        #expect(wait(6) { b.metric("swiftlet_cluster_connected") == 0 && a.metric("swiftlet_cluster_connected") == 0 })
+        Thread.sleep(forTimeInterval: 3)
+        try redis.start()
+        #expect(botOutput.waitForExit(bot, seconds: 40))
+        #expect(bot.terminationStatus == 0, "\(botOutput.text)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
+        let overall = try #require((object?["groups"] as? [String: Any])?["overall"] as? [String: Any])
+        #expect(overall["tracksFlowing"] as? Int == 2, "\(overall)")
+        #expect(overall["freezes"] as? Int == 0, "\(overall)")
+        #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")
+        #expect(a.metric("swiftlet_cluster_proxied_lost_total") == 0)
+    }
 }
