@@ -82,7 +82,7 @@ extension Bot {
     /// we did not start is reconnected, or (drain, 1008) a
     /// `signaling_closed` error.
     func signalingClosed(_ reason: String, code: WebSocketCloseCode?, now: Instant) {
-        guard !leaving, !signalingEnded else { return }
+        guard !leaving else { return }
         if reconnection != nil {
             reconnectFailed(reason, code: code, now: now)
         } else if opened {
@@ -134,23 +134,27 @@ extension Bot {
     }
 
     /// `joined` on a reconnected WebSocket. Resumed: the server kept the
-    /// participant and its transports, so nothing is negotiated again. Not
-    /// resumed (the grace period had passed, or a restarted server): the
-    /// server holds a new participant without our transports; the bot
-    /// counts `not_resumed` and leaves it, instead of negotiating anew.
+    /// participant and its transports, so nothing is negotiated again (a
+    /// reconnect). Not resumed (the room was placed on another node after
+    /// its node died, the grace period had passed, or a restarted server):
+    /// the server holds a new participant without our transports, and the
+    /// bot starts over as one (a rejoin, `Bot+Rejoin.swift`).
     func rejoined(resumed: Bool, now: Instant) {
+        let droppedAt = reconnection?.since ?? now
         reconnection = nil
         reconnectAt = nil
-        record.reconnects += 1
+        let fresh = record.joinedAt != nil && !resumed
         if !context.rejoinLogged {
             context.rejoinLogged = true
-            context.log("roombot: \(record.identity): joined again (\(resumed ? "resumed" : "not resumed"))\n")
+            context.log(
+                "roombot: \(record.identity): joined again "
+                    + (fresh ? "(not resumed: starting over as a new participant)\n" : "(resumed)\n"))
         }
-        guard record.joinedAt != nil, !resumed else { return }
-        record.error("not_resumed", "the server joined the bot afresh after its WebSocket dropped; its media is gone")
-        signalingEnded = true
-        send(.leave)
-        signaling?.close()
+        guard fresh else {
+            record.reconnects += 1
+            return
+        }
+        startOver(droppedAt: droppedAt, now: now)
     }
 
     /// While a connection is being set up (TCP connect, the upgrade or the

@@ -31,6 +31,7 @@ extension Bot {
             record.tracks[ssrc] = stats
             if record.firstMediaAt == nil { record.firstMediaAt = arrival }
         }
+        if record.recoveringSince != nil { record.recovered(at: arrival) }
         let packet = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(bytes))
         let clock = context.clock
         // One lookup, the statistics mutated in place.

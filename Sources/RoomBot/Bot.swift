@@ -31,18 +31,18 @@ final class Bot {
     var signaling: SignalingClient?
     var publisher: BotTransport?
     var subscriber: BotTransport?
-    private var offerBuilder: ClientOfferBuilder?
+    var offerBuilder: ClientOfferBuilder?
     var pendingOffer: SessionDescription?
     private var publication: ClientPublication?
-    private var answerBuilder: ClientAnswerBuilder?
+    var answerBuilder: ClientAnswerBuilder?
     private var mediaSource: BotMediaSource?
     var sinks: [SSRC: BotMediaSink] { record.sinks }
-    private(set) var announced: [SSRC: AnnouncedTrack] = [:]
-    private var repairs = RepairStreams()
+    var announced: [SSRC: AnnouncedTrack] = [:]
+    var repairs = RepairStreams()
     /// The numbers of one NACK, kept between rounds.
     private var nackNumbers: [UInt16] = []
     /// The server's own keyframe-request throttle, per received track.
-    private var keyframeRequests: [SSRC: KeyframeRequestThrottle] = [:]
+    var keyframeRequests: [SSRC: KeyframeRequestThrottle] = [:]
     /// Video track ids from `track-published` and the subscriber offer's msid.
     var videoTrackIDs: [String] = []
     /// Video tracks whose `--layout` width was sent.
@@ -98,11 +98,9 @@ final class Bot {
     /// signalling error, not a failed connect.
     var opened = false
     /// The room WebSocket dropped and is being opened again; the server
-    /// announced a drain (`going-away`: no reconnect); the bot ended its
-    /// signalling itself after a failed resume.
+    /// announced a drain (`going-away`: no reconnect).
     var reconnection: SignalingReconnection?
     var drainAnnounced = false
-    var signalingEnded = false
     var lastConnectError: String?
     /// The last WHIP/WHEP POST, sent again after a failed connect.
     var lastPost: (path: String, sdp: String, purpose: HTTPPurpose)?
@@ -232,19 +230,22 @@ final class Bot {
 
     // MARK: Publishing
 
-    private func startPublishing(now: Instant) {
+    /// A new transport and offer; after a rejoin the same publication
+    /// (SSRCs, stream id), so the media source goes on as it was.
+    func startPublishing(now: Instant) {
         guard let (transport, local) = openTransport(now: now) else { return }
         publisher = transport
         var builder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
         builder.videoCodec = context.options.offeredVideoCodec
         func ssrc() -> SSRC { SSRC(UInt32.random(in: 1...UInt32.max, using: &random)) }
         var layers: [ClientPublication.VideoLayer] = []
-        if !context.options.audioOnly {
+        if publication == nil, !context.options.audioOnly {
             let rids: [RID?] = context.options.simulcast ? ["q", "h", "f"] : [nil]
             layers = rids.map { ClientPublication.VideoLayer(rid: $0, ssrc: ssrc(), rtxSSRC: ssrc()) }
         }
-        let p = ClientPublication(
-            audioSSRC: ssrc(), videoLayers: layers, streamID: record.identity, cname: record.identity)
+        let p =
+            publication
+            ?? ClientPublication(audioSSRC: ssrc(), videoLayers: layers, streamID: record.identity, cname: record.identity)
         let offer = builder.publishOffer(p)
         offerBuilder = builder
         publication = p
@@ -272,6 +273,12 @@ final class Bot {
                 videoRTXPayloadType: ClientOfferBuilder.videoRTXPayloadType, audioExtensions: audio?.extensions,
                 videoExtensions: video?.extensions, videoRIDs: video?.receivedRIDs ?? [], audioMID: audio?.mid,
                 videoMID: video?.mid)
+            if let source = mediaSource {
+                // A rejoin: the source goes on; the new node's subscribers
+                // need a keyframe, as from a new publisher.
+                for layer in publication.videoLayers { source.requestKeyframe(ssrc: layer.ssrc) }
+                return
+            }
             mediaSource = context.media.makeSource(
                 for: plan, seed: UInt64.random(in: 1...UInt64.max, using: &random), now: now)
             if mediaSource == nil, !(context.media is NoMedia) { record.error("media_source") }
@@ -365,6 +372,7 @@ final class Bot {
         if sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival) == .keyframeNeeded {
             sendPLI(ssrc: header.ssrc, now: arrival)
         }
+        if record.recoveringSince != nil { mediaAfterRejoin(ssrc: header.ssrc, arrival: arrival) }
     }
 
     /// Sends the NACKs (RFC 4585 section 6.2.1) and keyframe requests the
@@ -454,8 +462,8 @@ final class Bot {
         }
     }
 
-    private var publisherFailureCounted = false
-    private var subscriberFailureCounted = false
+    var publisherFailureCounted = false
+    var subscriberFailureCounted = false
 
     // MARK: RTCP
 
@@ -505,6 +513,7 @@ final class Bot {
         stats.record(header: header, sentAt: now)
         sendStats[header.ssrc] = stats
         record.sent(bytes: packet.count, at: now)
+        if record.recoveringSince != nil, !record.needsSubscriber { record.recovered(at: now) }
     }
 
     /// Once a second: an SR per SSRC we sent on (publisher), an RR with a

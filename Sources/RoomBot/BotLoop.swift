@@ -38,6 +38,9 @@ final class BotContext {
     var sendBuffer = [UInt8](repeating: 0, count: 1500)
     /// Set by the loop: registers a transport's socket with epoll.
     var register: (BotTransport, Bot) -> Void = { _, _ in }
+    /// Set by the loop: removes a transport the bot dropped (a rejoin)
+    /// from epoll; its socket closes with it.
+    var mediaUnregistrar: (BotTransport) -> Void = { _ in }
     /// Set by the loop: registers a bot's `http` exchange with epoll.
     var httpRegistrar: (Bot) -> Void = { _ in }
     /// Set by the loop: registers a bot's (new) `signaling` socket.
@@ -60,6 +63,7 @@ final class BotContext {
     }
 
     func register(_ transport: BotTransport, for bot: Bot) { register(transport, bot) }
+    func unregister(_ transport: BotTransport) { mediaUnregistrar(transport) }
     func registerHTTP(_ bot: Bot) { httpRegistrar(bot) }
     func registerSignaling(_ bot: Bot) { signalingRegistrar(bot) }
 }
@@ -81,6 +85,8 @@ final class BotLoop {
     let bots: [Bot]
     private let epoll: Int32
     private var endpoints: [UInt64: Endpoint] = [:]
+    /// Each registered media transport's tag, to unregister it.
+    private var mediaTags: [ObjectIdentifier: UInt64] = [:]
     private var watchingWritable: [UInt64: Bool] = [:]
     private var nextTag: UInt64 = 1
     private let progress: (Instant) -> Void
@@ -98,7 +104,13 @@ final class BotLoop {
             let tag = self.nextTag
             self.nextTag += 1
             self.endpoints[tag] = .media(bot, transport)
+            self.mediaTags[ObjectIdentifier(transport)] = tag
             _ = swiftlet_epoll_add_readable(self.epoll, transport.descriptor, tag)
+        }
+        context.mediaUnregistrar = { [unowned self] transport in
+            guard let tag = self.mediaTags.removeValue(forKey: ObjectIdentifier(transport)) else { return }
+            self.endpoints[tag] = nil
+            _ = swiftlet_epoll_remove(self.epoll, transport.descriptor)
         }
         context.httpRegistrar = { [unowned self] bot in
             guard let exchange = bot.http else { return }

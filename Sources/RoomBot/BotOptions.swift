@@ -171,8 +171,8 @@ struct BotOptions: Equatable {
           --no-media           join and connect only; send and check no media
           --connect-timeout D  keep retrying a failed TCP connect this long, then give up (default 10s);
                                also how long a bot whose room WebSocket dropped keeps reconnecting
-                               (same URL and token: the server resumes it) before it counts
-                               signaling_closed
+                               (same URL and token: the server resumes it, or joins it afresh and the
+                               bot renegotiates its media: a rejoin) before it counts signaling_closed
           --allow-errors       errors (signalling closed, ICE/DTLS failure, server errors) do not fail the run
           --wide               the summary table with every column (about 190 characters)
           --layout L           subscribers and participants view the room as L: speaker (one track at

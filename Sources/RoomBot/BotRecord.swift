@@ -129,8 +129,23 @@ final class BotRecord {
     /// Which `--url` this bot connects to (`BotOptions.servers`).
     let serverIndex: Int
     /// Times the room WebSocket dropped (a close the bot did not start)
-    /// and was opened and joined again (`Bot+Connect.swift`).
+    /// and was opened and joined again, the server resuming the
+    /// participant (`Bot+Connect.swift`).
     var reconnects = 0
+    /// Times it was joined again as a new participant (`resumed: false`:
+    /// the room's node died and the room was placed on another one, or the
+    /// server forgot the participant), and the bot negotiated afresh
+    /// (`Bot+Rejoin.swift`). Disjoint from `reconnects`.
+    var rejoins = 0
+    /// The drop a rejoin recovers from, until the first frame after it.
+    var recoveringSince: Instant?
+    /// Per rejoin that brought media back: from the drop to the first frame
+    /// received after it (the first packet without sinks; a bot with
+    /// nothing to receive: its first packet sent on the new transport).
+    var recoveryMilliseconds: [Double] = []
+    /// What was received before each rejoin, closed at the drop: its
+    /// silence after it is the recovery, not a stall.
+    var earlierSessions: [ReceivedSession] = []
 
     init(role: BotRole, room: String, identity: String, serverIndex: Int = 0) {
         self.role = role
@@ -179,10 +194,12 @@ final class BotRecord {
     }
     /// Join to the first complete decodable video frame (or first audio
     /// packet in audio-only runs); without media sinks, the first packet.
+    /// The first join's: a rejoin's is its recovery.
     var firstFrameMilliseconds: Double? {
-        if sinks.isEmpty { return milliseconds(joinedAt, firstMediaAt) }
-        let video = sinks.values.map(\.figures).filter { $0.kind == "video" }.compactMap(\.firstFrameAt)
-        let audio = sinks.values.map(\.figures).compactMap(\.firstFrameAt)
+        let all = sessions.flatMap(\.sinks.values)
+        if all.isEmpty { return milliseconds(joinedAt, firstMediaAt) }
+        let video = all.map(\.figures).filter { $0.kind == "video" }.compactMap(\.firstFrameAt)
+        let audio = all.map(\.figures).compactMap(\.firstFrameAt)
         return milliseconds(joinedAt, (video.isEmpty ? audio : video).min())
     }
     var isConnected: Bool {
@@ -200,7 +217,35 @@ final class BotRecord {
         guard let first = firstSentAt, end > first else { return 0 }
         return Double(bytesSent * 8) / (Double((end - first).nanoseconds) / 1e9)
     }
-    /// Tracks that delivered at least one packet during the run.
+    /// Every session's received media, the current one last.
+    var sessions: [ReceivedSession] { earlierSessions + [ReceivedSession(tracks: tracks, sinks: sinks)] }
+    /// Every track received during the run, before and after rejoins.
+    var allTracks: [TrackStats] { sessions.flatMap(\.tracks.values) }
+
+    /// A rejoin: what was received so far is closed at the drop, and the
+    /// recovery is timed from it (from the first drop while a recovery is
+    /// still open).
+    func startOver(droppedAt: Instant) {
+        var closed = tracks
+        for (ssrc, t) in tracks { closed[ssrc]?.endedAt = min(t.endedAt ?? droppedAt, droppedAt) }
+        earlierSessions.append(ReceivedSession(tracks: closed, sinks: sinks, endedAt: droppedAt))
+        tracks = [:]
+        sinks = [:]
+        tracksAnnounced = 0
+        forwardedLayer = [:]
+        rejoins += 1
+        recoveringSince = recoveringSince ?? droppedAt
+    }
+
+    /// Media again after a rejoin, at `at`.
+    func recovered(at: Instant) {
+        guard let since = recoveringSince else { return }
+        recoveringSince = nil
+        recoveryMilliseconds.append(Double((at - since).nanoseconds) / 1e6)
+    }
+
+    /// Tracks of the current session that delivered at least one packet
+    /// (a rejoin's tracks must flow again: the earlier ones do not count).
     var tracksFlowing: Int { tracks.values.filter { $0.reception.packetsReceived > 0 }.count }
     /// Tracks with a packet in the last `window`: drops when media stops.
     func tracksFlowing(at now: Instant, window: Duration) -> Int {
@@ -209,4 +254,15 @@ final class BotRecord {
     /// Connected now and, over the room WebSocket, still in the room.
     var isUp: Bool { transportUp && (signalingUp || usesHTTP) }
     var usesHTTP = false
+}
+
+/// What one bot received between two rejoins: its tracks and their sinks,
+/// and (when a rejoin closed it) the drop that ended it.
+struct ReceivedSession {
+    var tracks: [SSRC: TrackStats]
+    var sinks: [SSRC: BotMediaSink]
+    var endedAt: Instant?
+
+    /// Where the session's measuring stops: the run's end, or its drop.
+    func measuredEnd(_ end: Instant) -> Instant { endedAt.map { min($0, end) } ?? end }
 }

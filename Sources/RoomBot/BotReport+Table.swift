@@ -37,7 +37,8 @@ extension BotReport {
         var lines = ["per URL:"] + (wide ? byServer.wideRows(header: "url") : byServer.narrowRows(header: "url"))
         for (url, g) in zip(serverURLs, byServer) {
             lines += Self.wrap(
-                [url, "\(g.packets) packets received", "\(g.packetsSent) sent", "reconnects \(g.reconnects)"],
+                [url, "\(g.packets) packets received", "\(g.packetsSent) sent", "reconnects \(g.reconnects)"]
+                    + g.rejoinLines,
                 first: "  \(g.name): ")
         }
         return lines
@@ -79,7 +80,15 @@ extension GroupSummary {
             "requested \(switchesRequested) took p50/p95 \(switchMs) ms", "audio decode errors \(audioDecodeErrors)",
             "NACKs \(nacksSent) sent/\(nacksReceived) received", "PLIs \(plisSent)", "transport-cc \(transportFeedbackSent)",
             "RTX \(retransmissionsReceived)",
-        ] + (reconnects > 0 ? ["reconnects \(reconnects)"] : [])
+        ] + (reconnects > 0 ? ["reconnects \(reconnects)"] : []) + rejoinLines
+    }
+
+    /// After a rejoin: how many, and the time from the drop to the first
+    /// frame after it (the outage its clients saw), p50/p95/max.
+    var rejoinLines: [String] {
+        guard rejoins > 0 else { return [] }
+        let times = "\(BotReport.ms(recovery.p50))/\(BotReport.ms(recovery.p95))/\(BotReport.ms(recoveryMax))"
+        return ["rejoins \(rejoins) (recovered \(recovery.count))", "recovery p50/p95/max \(times) ms"]
     }
 }
 

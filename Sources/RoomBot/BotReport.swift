@@ -79,8 +79,15 @@ struct GroupSummary {
     var retransmissionsReceived = 0
     var keyframeRequestsReceived = 0
     var nacksReceived = 0
-    /// Room WebSockets that dropped and were joined again.
+    /// Room WebSockets that dropped and were joined again: resumed
+    /// (`reconnects`), or as a new participant that negotiated afresh
+    /// (`rejoins`).
     var reconnects = 0
+    var rejoins = 0
+    /// Per rejoin that brought media back, from the drop to the first
+    /// frame after it (`BotRecord.recoveryMilliseconds`), and the longest.
+    var recovery: Percentiles
+    var recoveryMax: Double?
 
     var lossPercent: Double {
         let expected = Double(packets) + Double(max(lost, 0))
@@ -98,32 +105,21 @@ struct GroupSummary {
         connect = Percentiles(records.compactMap(\.connectMilliseconds))
         firstFrame = Percentiles(records.compactMap(\.firstFrameMilliseconds))
         rtt = Percentiles(records.flatMap(\.rttMilliseconds))
+        let recoveries = records.flatMap(\.recoveryMilliseconds)
+        recovery = Percentiles(recoveries)
+        recoveryMax = recoveries.max()
+        // Set again after the loop; `sinkFigures` needs every field set.
+        delay = Percentiles([])
+        switchTime = Percentiles([])
         var delays: [Double] = []
         var switchTimes: [Double] = []
         for r in records {
-            for sink in r.sinks.values {
-                let f = sink.figures
-                delays += f.delay.kept.map(\.milliseconds)
-                switchTimes += f.switchTimes.kept.map(\.milliseconds)
-                if f.kind == "video" { videoFrames += f.frames }
-                if f.kind == "video", let h = f.height { videoHeights[String(h), default: 0] += 1 }
-                keyframes += f.keyframes
-                framesUndecodable += f.framesUndecodable
-                framesIncomplete += f.framesIncomplete
-                audioDecodeErrors += f.decodeErrors
-                if let fz = sink.freezes {
-                    let measured = fz.measured(until: end)
-                    freezeCount += measured.freezeCount
-                    freezeSeconds += measured.totalFreezeDuration.milliseconds / 1000
-                } else {
-                    freezeCount += f.freezeCount
-                    freezeSeconds += f.freezeDuration.milliseconds / 1000
+            for session in r.sessions {
+                for sink in session.sinks.values {
+                    sinkFigures(sink, until: session.measuredEnd(end), delays: &delays, switchTimes: &switchTimes)
                 }
-                switches += f.switches
-                switchesNotOnKeyframe += f.switchesNotOnKeyframe
-                switchesUnfinished += f.switchesUnfinished
             }
-            for stats in r.tracks.values { if let d = stats.delay { delays += d.kept.map(\.milliseconds) } }
+            for stats in r.allTracks { if let d = stats.delay { delays += d.kept.map(\.milliseconds) } }
             switchesRequested += r.switchesRequested
             packetsSent += r.packetsSent
             sentMbps += r.sentBitsPerSecond(until: end) / 1e6
@@ -137,6 +133,7 @@ struct GroupSummary {
             keyframeRequestsReceived += r.keyframeRequestsReceived
             nacksReceived += r.nacksReceived
             reconnects += r.reconnects
+            rejoins += r.rejoins
         }
         delay = Percentiles(delays)
         switchTime = Percentiles(switchTimes)
@@ -147,7 +144,7 @@ struct GroupSummary {
             tracksAnnounced += r.tracksAnnounced
             tracksFlowing += r.tracksFlowing
             tracksPublished += r.tracksPublished
-            for t in r.tracks.values {
+            for t in r.allTracks {
                 packets += t.reception.packetsReceived
                 lost += max(t.reception.cumulativeLost, 0)
                 jitters.append(Double(t.reception.jitter) / Double(t.track.codec.clockRate) * 1000)
@@ -159,6 +156,33 @@ struct GroupSummary {
         }
         meanJitterMs = jitters.isEmpty ? nil : jitters.reduce(0, +) / Double(jitters.count)
         meanTrackKbps = kbps.isEmpty ? nil : kbps.reduce(0, +) / Double(kbps.count)
+    }
+
+    /// One sink's figures, its freezes measured up to `until` (the run's
+    /// end, or the drop that closed its session).
+    private mutating func sinkFigures(
+        _ sink: BotMediaSink, until: Instant, delays: inout [Double], switchTimes: inout [Double]
+    ) {
+        let f = sink.figures
+        delays += f.delay.kept.map(\.milliseconds)
+        switchTimes += f.switchTimes.kept.map(\.milliseconds)
+        if f.kind == "video" { videoFrames += f.frames }
+        if f.kind == "video", let h = f.height { videoHeights[String(h), default: 0] += 1 }
+        keyframes += f.keyframes
+        framesUndecodable += f.framesUndecodable
+        framesIncomplete += f.framesIncomplete
+        audioDecodeErrors += f.decodeErrors
+        if let fz = sink.freezes {
+            let measured = fz.measured(until: until)
+            freezeCount += measured.freezeCount
+            freezeSeconds += measured.totalFreezeDuration.milliseconds / 1000
+        } else {
+            freezeCount += f.freezeCount
+            freezeSeconds += f.freezeDuration.milliseconds / 1000
+        }
+        switches += f.switches
+        switchesNotOnKeyframe += f.switchesNotOnKeyframe
+        switchesUnfinished += f.switchesUnfinished
     }
 
     var json: [String: Any] {
@@ -179,7 +203,8 @@ struct GroupSummary {
             "nacksSent": nacksSent, "packetsNacked": packetsNacked, "plisSent": plisSent,
             "transportFeedbackSent": transportFeedbackSent,
             "retransmissionsReceived": retransmissionsReceived, "keyframeRequestsReceived": keyframeRequestsReceived,
-            "nacksReceived": nacksReceived, "reconnects": reconnects,
+            "nacksReceived": nacksReceived, "reconnects": reconnects, "rejoins": rejoins,
+            "recoveryMs": recovery.json.merging(["max": recoveryMax ?? NSNull()]) { $1 },
         ]
     }
 }
@@ -206,6 +231,9 @@ struct BotSummary: Equatable {
     /// The `--url` it used, and its room WebSocket's reconnects.
     var url: String
     var reconnects: Int
+    /// Joined again as a new participant, and each one's recovery (ms).
+    var rejoins: Int
+    var recoveryMilliseconds: [Double]
     /// `--light`: counted RTP headers only.
     var light = false
     /// Packets received by kind ("audio", "video").
@@ -215,6 +243,8 @@ struct BotSummary: Equatable {
         identity = r.identity
         self.url = url
         reconnects = r.reconnects
+        rejoins = r.rejoins
+        recoveryMilliseconds = r.recoveryMilliseconds
         role = r.role
         room = r.room
         joined = r.joinedAt != nil
@@ -229,9 +259,10 @@ struct BotSummary: Equatable {
         for t in r.tracks.values where t.reception.packetsReceived > 0 { kinds["\(t.track.kind)", default: 0] += 1 }
         flowingByKind = kinds
         light = r.light
-        for t in r.tracks.values { packetsByKind["\(t.track.kind)", default: 0] += t.reception.packetsReceived }
-        packetsReceived = r.tracks.values.reduce(0) { $0 + $1.reception.packetsReceived }
-        receivedKbps = r.tracks.values.reduce(0) { $0 + $1.bitsPerSecond(until: end) } / 1000
+        let all = r.allTracks
+        for t in all { packetsByKind["\(t.track.kind)", default: 0] += t.reception.packetsReceived }
+        packetsReceived = all.reduce(0) { $0 + $1.reception.packetsReceived }
+        receivedKbps = all.reduce(0) { $0 + $1.bitsPerSecond(until: end) } / 1000
         errors = r.errors.values.reduce(0, +)
     }
 
@@ -242,6 +273,7 @@ struct BotSummary: Equatable {
             "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
             "flowingByKind": flowingByKind, "packetsReceived": packetsReceived, "receivedKbps": receivedKbps, "errors": errors,
             "light": light, "packetsByKind": packetsByKind, "url": url, "reconnects": reconnects,
+            "rejoins": rejoins, "recoveryMs": recoveryMilliseconds,
         ]
     }
 }
@@ -312,16 +344,19 @@ struct BotReport {
         var details: [String: String] = [:]
         for r in records {
             for (kind, detail) in r.errorDetails where details[kind] == nil { details[kind] = "\(r.identity): \(detail)" }
-            for (ssrc, t) in r.tracks where t.firstPacketAt != nil {
-                let stop = t.measuredEnd(end)
-                var gaps = t.gaps(until: end)
-                var ongoing = gaps.last.map { stop - $0 > gaps.threshold } ?? false
-                if let frames = r.sinks[ssrc]?.freezes?.measured(until: stop), frames.longestGap > gaps.longestGap {
-                    ongoing = frames.last.map { stop - $0 > frames.threshold } ?? false
-                    gaps = frames
+            // Before a rejoin, each track is measured up to the drop.
+            for session in r.sessions {
+                for (ssrc, t) in session.tracks where t.firstPacketAt != nil {
+                    let stop = t.measuredEnd(end)
+                    var gaps = t.gaps(until: end)
+                    var ongoing = gaps.last.map { stop - $0 > gaps.threshold } ?? false
+                    if let frames = session.sinks[ssrc]?.freezes?.measured(until: stop), frames.longestGap > gaps.longestGap {
+                        ongoing = frames.last.map { stop - $0 > frames.threshold } ?? false
+                        gaps = frames
+                    }
+                    let name = "\(t.track.kind) track \(t.track.trackID ?? "mid \(t.track.mid)")"
+                    stalls.append(TrackStall(bot: r.identity, track: name, longest: gaps.longestGap, ongoing: ongoing))
                 }
-                let name = "\(t.track.kind) track \(t.track.trackID ?? "mid \(t.track.mid)")"
-                stalls.append(TrackStall(bot: r.identity, track: name, longest: gaps.longestGap, ongoing: ongoing))
             }
         }
         self.stalls = stalls.sorted { $0.longest > $1.longest }
