@@ -146,6 +146,9 @@ final class BotRecord {
     /// What was received before each rejoin, closed at the drop: its
     /// silence after it is the recovery, not a stall.
     var earlierSessions: [ReceivedSession] = []
+    /// Their bytes, packets and loss summed, so that running totals (the
+    /// progress line's deltas) never go back at a rejoin.
+    var earlierTotals: (bytes: UInt64, packets: UInt64, lost: Int64) = (0, 0, 0)
 
     init(role: BotRole, room: String, identity: String, serverIndex: Int = 0) {
         self.role = role
@@ -229,6 +232,11 @@ final class BotRecord {
         var closed = tracks
         for (ssrc, t) in tracks { closed[ssrc]?.endedAt = min(t.endedAt ?? droppedAt, droppedAt) }
         earlierSessions.append(ReceivedSession(tracks: closed, sinks: sinks, endedAt: droppedAt))
+        for t in tracks.values {
+            earlierTotals.bytes &+= t.bytes
+            earlierTotals.packets &+= t.reception.packetsReceived
+            earlierTotals.lost += max(t.reception.cumulativeLost, 0)
+        }
         tracks = [:]
         sinks = [:]
         tracksAnnounced = 0

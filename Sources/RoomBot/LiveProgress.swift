@@ -41,6 +41,9 @@ struct LiveProgress {
         var sent: UInt64 = 0
         for r in records {
             sent &+= r.bytesSent
+            bytes &+= r.earlierTotals.bytes
+            received &+= r.earlierTotals.packets
+            lost += r.earlierTotals.lost
             for t in r.tracks.values {
                 bytes &+= t.bytes
                 received &+= t.reception.packetsReceived

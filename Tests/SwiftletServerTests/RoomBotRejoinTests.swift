@@ -144,6 +144,23 @@ import Wire
         #expect(bots.first?["rejoins"] as? Int == 1 && bots.first?["recoveryMs"] as? [Double] == [7500])
     }
 
+    @Test func theProgressLineDoesNotGoBackAtARejoin() throws {
+        let b = try bot(.subscriber, unregistered: UnregisteredTransports())
+        var progress = LiveProgress()
+        feed(b.record, from: 0, to: 1000)
+        _ = progress.sample([b.record], now: at(1000))
+        feed(b.record, from: 1000, to: 2000)
+        b.signalingClosed(ClientStream.peerClosed, code: nil, now: at(2000))
+        b.rejoined(resumed: false, now: at(2000))
+        // The second before the drop: 50 packets of 100 bytes, whatever
+        // the rejoin moved aside.
+        let rejoined = progress.sample([b.record], now: at(2000))
+        #expect(abs(rejoined.mbps - 50 * 100 * 8 / 1e6) < 1e-9 && rejoined.flowing == 0, "\(rejoined)")
+        feed(b.record, from: 2000, to: 3000)
+        let back = progress.sample([b.record], now: at(3000))
+        #expect(abs(back.mbps - 50 * 100 * 8 / 1e6) < 1e-9 && back.flowing == 1, "\(back)")
+    }
+
     @Test func aSecondDropBeforeMediaCameBackIsTimedFromTheFirst() throws {
         let b = try bot(.subscriber, unregistered: UnregisteredTransports())
         b.signalingClosed(ClientStream.peerClosed, code: nil, now: at(5000))
