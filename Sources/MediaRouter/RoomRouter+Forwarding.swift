@@ -29,9 +29,10 @@ extension RoomRouter {
             return counters.dropped.malformed &+= 1
         }
         guard let routes = routesByTransport[id] else {
-            if let slot = nodeRelaySlot(of: id) {
+            if let (slot, channel) = nodeRelay(of: id) {
                 return handleNodeRelayRTP(
-                    from: slot, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now, output: output)
+                    from: slot, channel: channel, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now,
+                    output: output)
             }
             return counters.dropped.unknownSource &+= 1
         }

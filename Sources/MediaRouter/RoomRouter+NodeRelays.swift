@@ -125,6 +125,9 @@ extension RoomRouter {
         return (nodeRelays.count, connected)
     }
 
+    /// Traffic on each peer node's relay, by node id (for `/metrics`).
+    package var nodeRelayTraffic: [String: NodeRelayTraffic] { nodeRelays.mapValues { $0.channel.traffic } }
+
     /// Relay transports opened since the start, reopenings included.
     package var nodeRelaysOpened: Int { nodeRelays.values.reduce(0) { $0 + $1.opened } }
 
@@ -159,7 +162,12 @@ extension RoomRouter {
     }
 
     /// A decrypted RTP packet of a relay transport: relayed media.
-    func handleNodeRelayRTP(from slot: Int, _ packet: UnsafeRawBufferPointer, now: Instant, output: any DatagramOutput) {
+    func handleNodeRelayRTP(
+        from slot: Int, channel: NodeRelayChannel, _ packet: UnsafeRawBufferPointer, now: Instant,
+        output: any DatagramOutput
+    ) {
+        channel.traffic.mediaPacketsIn &+= 1
+        channel.traffic.mediaBytesIn &+= UInt64(packet.count)
         do {
             guard case .media(let relay, let layer, let rtx, let media) = try NodeRelayFraming.decodeMedia(packet) else { return }
             receiveRelayedMedia(relay, layer: layer, isRetransmission: rtx, packet: media, from: slot, now: now, output: output)
@@ -170,7 +178,11 @@ extension RoomRouter {
 
     /// A decrypted RTCP packet of a relay transport: a sender report or
     /// feedback.
-    func handleNodeRelayRTCP(from slot: Int, _ packet: UnsafeRawBufferPointer, now: Instant, output: any DatagramOutput) {
+    func handleNodeRelayRTCP(
+        from slot: Int, channel: NodeRelayChannel, _ packet: UnsafeRawBufferPointer, now: Instant,
+        output: any DatagramOutput
+    ) {
+        channel.traffic.controlPacketsIn &+= 1
         do {
             switch try NodeRelayFraming.decodeControl(packet) {
             case .senderReport(let relay, let layer, let ntp, let rtpTimestamp):
@@ -185,10 +197,10 @@ extension RoomRouter {
         }
     }
 
-    /// The relay slot of a relay transport, if `id` is one.
-    func nodeRelaySlot(of id: TransportID) -> Int? {
-        guard let node = nodeRelayNodes[id] else { return nil }
-        return nodeRelays[node]?.link.slot
+    /// The relay slot and channel of a relay transport, if `id` is one.
+    func nodeRelay(of id: TransportID) -> (slot: Int, channel: NodeRelayChannel)? {
+        guard let node = nodeRelayNodes[id], let entry = nodeRelays[node] else { return nil }
+        return (entry.link.slot, entry.channel)
     }
 
     /// A relay transport's event; true when `id` is one.
@@ -211,6 +223,18 @@ extension RoomRouter {
     }
 }
 
+/// What crossed one node relay, both ways, since it was first opened
+/// (media packets and their bytes before SRTP, control packets).
+package struct NodeRelayTraffic: Equatable, Sendable {
+    package var mediaPacketsOut: UInt64 = 0
+    package var mediaBytesOut: UInt64 = 0
+    package var mediaPacketsIn: UInt64 = 0
+    package var mediaBytesIn: UInt64 = 0
+    package var controlPacketsOut: UInt64 = 0
+    package var controlPacketsIn: UInt64 = 0
+    package init() {}
+}
+
 /// One node relay as the router's relay link to that node, both ways:
 /// `RelayMessage`s framed by `NodeRelayFraming` and protected by the
 /// relay transport's SRTP. Per packet: one frame written into a kept
@@ -227,6 +251,7 @@ final class NodeRelayChannel: RelaySourceLink, RelayFeedbackLink {
     /// This direction's SSRC and sequence numbers: one RTP stream for all
     /// the media this side relays, so SRTP's replay window applies.
     let ssrc = UInt32.random(in: 1...UInt32.max)
+    var traffic = NodeRelayTraffic()
     private var sequenceNumber = UInt16.random(in: 0...UInt16.max)
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -245,21 +270,34 @@ final class NodeRelayChannel: RelaySourceLink, RelayFeedbackLink {
                 ssrc: ssrc, into: buffer)
         else { return false }
         sequenceNumber &+= 1
-        return engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, output: output)
+        guard engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, output: output) else {
+            return false
+        }
+        traffic.mediaPacketsOut &+= 1
+        traffic.mediaBytesOut &+= UInt64(n)
+        return true
     }
 
     func sendSenderReport(_ track: RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) -> Bool {
-        guard let transport,
+        guard transport != nil,
             let n = NodeRelayFraming.encodeSenderReport(
                 track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, ssrc: ssrc, into: buffer)
         else { return false }
-        return engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, rtcp: true, output: output)
+        return sendControl(n)
     }
 
     func sendFeedback(_ feedback: RelayFeedback) -> Bool {
-        guard let transport, let n = NodeRelayFraming.encodeFeedback(feedback, ssrc: ssrc, into: buffer) else {
+        guard transport != nil, let n = NodeRelayFraming.encodeFeedback(feedback, ssrc: ssrc, into: buffer) else {
             return false
         }
-        return engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, rtcp: true, output: output)
+        return sendControl(n)
+    }
+
+    private func sendControl(_ n: Int) -> Bool {
+        guard let transport,
+            engine.sendRTP(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: transport, rtcp: true, output: output)
+        else { return false }
+        traffic.controlPacketsOut &+= 1
+        return true
     }
 }

@@ -30,8 +30,10 @@ extension RoomRouter {
         counters.rtcpPacketsIn &+= 1
         guard length <= buffer.count else { return }
         guard let key = transportKeys[id] else {
-            if let slot = nodeRelaySlot(of: id) {
-                handleNodeRelayRTCP(from: slot, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now, output: output)
+            if let (slot, channel) = nodeRelay(of: id) {
+                handleNodeRelayRTCP(
+                    from: slot, channel: channel, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now,
+                    output: output)
             }
             return
         }

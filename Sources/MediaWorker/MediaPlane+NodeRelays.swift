@@ -40,6 +40,9 @@ extension MediaPlane {
         return (s.nodeRelays, s.nodeRelaysConnected)
     }
 
+    /// Traffic per peer node's relay, from the first worker's snapshot.
+    package var nodeRelayTraffic: [String: NodeRelayTraffic] { cells.first?.read()?.nodeRelayTraffic ?? [:] }
+
     /// The address other nodes reach this node's relay on: the first
     /// worker's port on its first announced address.
     package var relayAddress: TransportAddress? {

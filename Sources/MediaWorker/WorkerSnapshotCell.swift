@@ -17,6 +17,9 @@ extension MediaPlane {
         /// are connected (the cluster's first worker only).
         package var nodeRelays = 0
         package var nodeRelaysConnected = 0
+        /// Traffic per peer node's relay (empty outside a cluster: no
+        /// allocation then).
+        package var nodeRelayTraffic: [String: NodeRelayTraffic] = [:]
         package init(counters: RoomMediaCounters, transports: Int, tracks: Int, subscriptions: Int) {
             self.counters = counters
             self.transports = transports
@@ -67,6 +70,7 @@ extension RoomMediaEngine {
             snapshot.iceTCPConnections = port.connectionCount
         }
         (snapshot.nodeRelays, snapshot.nodeRelaysConnected) = router.nodeRelayCounts
+        if snapshot.nodeRelays > 0 { snapshot.nodeRelayTraffic = router.nodeRelayTraffic }
         if snapshots.publish(snapshot) {
             snapshotDirty = false
             nextSnapshot = now + Self.snapshotInterval

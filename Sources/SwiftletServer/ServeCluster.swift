@@ -73,14 +73,45 @@ enum ServeCluster {
         }
 
         private func relayLines() -> String {
-            guard let (kept, connected) = media.withLock({ $0 })?.nodeRelayCounts else { return "" }
-            return """
+            guard let plane = media.withLock({ $0 }) else { return "" }
+            let (kept, connected) = plane.nodeRelayCounts
+            var out = """
                 # HELP swiftlet_cluster_relay_links Relay transports to other live nodes (one per node pair), by state.
                 # TYPE swiftlet_cluster_relay_links gauge
                 swiftlet_cluster_relay_links{state="connected"} \(connected)
                 swiftlet_cluster_relay_links{state="connecting"} \(kept - connected)
 
                 """
+            let traffic = plane.nodeRelayTraffic.sorted { $0.key < $1.key }
+            guard !traffic.isEmpty else { return out }
+            out += """
+                # HELP swiftlet_cluster_relay_packets_total Relayed media packets on the relay to each peer node, by direction.
+                # TYPE swiftlet_cluster_relay_packets_total counter
+
+                """
+            for (peer, t) in traffic {
+                out += "swiftlet_cluster_relay_packets_total{peer=\"\(peer)\",direction=\"out\"} \(t.mediaPacketsOut)\n"
+                out += "swiftlet_cluster_relay_packets_total{peer=\"\(peer)\",direction=\"in\"} \(t.mediaPacketsIn)\n"
+            }
+            out += """
+                # HELP swiftlet_cluster_relay_bytes_total Bytes of relayed media (before SRTP) on the relay to each peer node, by direction.
+                # TYPE swiftlet_cluster_relay_bytes_total counter
+
+                """
+            for (peer, t) in traffic {
+                out += "swiftlet_cluster_relay_bytes_total{peer=\"\(peer)\",direction=\"out\"} \(t.mediaBytesOut)\n"
+                out += "swiftlet_cluster_relay_bytes_total{peer=\"\(peer)\",direction=\"in\"} \(t.mediaBytesIn)\n"
+            }
+            out += """
+                # HELP swiftlet_cluster_relay_control_packets_total Sender reports and feedback on the relay to each peer node, by direction.
+                # TYPE swiftlet_cluster_relay_control_packets_total counter
+
+                """
+            for (peer, t) in traffic {
+                out += "swiftlet_cluster_relay_control_packets_total{peer=\"\(peer)\",direction=\"out\"} \(t.controlPacketsOut)\n"
+                out += "swiftlet_cluster_relay_control_packets_total{peer=\"\(peer)\",direction=\"in\"} \(t.controlPacketsIn)\n"
+            }
+            return out + "\n"
         }
 
         private func proxyLines() -> String {

@@ -28,6 +28,17 @@ import WorkerRelay
         #expect(room.bed.routers[0].counters.relayPacketsOut == UInt64(2 * room.sent.count))
         #expect(room.bed.routers[0].counters.relayDrops == 0)
         #expect(room.bed.routers.allSatisfy { $0.counters.dropped.malformed == 0 })
+        // Per peer node (what /metrics shows): each relay carried every
+        // packet once, each way counted on its side.
+        for w in 1...2 {
+            let out = try #require(room.bed.routers[0].nodeRelayTraffic["node-\(w)"])
+            let into = try #require(room.bed.routers[w].nodeRelayTraffic["node-0"])
+            #expect(out.mediaPacketsOut == UInt64(room.sent.count))
+            #expect(into.mediaPacketsIn == out.mediaPacketsOut && into.mediaBytesIn == out.mediaBytesOut)
+            #expect(out.mediaPacketsIn == 0)
+        }
+        // Nothing crossed between the two far nodes.
+        #expect(room.bed.routers[1].nodeRelayTraffic["node-2"]?.mediaPacketsOut == 0)
     }
 
     @Test func aFarPLIReachesThePublisherThroughTheRelay() throws {

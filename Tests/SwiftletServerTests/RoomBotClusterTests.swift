@@ -205,135 +205,138 @@ import Wire
     }
 }
 
-/// The real roombot against real servers on loopback.
-@Suite struct RoomBotClusterProcessTests {
-    private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
+extension ClusterProcessSuite {
+    /// The real roombot against real servers on loopback.
+    @Suite struct RoomBotClusterProcessTests {
+        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
 
-    private func stop(_ server: Process) {
-        if server.isRunning {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+        private func stop(_ server: Process) {
+            if server.isRunning {
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+            }
         }
-    }
 
-    private func port(of url: String) -> UInt16? {
-        // ws://127.0.0.1:PORT/rtc
-        url.split(separator: ":").last.flatMap { UInt16($0.prefix { $0.isNumber }) }
-    }
-
-    static let apiKey = "roombot-test"
-    static let apiSecret = "0123456789abcdef0123456789abcdef"
-
-    /// `swiftlet serve` on loopback without `--dev`: a dev server refuses a
-    /// `Host` that is not its own listener (DNS rebinding protection, 421),
-    /// and a proxy's port is not. One API key from the environment.
-    private func startKeyedServer() throws -> (Process, OutputReader, String) {
-        let process = Process()
-        process.executableURL = builtProduct("swiftlet")
-        process.arguments = [
-            "serve", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0", "--media-bind", "127.0.0.1",
-        ]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "SWIFTLET_API_KEY": Self.apiKey, "SWIFTLET_API_SECRET": Self.apiSecret,
-        ]) { $1 }
-        let output = OutputReader()
-        process.standardOutput = output.pipe
-        process.standardError = output.pipe
-        try process.run()
-        _ = output.wait(for: "stop with Ctrl-C", seconds: 20)
-        let line = output.text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
-        return (process, output, line.split(separator: " ").last.map(String.init) ?? "")
-    }
-
-    private func jsonReport(_ path: URL) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as? [String: Any])
-    }
-
-    /// Two separate dev servers, four publishers in four rooms: bots 1 and
-    /// 3 go to the first URL, 2 and 4 to the second; each server counts
-    /// its two participants, and the summary has a row per URL. (Separate
-    /// servers relay nothing to each other, so each bot is alone in its
-    /// room: what is checked is the spread, the joins and what each sent.)
-    @Test(.timeLimit(.minutes(1)))
-    func twoURLsShareTheBotsAndTheReportSplitsThem() throws {
-        let (a, _, urlA) = try startDevServer()
-        defer { stop(a) }
-        let (b, _, urlB) = try startDevServer()
-        defer { stop(b) }
-        try #require(urlA.hasPrefix("ws://") && urlB.hasPrefix("ws://") && urlA != urlB)
-        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: json) }
-        let bot = try RoomBotFailureTests.BotProcess([
-            "--url", urlA, "--url", urlB, "--rooms", "4", "--publishers", "1", "--subscribers", "0", "--audio-only",
-            "--dev", "--duration", "5", "--ramp", "20", "--cache-dir", cache, "--json", json.path,
-        ])
-        #expect(bot.wait(for: "4 connected", seconds: 20), "\(bot.output)")
-        let participantsA = try serverMetrics(urlA)["swiftlet_participants"]
-        let participantsB = try serverMetrics(urlB)["swiftlet_participants"]
-        let status = bot.finish(within: 30)
-        #expect(status == 0, "\(bot.output)")
-        #expect(
-            participantsA == 2 && participantsB == 2, "\(String(describing: participantsA)) \(String(describing: participantsB))")
-        #expect(bot.output.contains("per URL:"), "\(bot.output)")
-        #expect(bot.output.contains("  url-1: \(urlA), "), "\(bot.output)")
-        #expect(bot.output.contains("  url-2: \(urlB), "), "\(bot.output)")
-
-        let report = try jsonReport(json)
-        #expect(report["urls"] as? [String] == [urlA, urlB])
-        let byURL = try #require(report["byURL"] as? [[String: Any]])
-        #expect(byURL.count == 2)
-        for (entry, url) in zip(byURL, [urlA, urlB]) {
-            #expect(entry["url"] as? String == url)
-            #expect(entry["bots"] as? Int == 2 && entry["joined"] as? Int == 2, "\(entry)")
-            #expect(entry["transportsConnected"] as? Int == 2, "\(entry)")
-            #expect((entry["packetsSent"] as? Int ?? 0) > 0, "\(entry)")
-            #expect((entry["errors"] as? [String: Int])?.isEmpty == true, "\(entry)")
+        private func port(of url: String) -> UInt16? {
+            // ws://127.0.0.1:PORT/rtc
+            url.split(separator: ":").last.flatMap { UInt16($0.prefix { $0.isNumber }) }
         }
-        let bots = try #require(report["bots"] as? [[String: Any]])
-        #expect(bots.map { $0["url"] as? String } == [urlA, urlB, urlA, urlB])
-    }
 
-    /// The bots' room WebSockets go through a proxy that the test cuts
-    /// (both sides closed, no close frame: a network blip). Each bot opens
-    /// its WebSocket again through the proxy and joins with the same
-    /// identity; the server resumes it, and media, which never went
-    /// through the proxy, keeps flowing: the run passes its freeze check
-    /// (a track silent from the cut to the end would fail it).
-    @Test(.timeLimit(.minutes(1)))
-    func droppedWebSocketsResumeAndMediaKeepsFlowing() throws {
-        let (server, serverOutput, url) = try startKeyedServer()
-        defer { stop(server) }
-        let upstream = try #require(port(of: url))
-        let proxy = try CuttableTCPProxy(upstreamPort: upstream, lifetime: 50)
-        defer { proxy.stop() }
-        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: json) }
-        let bot = try RoomBotFailureTests.BotProcess([
-            "--url", "ws://127.0.0.1:\(proxy.port)/rtc", "--room", "blip", "--key", Self.apiKey, "--secret", Self.apiSecret,
-            "--audio-only", "--duration", "8",
-            "--cache-dir", cache, "--json", json.path,
-        ])
-        #expect(bot.wait(for: "1 flowing", seconds: 20), "\(bot.output)")
-        // The bots' two WebSockets, and roombot's reachability probe at
-        // start (`ServerEndpoint.firstReachable`, closed at once).
-        let before = proxy.counts.carried
-        #expect(before == 3)
-        proxy.cut()
-        #expect(bot.wait(for: "joined again (resumed)", seconds: 10), "\(bot.output)")
-        // After the rejoin: a progress line with the track flowing.
-        #expect(bot.wait(for: "1 flowing", seconds: 5, after: bot.output.utf8.count), "\(bot.output)")
-        let status = bot.finish(within: 30)
-        #expect(status == 0, "\(bot.output)")
-        #expect(proxy.counts.cut == 2 && proxy.counts.carried == before + 2, "\(proxy.counts)")
-        #expect(!bot.output.contains("signaling_closed"), "\(bot.output)")
-        #expect(serverOutput.text.contains("resumed"), "\(serverOutput.text)")
+        static let apiKey = "roombot-test"
+        static let apiSecret = "0123456789abcdef0123456789abcdef"
 
-        let report = try jsonReport(json)
-        let overall = try #require((report["groups"] as? [String: Any])?["overall"] as? [String: Any])
-        #expect(overall["reconnects"] as? Int == 2, "\(overall)")
-        #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")
-        let bots = try #require(report["bots"] as? [[String: Any]])
-        #expect(bots.map { $0["reconnects"] as? Int } == [1, 1])
-        #expect(report["byURL"] == nil)
+        /// `swiftlet serve` on loopback without `--dev`: a dev server refuses a
+        /// `Host` that is not its own listener (DNS rebinding protection, 421),
+        /// and a proxy's port is not. One API key from the environment.
+        private func startKeyedServer() throws -> (Process, OutputReader, String) {
+            let process = Process()
+            process.executableURL = builtProduct("swiftlet")
+            process.arguments = [
+                "serve", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0", "--media-bind", "127.0.0.1",
+            ]
+            process.environment = ProcessInfo.processInfo.environment.merging([
+                "SWIFTLET_API_KEY": Self.apiKey, "SWIFTLET_API_SECRET": Self.apiSecret,
+            ]) { $1 }
+            let output = OutputReader()
+            process.standardOutput = output.pipe
+            process.standardError = output.pipe
+            try process.run()
+            _ = output.wait(for: "stop with Ctrl-C", seconds: 20)
+            let line = output.text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
+            return (process, output, line.split(separator: " ").last.map(String.init) ?? "")
+        }
+
+        private func jsonReport(_ path: URL) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as? [String: Any])
+        }
+
+        /// Two separate dev servers, four publishers in four rooms: bots 1 and
+        /// 3 go to the first URL, 2 and 4 to the second; each server counts
+        /// its two participants, and the summary has a row per URL. (Separate
+        /// servers relay nothing to each other, so each bot is alone in its
+        /// room: what is checked is the spread, the joins and what each sent.)
+        @Test(.timeLimit(.minutes(1)))
+        func twoURLsShareTheBotsAndTheReportSplitsThem() throws {
+            let (a, _, urlA) = try startDevServer()
+            defer { stop(a) }
+            let (b, _, urlB) = try startDevServer()
+            defer { stop(b) }
+            try #require(urlA.hasPrefix("ws://") && urlB.hasPrefix("ws://") && urlA != urlB)
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: json) }
+            let bot = try RoomBotFailureTests.BotProcess([
+                "--url", urlA, "--url", urlB, "--rooms", "4", "--publishers", "1", "--subscribers", "0", "--audio-only",
+                "--dev", "--duration", "5", "--ramp", "20", "--cache-dir", cache, "--json", json.path,
+            ])
+            #expect(bot.wait(for: "4 connected", seconds: 20), "\(bot.output)")
+            let participantsA = try serverMetrics(urlA)["swiftlet_participants"]
+            let participantsB = try serverMetrics(urlB)["swiftlet_participants"]
+            let status = bot.finish(within: 30)
+            #expect(status == 0, "\(bot.output)")
+            #expect(
+                participantsA == 2 && participantsB == 2,
+                "\(String(describing: participantsA)) \(String(describing: participantsB))")
+            #expect(bot.output.contains("per URL:"), "\(bot.output)")
+            #expect(bot.output.contains("  url-1: \(urlA), "), "\(bot.output)")
+            #expect(bot.output.contains("  url-2: \(urlB), "), "\(bot.output)")
+
+            let report = try jsonReport(json)
+            #expect(report["urls"] as? [String] == [urlA, urlB])
+            let byURL = try #require(report["byURL"] as? [[String: Any]])
+            #expect(byURL.count == 2)
+            for (entry, url) in zip(byURL, [urlA, urlB]) {
+                #expect(entry["url"] as? String == url)
+                #expect(entry["bots"] as? Int == 2 && entry["joined"] as? Int == 2, "\(entry)")
+                #expect(entry["transportsConnected"] as? Int == 2, "\(entry)")
+                #expect((entry["packetsSent"] as? Int ?? 0) > 0, "\(entry)")
+                #expect((entry["errors"] as? [String: Int])?.isEmpty == true, "\(entry)")
+            }
+            let bots = try #require(report["bots"] as? [[String: Any]])
+            #expect(bots.map { $0["url"] as? String } == [urlA, urlB, urlA, urlB])
+        }
+
+        /// The bots' room WebSockets go through a proxy that the test cuts
+        /// (both sides closed, no close frame: a network blip). Each bot opens
+        /// its WebSocket again through the proxy and joins with the same
+        /// identity; the server resumes it, and media, which never went
+        /// through the proxy, keeps flowing: the run passes its freeze check
+        /// (a track silent from the cut to the end would fail it).
+        @Test(.timeLimit(.minutes(1)))
+        func droppedWebSocketsResumeAndMediaKeepsFlowing() throws {
+            let (server, serverOutput, url) = try startKeyedServer()
+            defer { stop(server) }
+            let upstream = try #require(port(of: url))
+            let proxy = try CuttableTCPProxy(upstreamPort: upstream, lifetime: 50)
+            defer { proxy.stop() }
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: json) }
+            let bot = try RoomBotFailureTests.BotProcess([
+                "--url", "ws://127.0.0.1:\(proxy.port)/rtc", "--room", "blip", "--key", Self.apiKey, "--secret", Self.apiSecret,
+                "--audio-only", "--duration", "8",
+                "--cache-dir", cache, "--json", json.path,
+            ])
+            #expect(bot.wait(for: "1 flowing", seconds: 20), "\(bot.output)")
+            // The bots' two WebSockets, and roombot's reachability probe at
+            // start (`ServerEndpoint.firstReachable`, closed at once).
+            let before = proxy.counts.carried
+            #expect(before == 3)
+            proxy.cut()
+            #expect(bot.wait(for: "joined again (resumed)", seconds: 10), "\(bot.output)")
+            // After the rejoin: a progress line with the track flowing.
+            #expect(bot.wait(for: "1 flowing", seconds: 5, after: bot.output.utf8.count), "\(bot.output)")
+            let status = bot.finish(within: 30)
+            #expect(status == 0, "\(bot.output)")
+            #expect(proxy.counts.cut == 2 && proxy.counts.carried == before + 2, "\(proxy.counts)")
+            #expect(!bot.output.contains("signaling_closed"), "\(bot.output)")
+            #expect(serverOutput.text.contains("resumed"), "\(serverOutput.text)")
+
+            let report = try jsonReport(json)
+            let overall = try #require((report["groups"] as? [String: Any])?["overall"] as? [String: Any])
+            #expect(overall["reconnects"] as? Int == 2, "\(overall)")
+            #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")
+            let bots = try #require(report["bots"] as? [[String: Any]])
+            #expect(bots.map { $0["reconnects"] as? Int } == [1, 1])
+            #expect(report["byURL"] == nil)
+        }
     }
 }

@@ -172,49 +172,51 @@ import Wire
     }
 }
 
-/// The real roombot against a real dev server that forgets its bots: the
-/// server is killed while media flows and started again on the same port,
-/// so the bots' WebSockets come back to a server that answers `joined`
-/// with `resumed: false`. Each bot starts over as a new participant and
-/// media flows again to the end of the run.
-@Suite struct RoomBotRejoinProcessTests {
-    private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
+extension ClusterProcessSuite {
+    /// The real roombot against a real dev server that forgets its bots: the
+    /// server is killed while media flows and started again on the same port,
+    /// so the bots' WebSockets come back to a server that answers `joined`
+    /// with `resumed: false`. Each bot starts over as a new participant and
+    /// media flows again to the end of the run.
+    @Suite struct RoomBotRejoinProcessTests {
+        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
 
-    @Test(.timeLimit(.minutes(1)))
-    func botsThatComeBackToAServerThatForgotThemRejoinAndGetMediaAgain() throws {
-        let (first, _, url) = try startDevServer()
-        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        let port = try #require(url.split(separator: ":").last.flatMap { UInt16($0.prefix { $0.isNumber }) })
-        let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: json) }
-        let bot = try RoomBotFailureTests.BotProcess([
-            "--url", url, "--room", "again", "--dev", "--audio-only", "--duration", "14", "--connect-timeout", "15",
-            "--cache-dir", cache, "--json", json.path,
-        ])
-        #expect(bot.wait(for: "1 flowing", seconds: 20), "\(bot.output)")
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
-        // The same port, a server that knows nobody.
-        let (second, secondOutput, again) = try startDevServer(["--http", "127.0.0.1:\(port)"])
-        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
-        #expect(again == url, "\(secondOutput.text)")
-        #expect(bot.wait(for: "joined again (not resumed", seconds: 15), "\(bot.output)")
-        #expect(bot.wait(for: "1 flowing", seconds: 10, after: bot.output.utf8.count), "\(bot.output)")
-        let status = bot.finish(within: 30)
-        // Tracks flowing at the end, no stall, no error.
-        #expect(status == 0, "\(bot.output)")
-        #expect(bot.output.contains("rejoins 2 (recovered 2)"), "\(bot.output)")
+        @Test(.timeLimit(.minutes(1)))
+        func botsThatComeBackToAServerThatForgotThemRejoinAndGetMediaAgain() throws {
+            let (first, _, url) = try startDevServer()
+            defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+            let port = try #require(url.split(separator: ":").last.flatMap { UInt16($0.prefix { $0.isNumber }) })
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: json) }
+            let bot = try RoomBotFailureTests.BotProcess([
+                "--url", url, "--room", "again", "--dev", "--audio-only", "--duration", "14", "--connect-timeout", "15",
+                "--cache-dir", cache, "--json", json.path,
+            ])
+            #expect(bot.wait(for: "1 flowing", seconds: 20), "\(bot.output)")
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            // The same port, a server that knows nobody.
+            let (second, secondOutput, again) = try startDevServer(["--http", "127.0.0.1:\(port)"])
+            defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
+            #expect(again == url, "\(secondOutput.text)")
+            #expect(bot.wait(for: "joined again (not resumed", seconds: 15), "\(bot.output)")
+            #expect(bot.wait(for: "1 flowing", seconds: 10, after: bot.output.utf8.count), "\(bot.output)")
+            let status = bot.finish(within: 30)
+            // Tracks flowing at the end, no stall, no error.
+            #expect(status == 0, "\(bot.output)")
+            #expect(bot.output.contains("rejoins 2 (recovered 2)"), "\(bot.output)")
 
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
-        let groups = try #require(report["groups"] as? [String: Any])
-        let overall = try #require(groups["overall"] as? [String: Any])
-        #expect(overall["rejoins"] as? Int == 2 && overall["reconnects"] as? Int == 0, "\(overall)")
-        #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")
-        let subscriber = try #require(groups["subscriber"] as? [String: Any])
-        let recovery = try #require(subscriber["recoveryMs"] as? [String: Any])
-        #expect(recovery["count"] as? Int == 1, "\(recovery)")
-        #expect((recovery["max"] as? Double ?? .infinity) < 15_000, "\(recovery)")
-        let bots = try #require(report["bots"] as? [[String: Any]])
-        #expect(bots.map { $0["rejoins"] as? Int } == [1, 1])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+            let groups = try #require(report["groups"] as? [String: Any])
+            let overall = try #require(groups["overall"] as? [String: Any])
+            #expect(overall["rejoins"] as? Int == 2 && overall["reconnects"] as? Int == 0, "\(overall)")
+            #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")
+            let subscriber = try #require(groups["subscriber"] as? [String: Any])
+            let recovery = try #require(subscriber["recoveryMs"] as? [String: Any])
+            #expect(recovery["count"] as? Int == 1, "\(recovery)")
+            #expect((recovery["max"] as? Double ?? .infinity) < 15_000, "\(recovery)")
+            let bots = try #require(report["bots"] as? [[String: Any]])
+            #expect(bots.map { $0["rejoins"] as? Int } == [1, 1])
+        }
     }
 }
