@@ -138,6 +138,24 @@ package final class ClusterAgent: @unchecked Sendable {
         return home
     }
 
+    /// A live node's record: from the last refresh's read, else from
+    /// Redis (a node that registered since, or whose room this node has
+    /// just been told to join). Nil when its record has expired.
+    package func liveRecord(of id: NodeID) throws(ClusterError) -> NodeRecord? {
+        if case .connected(let nodes) = status, let known = nodes.first(where: { $0.id == id }) { return known }
+        return try placing.withLock { kept throws(ClusterError) -> NodeRecord? in
+            let registry: ClusterRegistry
+            if let k = kept { registry = k } else { registry = try makeRegistry() }
+            kept = registry
+            do throws(ClusterError) {
+                return try registry.record(of: id)
+            } catch {
+                if case .redis = error { kept = nil }
+                throw error
+            }
+        }
+    }
+
     private func makeRegistry() throws(ClusterError) -> ClusterRegistry {
         let connection: RedisConnection
         do { connection = try RedisConnection(endpoint: endpoint, timeout: timing.commandTimeout) } catch {

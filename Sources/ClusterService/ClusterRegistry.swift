@@ -78,6 +78,12 @@ package final class ClusterRegistry {
         return live.sorted { $0.id < $1.id }
     }
 
+    /// One node's record, if it lives (nil: expired, or not a record).
+    package func record(of id: NodeID) throws(ClusterError) -> NodeRecord? {
+        guard case .bulk(let bytes) = try run([["GET", keys.node(id)]])[0] else { return nil }
+        return NodeRecord(decoding: bytes)
+    }
+
     /// The room's home: the live one if it has one, else `candidate` with a
     /// new epoch (`RoomClaim`, atomic in Redis).
     package func claimRoom(_ room: String, candidate: NodeID) throws(ClusterError) -> RoomHome {

@@ -235,8 +235,12 @@ enum ServeCluster {
             let home: RoomHome
             do { home = try agent.placeRoom(room) } catch { return .unavailable(error.description) }
             if home.node == agent.record.id { return .here(epoch: home.epoch) }
-            guard case .connected(let nodes) = agent.status, let record = nodes.first(where: { $0.id == home.node }) else {
-                return .unavailable("the room's node \(home.node) is not among the live nodes read yet: join again")
+            // The last refresh's records, else a read: a node that
+            // registered since this node's last refresh is known at once.
+            let found: NodeRecord?
+            do { found = try agent.liveRecord(of: home.node) } catch { return .unavailable(error.description) }
+            guard let record = found else {
+                return .unavailable("the room's node \(home.node) has no live record: join again")
             }
             return .elsewhere(node: home.node.rawValue, httpAddress: record.httpAddress, epoch: home.epoch)
         }

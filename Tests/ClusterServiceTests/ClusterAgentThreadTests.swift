@@ -50,6 +50,37 @@ extension ClusterProcessSuite {
             #expect(try connection(server).call(["EXISTS", "t:node:idle"]) == .integer(0))
         }
 
+        /// A node that registered after this agent's last refresh is found
+        /// by a read (a join must not fail because this node's view is up to
+        /// 2 s old: seen with `Scripts/cluster-failover`); an expired or
+        /// unknown node is nil.
+        @Test func aNodeThatRegisteredSinceTheLastRefreshIsReadFromRedis() throws {
+            let server = try RedisServerProcess()
+            defer { server.stop() }
+            let a = ClusterAgent(
+                endpoint: .unix(path: server.socketPath),
+                record: NodeRecord(id: NodeID(rawValue: "early"), httpAddress: "http://early", relayAddress: "early:1"),
+                keys: Self.keys,
+                timing: ClusterTiming(refreshInterval: .seconds(30), recordLifetime: .seconds(90), commandTimeout: .seconds(1)),
+                load: { NodeLoad() })
+            a.start()
+            defer { a.stop() }
+            waitFor("registered") { a.refreshCount == 1 }
+            let late = NodeRecord(id: NodeID(rawValue: "late"), httpAddress: "http://late:8080", relayAddress: "late:1")
+            let registry = ClusterRegistry(
+                connection: try connection(server), keys: Self.keys,
+                timing: ClusterTiming(refreshInterval: .seconds(30), recordLifetime: .seconds(90), commandTimeout: .seconds(1)),
+                wallClockMilliseconds: { 0 })
+            try registry.register(late)
+            guard case .connected(let seen) = a.status else {
+                Issue.record("not connected")
+                return
+            }
+            #expect(!seen.contains { $0.id == late.id })
+            #expect(try a.liveRecord(of: late.id) == late)
+            #expect(try a.liveRecord(of: NodeID(rawValue: "nobody")) == nil)
+        }
+
         /// This process's threads whose name starts with `prefix`, by task id.
         static func threads(named prefix: String) -> Set<String> {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
