@@ -99,6 +99,9 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     private var deadlines = TCPDeadlineHeap()
     private var nextID = firstConnectionID
     private let receiveBuffer: UnsafeMutableRawBufferPointer
+    /// The mailbox drained into storage kept between turns (no allocation
+    /// per wake-up in steady state).
+    private var mailboxMessages: [TCPServerControl<Handler>] = []
     /// Set after the listener was dropped from epoll for lack of
     /// descriptors or memory; accepting resumes at this instant.
     private var acceptPausedUntil: Instant?
@@ -302,7 +305,9 @@ final class TCPEventLoop<Handler: TCPConnectionHandler>: @unchecked Sendable {
     // MARK: Posted work
 
     private func runMailbox(now: Instant) {
-        for message in shared.mailbox.drain() {
+        shared.mailbox.drain(into: &mailboxMessages)
+        defer { mailboxMessages.removeAll(keepingCapacity: true) }
+        for message in mailboxMessages {
             switch message {
             case .work(let id, let work):
                 guard let connection = connections[id.rawValue] else { continue }
