@@ -29,10 +29,9 @@ extension RoomRouter {
             return counters.dropped.malformed &+= 1
         }
         guard let routes = routesByTransport[id] else {
-            if let (slot, channel) = nodeRelay(of: id) {
+            if let channel = nodeRelayChannel(of: id) {
                 return handleNodeRelayRTP(
-                    from: slot, channel: channel, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now,
-                    output: output)
+                    UnsafeRawBufferPointer(rebasing: buffer[0..<length]), on: channel, now: now, output: output)
             }
             return counters.dropped.unknownSource &+= 1
         }

@@ -72,10 +72,12 @@ extension RoomRouter {
         for link in links where link.slot >= 0 && link.slot < RoomRouter.maxRelaySlots {
             var entry =
                 nodeRelays[link.node]
-                ?? NodeRelayEntry(link: link, channel: NodeRelayChannel(engine: transports, output: output))
+                ?? NodeRelayEntry(
+                    link: link,
+                    channel: NodeRelayChannel(node: link.node, slot: link.slot, engine: transports, output: output))
             entry.channel.output = output
             if entry.transport == nil {
-                entry.transport = openNodeRelay(link, now: now)
+                entry.transport = openNodeRelay(link, channel: entry.channel, now: now)
                 entry.opened += 1
                 entry.connected = false
             }
@@ -131,7 +133,7 @@ extension RoomRouter {
     /// Relay transports opened since the start, reopenings included.
     package var nodeRelaysOpened: Int { nodeRelays.values.reduce(0) { $0 + $1.opened } }
 
-    private func openNodeRelay(_ link: NodeRelayLink, now: Instant) -> TransportID? {
+    private func openNodeRelay(_ link: NodeRelayLink, channel: NodeRelayChannel, now: Instant) -> TransportID? {
         guard
             let t = try? PeerTransport(
                 role: link.isClient ? .client : .server, certificate: certificate, localCredentials: link.localCredentials,
@@ -148,7 +150,7 @@ extension RoomRouter {
         if link.isClient { t.addLocalCandidate(ICECandidate.host(link.local), now: now) }
         t.setRemoteParameters(credentials: link.remoteCredentials, fingerprints: [link.remoteFingerprint], now: now)
         if link.isClient { t.addRemoteCandidate(ICECandidate.host(link.remote), now: now) }
-        nodeRelayNodes[id] = link.node
+        nodeRelayChannels[id] = channel
         return id
     }
 
@@ -158,19 +160,19 @@ extension RoomRouter {
             transports.flush(id, t, output: output)
         }
         transports.remove(id)
-        nodeRelayNodes[id] = nil
+        nodeRelayChannels[id] = nil
     }
 
     /// A decrypted RTP packet of a relay transport: relayed media.
     func handleNodeRelayRTP(
-        from slot: Int, channel: NodeRelayChannel, _ packet: UnsafeRawBufferPointer, now: Instant,
-        output: any DatagramOutput
+        _ packet: UnsafeRawBufferPointer, on channel: NodeRelayChannel, now: Instant, output: any DatagramOutput
     ) {
         channel.traffic.mediaPacketsIn &+= 1
         channel.traffic.mediaBytesIn &+= UInt64(packet.count)
         do {
             guard case .media(let relay, let layer, let rtx, let media) = try NodeRelayFraming.decodeMedia(packet) else { return }
-            receiveRelayedMedia(relay, layer: layer, isRetransmission: rtx, packet: media, from: slot, now: now, output: output)
+            receiveRelayedMedia(
+                relay, layer: layer, isRetransmission: rtx, packet: media, from: channel.slot, now: now, output: output)
         } catch {
             counters.dropped.malformed &+= 1
         }
@@ -179,16 +181,16 @@ extension RoomRouter {
     /// A decrypted RTCP packet of a relay transport: a sender report or
     /// feedback.
     func handleNodeRelayRTCP(
-        from slot: Int, channel: NodeRelayChannel, _ packet: UnsafeRawBufferPointer, now: Instant,
-        output: any DatagramOutput
+        _ packet: UnsafeRawBufferPointer, on channel: NodeRelayChannel, now: Instant, output: any DatagramOutput
     ) {
         channel.traffic.controlPacketsIn &+= 1
         do {
             switch try NodeRelayFraming.decodeControl(packet) {
             case .senderReport(let relay, let layer, let ntp, let rtpTimestamp):
-                receiveRelayedSenderReport(relay, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, from: slot, now: now)
+                receiveRelayedSenderReport(
+                    relay, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, from: channel.slot, now: now)
             case .feedback(let feedback):
-                receiveRelayFeedback(feedback, from: slot, now: now, output: output)
+                receiveRelayFeedback(feedback, from: channel.slot, now: now, output: output)
             case .media:
                 counters.dropped.malformed &+= 1
             }
@@ -197,22 +199,20 @@ extension RoomRouter {
         }
     }
 
-    /// The relay slot and channel of a relay transport, if `id` is one.
-    func nodeRelay(of id: TransportID) -> (slot: Int, channel: NodeRelayChannel)? {
-        guard let node = nodeRelayNodes[id], let entry = nodeRelays[node] else { return nil }
-        return (entry.link.slot, entry.channel)
-    }
+    /// The channel of a relay transport, if `id` is one: one integer-keyed
+    /// lookup per packet.
+    func nodeRelayChannel(of id: TransportID) -> NodeRelayChannel? { nodeRelayChannels[id] }
 
     /// A relay transport's event; true when `id` is one.
     func handleNodeRelayEvent(_ id: TransportID, _ event: PeerTransportEvent) -> Bool {
-        guard let node = nodeRelayNodes[id] else { return false }
+        guard let node = nodeRelayChannels[id]?.node else { return false }
         switch event {
         case .connected:
             nodeRelays[node]?.connected = true
         case .failed, .closed:
             // Reopened at the next `setNodeRelays`.
             transports.remove(id)
-            nodeRelayNodes[id] = nil
+            nodeRelayChannels[id] = nil
             if nodeRelays[node]?.transport == id {
                 nodeRelays[node]?.transport = nil
                 nodeRelays[node]?.connected = false
@@ -255,7 +255,13 @@ final class NodeRelayChannel: RelaySourceLink, RelayFeedbackLink {
     private var sequenceNumber = UInt16.random(in: 0...UInt16.max)
     private let buffer: UnsafeMutableRawBufferPointer
 
-    init(engine: TransportEngine, output: any DatagramOutput) {
+    /// The peer node, and its relay slot in this router.
+    let node: String
+    let slot: Int
+
+    init(node: String, slot: Int, engine: TransportEngine, output: any DatagramOutput) {
+        self.node = node
+        self.slot = slot
         self.engine = engine
         self.output = output
         buffer = .allocate(byteCount: 2048, alignment: 8)

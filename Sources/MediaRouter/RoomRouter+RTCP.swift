@@ -30,10 +30,9 @@ extension RoomRouter {
         counters.rtcpPacketsIn &+= 1
         guard length <= buffer.count else { return }
         guard let key = transportKeys[id] else {
-            if let (slot, channel) = nodeRelay(of: id) {
+            if let channel = nodeRelayChannel(of: id) {
                 handleNodeRelayRTCP(
-                    from: slot, channel: channel, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), now: now,
-                    output: output)
+                    UnsafeRawBufferPointer(rebasing: buffer[0..<length]), on: channel, now: now, output: output)
             }
             return
         }

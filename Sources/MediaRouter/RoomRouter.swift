@@ -77,10 +77,11 @@ package final class RoomRouter {
     var transportIDs: [TransportKey: TransportID] = [:]
     var transportKeys: [TransportID: TransportKey] = [:]
     var nextTransportNumber: UInt64 = 1
-    /// Relay transports to other nodes, by peer node id, and the peer of
-    /// each relay transport (RoomRouter+NodeRelays).
+    /// Relay transports to other nodes, by peer node id, and the channel
+    /// of each relay transport: what a relay packet is looked up by (an
+    /// integer key per packet, no string hashed).
     var nodeRelays: [String: NodeRelayEntry] = [:]
-    var nodeRelayNodes: [TransportID: String] = [:]
+    var nodeRelayChannels: [TransportID: NodeRelayChannel] = [:]
     var tracks: [TrackKey: IncomingTrack] = [:]
     var publisherRoutes: [ParticipantID: PublisherRoutes] = [:]
     /// The same routes, by the publisher transport the packets arrive on.
