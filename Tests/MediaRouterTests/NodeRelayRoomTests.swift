@@ -87,10 +87,16 @@ import WorkerRelay
         room.stream(for: .milliseconds(300))
         let info = SenderInfo(ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: 123_456, packetCount: 10, octetCount: 1000)
         let before = room.bed.routers[1].counters.dropped.unknownRelay
+        // Node 0 sends node 1 control packets only for sender reports
+        // (feedback flows the other way): the report is one more.
+        let controlIn = room.bed.routers[1].nodeRelayTraffic["node-0"]?.controlPacketsIn ?? 0
+        let controlOut = room.bed.routers[0].nodeRelayTraffic["node-1"]?.controlPacketsOut ?? 0
         room.bed.send(
             RTCPBuilders.senderReportWithCNAME(sender: SSRC(TestTrack.mediaSSRC), cname: "publisher", info: info),
             from: room.publisher, rtcp: true)
         room.stream(for: .milliseconds(20))
+        #expect(room.bed.routers[0].nodeRelayTraffic["node-1"]?.controlPacketsOut == controlOut + 1)
+        #expect(room.bed.routers[1].nodeRelayTraffic["node-0"]?.controlPacketsIn == controlIn + 1)
         #expect(room.bed.routers[1].counters.dropped.unknownRelay == before)
         #expect(room.bed.routers.allSatisfy { $0.counters.dropped.malformed == 0 })
     }
