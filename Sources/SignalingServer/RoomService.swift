@@ -16,6 +16,13 @@ package protocol SignalingOutlet: AnyObject, Sendable {
     func close(_ connection: ConnectionID, code: WebSocketCloseCode, reason: String)
 }
 
+extension SignalingOutlet {
+    /// One room protocol message (JSON text) as a WebSocket text frame.
+    func sendText(_ utf8: [UInt8], to connection: ConnectionID) {
+        send(WebSocketFrame(fin: true, opcode: .text, payload: utf8).serialize(), to: connection)
+    }
+}
+
 /// The rooms of this server behind a lock, shared by the signalling thread
 /// (messages) and the ticker (grace-period timeouts). The lock is taken per
 /// signalling message, never on the media path.
@@ -214,7 +221,7 @@ package final class RoomService: Sendable {
                     log(.error, "cannot encode \(message.typeName) for the client", fields(connection))
                     continue
                 }
-                outlet?.send(WebSocketFrame(fin: true, opcode: .text, payload: json).serialize(), to: connection)
+                outlet?.sendText(json, to: connection)
             case .close(let connection):
                 log(.info, "connection closed: replaced by a newer connection of the same identity", fields(connection))
                 outlet?.close(connection)

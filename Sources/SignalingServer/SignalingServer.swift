@@ -207,17 +207,11 @@ package final class SignalingServer: Sendable {
     package func joinCluster(_ routing: any ClusterRouting) {
         let tcp = self.tcp
         let log = service.log
+        // The rooms layer's own outlet: the same framing and close.
+        let outlet = TCPOutlet(server: tcp)
         let proxy = SignalingProxy(
-            deliver: { connection, text in
-                tcp.send(
-                    WebSocketFrame(fin: true, opcode: .text, payload: Array(text.utf8)).serialize(),
-                    to: TCPConnectionID(rawValue: connection.rawValue))
-            },
-            end: { connection, code, reason in
-                var socket = WebSocketConnection()
-                socket.close(code: code, reason: reason)
-                tcp.send(socket.takeOutput(), to: TCPConnectionID(rawValue: connection.rawValue), then: .afterSend)
-            },
+            deliver: { connection, text in outlet.sendText(Array(text.utf8), to: connection) },
+            end: { connection, code, reason in outlet.close(connection, code: code, reason: reason) },
             answer: { connection, serial, response in
                 Self.answer(HTTPExchangeKey(connection: connection, serial: serial), .response(response), through: tcp)
             }, log: log)
