@@ -109,19 +109,37 @@ package final class ClusterAgent: @unchecked Sendable {
     /// A home on this node is remembered as this node's claim: released
     /// once the room ends, kept true in Redis while it lives.
     package func placeRoom(_ room: String) throws(ClusterError) -> RoomHome {
-        let home: RoomHome
+        let home = try onPlacingConnection { registry throws(ClusterError) in
+            try registry.placeRoom(room, preferringRegion: record.region)
+        }
+        if home.node == record.id { claims.withLock { $0.remember(room, epoch: home.epoch) } }
+        return home
+    }
+
+    /// A live node's record: from the last refresh's read, else from
+    /// Redis (a node that registered since, or whose room this node has
+    /// just been told to join). Nil when its record has expired.
+    package func liveRecord(of id: NodeID) throws(ClusterError) -> NodeRecord? {
+        if case .connected(let nodes) = status, let known = nodes.first(where: { $0.id == id }) { return known }
+        return try onPlacingConnection { registry throws(ClusterError) in try registry.record(of: id) }
+    }
+
+    /// Runs `body` on the placement connection (callers' threads, one at a
+    /// time). A kept connection may have broken while idle (Redis
+    /// restarted): on a connection error it is dropped and `body` tried
+    /// once more on a new one; a new connection's error stands. Redis
+    /// faults are counted.
+    private func onPlacingConnection<T: Sendable>(
+        _ body: (ClusterRegistry) throws(ClusterError) -> T
+    ) throws(ClusterError) -> T {
         do {
-            home = try placing.withLock { kept throws(ClusterError) -> RoomHome in
-                // A kept connection may have broken while idle (Redis
-                // restarted): on a connection error it is dropped and the
-                // placement tried once more on a new one. A new
-                // connection's error stands.
+            return try placing.withLock { kept throws(ClusterError) -> T in
                 for reused in [kept != nil, false] {
                     let registry: ClusterRegistry
                     if let k = kept { registry = k } else { registry = try makeRegistry() }
                     kept = registry
                     do throws(ClusterError) {
-                        return try registry.placeRoom(room, preferringRegion: record.region)
+                        return try body(registry)
                     } catch {
                         guard case .redis = error else { throw error }
                         kept = nil
@@ -133,26 +151,6 @@ package final class ClusterAgent: @unchecked Sendable {
         } catch {
             if error.isRedisFault { redisErrors.add(1, ordering: .relaxed) }
             throw error
-        }
-        if home.node == record.id { claims.withLock { $0.remember(room, epoch: home.epoch) } }
-        return home
-    }
-
-    /// A live node's record: from the last refresh's read, else from
-    /// Redis (a node that registered since, or whose room this node has
-    /// just been told to join). Nil when its record has expired.
-    package func liveRecord(of id: NodeID) throws(ClusterError) -> NodeRecord? {
-        if case .connected(let nodes) = status, let known = nodes.first(where: { $0.id == id }) { return known }
-        return try placing.withLock { kept throws(ClusterError) -> NodeRecord? in
-            let registry: ClusterRegistry
-            if let k = kept { registry = k } else { registry = try makeRegistry() }
-            kept = registry
-            do throws(ClusterError) {
-                return try registry.record(of: id)
-            } catch {
-                if case .redis = error { kept = nil }
-                throw error
-            }
         }
     }
 
