@@ -143,7 +143,7 @@ let package = Package(
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE"],
+        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE", "HTTPClient"],
                           swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
@@ -183,7 +183,7 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO", "Negotiation", "SDP",
-                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient",
+                "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient", "Cluster",
             ]),
         testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient"]),
         testTarget(

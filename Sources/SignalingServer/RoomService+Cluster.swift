@@ -176,7 +176,7 @@ extension RoomService {
     }
 
     /// `http://host:port` (what a node record advertises) as an endpoint.
-    static func endpoint(_ url: String) -> ServerEndpoint? {
+    package static func endpoint(_ url: String) -> ServerEndpoint? {
         guard url.hasPrefix("http://") else { return nil }
         let authority = String(url.dropFirst("http://".count).prefix { $0 != "/" })
         guard let address = SocketAddress(hostAndPort: authority) else { return nil }

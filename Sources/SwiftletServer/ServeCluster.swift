@@ -2,6 +2,7 @@ import Cluster
 import ClusterService
 import DTLS
 import Foundation
+import HTTPClient
 import ICE
 import MediaRouter
 import MediaWorker
@@ -187,16 +188,10 @@ enum ServeCluster {
                     media.setNodeRelays(relayLinks(for: record, among: nodes, local: media.relayAddress))
                     // Proxied clients arrive from the other nodes' addresses.
                     signaling.clusterPeers.replace(
-                        with: nodes.filter { $0.id != record.id }.compactMap { peerAddress($0.httpAddress) })
+                        with: nodes.filter { $0.id != record.id }.compactMap { RoomService.endpoint($0.httpAddress)?.address })
                 }))
         agent.start()
         return agent
-    }
-
-    /// The host of a node's advertised `http://host:port`.
-    static func peerAddress(_ url: String) -> SocketAddress? {
-        guard url.hasPrefix("http://") else { return nil }
-        return SocketAddress(hostAndPort: String(url.dropFirst("http://".count).prefix { $0 != "/" }))
     }
 
     /// The relay transports `me` keeps to the other live nodes

@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import Testing
 
@@ -32,6 +33,22 @@ import Testing
         let o = try? ServeOptions.parse([], environment: ["SWIFTLET_API_KEY": "k", "SWIFTLET_API_SECRET": "0123456789abcdef"])
         #expect(o?.keys == ["k": "0123456789abcdef"])
         #expect(o?.mediaBind == "::")
+    }
+
+    /// A node's cluster limits (docs/CLUSTER.md): 0 rooms or participants
+    /// makes an entry-only node; a room's capacity on a node is at least 1;
+    /// nothing above a million, nothing negative or not a number.
+    @Test func nodeLimitsAreBoundedAndZeroMakesAnEntryNode() throws {
+        let entry = try ServeOptions.parse(["--dev", "--node-max-rooms", "0", "--node-max-participants", "0"])
+        #expect(entry.nodeLimits.maxRooms == 0 && entry.nodeLimits.maxParticipants == 0)
+        #expect(try ServeOptions.parse(["--dev", "--room-node-capacity", "1"]).nodeLimits.roomNodeCapacity == 1)
+        #expect(try ServeOptions.parse(["--dev"]).nodeLimits == NodeLimits())
+        for bad in [
+            ["--node-max-rooms", "-1"], ["--node-max-rooms", "1000001"], ["--node-max-participants", "x"],
+            ["--room-node-capacity", "0"],
+        ] {
+            #expect(throws: ServeOptions.Invalid.self, "\(bad)") { try ServeOptions.parse(["--dev"] + bad) }
+        }
     }
 
     @Test func parsesEveryFlag() throws {
