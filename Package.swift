@@ -80,7 +80,7 @@ let package = Package(
         // bounded codec, spoken by the server and by roombot.
         protocolTarget("RoomProtocol", []),
         // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
-        protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol"]),
+        protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol", "WorkerRelay"]),
 
         // The cluster (issue #15): node records, room placement and the
         // Redis protocol (hiredis's reader and formatter, bounded); sans-IO.

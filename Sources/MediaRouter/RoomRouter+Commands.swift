@@ -43,6 +43,10 @@ extension RoomRouter {
             if let id = s.transportID { links[id]?.allocationNeeded = true }
         case .releaseParticipant(_, let participant):
             release(participant, now: now, output: output)
+        case .addRemoteTrack, .addRemoteSink, .removeRemoteSink:
+            // The media plane turns these into relay commands
+            // (`RoomSpanPlanner`): a worker never runs them as such.
+            ignored()
         }
     }
 

@@ -129,6 +129,9 @@ package struct RoomSpanPlanner: Sendable {
             room.pending.removeAll { $0.key.subscriber == participant }
             room.transports = room.transports.filter { $0.key.participant != participant }
             for w in holding.sorted() { out.append(PlannedCommand(worker: w, .media(command))) }
+        case .addRemoteTrack, .addRemoteSink, .removeRemoteSink:
+            // Not planned yet: the node relay commands come next.
+            break
         }
         chooseSpeakerReporter(&room, name, &out)
         rooms[name] = room.isEmpty ? nil : room
@@ -314,7 +317,8 @@ extension MediaCommand {
         switch self {
         case .openTransport(let room, _, _, _, _, _), .setRemote(let room, _, _, _), .addIncomingTrack(let room, _, _, _),
             .removeIncomingTrack(let room, _, _), .forward(let room, _, _, _), .stopForward(let room, _, _),
-            .setPreference(let room, _, _, _), .releaseParticipant(let room, _):
+            .setPreference(let room, _, _, _), .releaseParticipant(let room, _), .addRemoteTrack(let room, _, _, _, _, _),
+            .addRemoteSink(let room, _, _, _), .removeRemoteSink(let room, _, _):
             room
         }
     }

@@ -3,6 +3,7 @@ import ICE
 import Negotiation
 import RoomProtocol
 import Wire
+import WorkerRelay
 
 /// The verified content of a `join`: the signalling shell checked the
 /// token's signature, expiry and room before the rooms layer sees it.
@@ -62,6 +63,24 @@ package enum MediaCommand: Equatable, Sendable {
     /// The participant is gone: close its transports and stop every
     /// forwarding to or from it.
     case releaseParticipant(room: String, participant: ParticipantID)
+
+    // The cascade (issue #15, docs/CLUSTER.md): a room whose participants
+    // are served by several nodes. A track published on another node is
+    // removed with `removeIncomingTrack` and its remote publisher with
+    // `releaseParticipant`, as local ones are.
+
+    /// A track published on another node: its packets arrive over the
+    /// node relay from `node` (a node id) as `relay`, the id the source
+    /// node gave the track. It is forwarded to this node's subscribers
+    /// like a local track.
+    case addRemoteTrack(
+        room: String, participant: ParticipantID, trackID: String, description: PublishedTrackDescription,
+        node: String, relay: RelayTrackID)
+    /// Another node's subscribers want this node's track `trackID`: send
+    /// its packets (the layers that node asks for) over the node relay to
+    /// `node` as `relay`, once per packet however many subscribers it has.
+    case addRemoteSink(room: String, trackID: String, node: String, relay: RelayTrackID)
+    case removeRemoteSink(room: String, trackID: String, node: String)
 }
 
 /// Where SFU media is received: the server's DTLS certificate fingerprint

@@ -20,6 +20,10 @@ extension MediaCommand {
             "\(subscriber) prefers \(track) at max width \(p.maxWidth.map(String.init) ?? "any"), "
                 + "max layer \(p.maxLayer.map(String.init) ?? "any") in '\(room)'"
         case .releaseParticipant(let room, let participant): "release \(participant) in '\(room)'"
+        case .addRemoteTrack(let room, let participant, let track, let d, let node, let relay):
+            "track \(track) (\(d.kind.rawValue)) from \(participant) on node \(node) as \(relay) in '\(room)'"
+        case .addRemoteSink(let room, let track, let node, let relay): "send \(track) to node \(node) as \(relay) in '\(room)'"
+        case .removeRemoteSink(let room, let track, let node): "stop sending \(track) to node \(node) in '\(room)'"
         }
     }
 }
