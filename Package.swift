@@ -199,7 +199,7 @@ let package = Package(
         testTarget("BotMediaTests", ["BotMedia", "RTP", "RTCP", "Codecs", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
-        testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting"]),
+        testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting", "Negotiation", "WorkerRelay", "SDP"]),
         testTarget("RoomProtocolTests", ["RoomProtocol"]),
         testTarget("WorkerRelayTests", ["WorkerRelay", "Wire"]),
         testTarget(

@@ -37,6 +37,13 @@ package struct RoomClaims: Equatable, Sendable {
     /// every refresh. Emptied of a room once it is no longer local.
     package private(set) var reportedStale: [String: RoomHome?] = [:]
 
+    /// Rooms this node serves a part of while another node is their home
+    /// (the cascade: a shard), with the epoch last seen. A shard's home
+    /// being elsewhere is not staleness; a shard adopts a newer epoch (the
+    /// home died and the room was placed again) instead of dropping its
+    /// part, so the room's other nodes keep forwarding among themselves.
+    package private(set) var shards: [String: Int64] = [:]
+
     package static let absencesBeforeRelease = 2
 
     package init(owner: NodeID) { self.owner = owner }
@@ -44,9 +51,22 @@ package struct RoomClaims: Equatable, Sendable {
     /// `room`'s home is this node at `epoch` (a placement returned it).
     package mutating func remember(_ room: String, epoch: Int64) {
         generation += 1
+        shards[room] = nil
         claims[room] = Claim(epoch: epoch, absences: 0, generation: generation)
         reportedStale[room] = nil
     }
+
+    /// This node serves a part of `room`, homed on another node at `epoch`
+    /// (a join placed here as a shard). A home claimed here wins.
+    package mutating func rememberShard(_ room: String, epoch: Int64) {
+        guard claims[room] == nil else { return }
+        generation += 1
+        shards[room] = epoch
+        reportedStale[room] = nil
+    }
+
+    /// The epoch this node holds `room` at, as its home or as a shard.
+    package func epoch(of room: String) -> Int64? { claims[room]?.epoch ?? shards[room] }
 
     /// A release the agent must perform: `RoomRelease` of this home.
     package struct Release: Equatable, Sendable {
@@ -81,6 +101,8 @@ package struct RoomClaims: Equatable, Sendable {
             }
         }
         for room in reportedStale.keys where !localRooms.contains(room) { reportedStale[room] = nil }
+        // A shard has no home to release: it is forgotten with its room.
+        for room in shards.keys where !localRooms.contains(room) { shards[room] = nil }
         return due.sorted { $0.room < $1.room }
     }
 
@@ -125,6 +147,17 @@ package struct RoomClaims: Equatable, Sendable {
         let claim = claims[room]
         if let claim, claim.generation > readAt { return .wait }
         let dropping = reportedStale[room] != nil
+        if shards[room] != nil {
+            switch stored {
+            // The home released the room (its last local participant
+            // left) or Redis lost it: the part here claims it.
+            case .missing: return .claim
+            case .home(let node, let epoch) where node != owner:
+                shards[room] = epoch
+                return .current
+            case .home, .unreadable: break
+            }
+        }
         switch stored {
         case .missing:
             return dropping ? .wait : .claim
@@ -143,7 +176,12 @@ package struct RoomClaims: Equatable, Sendable {
     /// `RoomClaim` answered `home` for a local room that had none.
     package mutating func claimed(_ room: String, home: RoomHome) -> Check {
         if home.node == owner {
+            shards[room] = nil
             remember(room, epoch: home.epoch)
+            return .current
+        }
+        if shards[room] != nil {
+            shards[room] = home.epoch
             return .current
         }
         return stale(room, home)

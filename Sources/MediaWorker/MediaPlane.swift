@@ -243,12 +243,5 @@ package enum MediaPlaneError: Error, CustomStringConvertible {
 
 extension MediaCommand {
     /// The room a command is about.
-    var room: String {
-        switch self {
-        case .openTransport(let room, _, _, _, _, _), .setRemote(let room, _, _, _), .addIncomingTrack(let room, _, _, _),
-            .removeIncomingTrack(let room, _, _), .forward(let room, _, _, _), .stopForward(let room, _, _),
-            .setPreference(let room, _, _, _), .releaseParticipant(let room, _):
-            room
-        }
-    }
+    var room: String { roomName }
 }

@@ -32,6 +32,9 @@ struct Participant {
     /// The media worker holding this participant's transports, chosen when
     /// its first transport opens (`RoomDirectory.mediaWorker(for:)`).
     var worker: Int?
+    /// Set for a participant another node serves (the cascade): its node
+    /// and tracks (`RoomDirectory+Remote.swift`).
+    var remote: RemoteState?
 
     var info: ParticipantInfo { ParticipantInfo(id: id, identity: identity, tracks: tracks) }
 }
@@ -85,6 +88,8 @@ enum ParticipantKind: Equatable {
     case whip
     /// Plays one publisher's tracks (WHEP).
     case whep
+    /// Served by another node of the cluster (a room spanning nodes).
+    case remote(node: String)
 }
 
 /// A WHEP participant's transport: the client offered recvonly sections,

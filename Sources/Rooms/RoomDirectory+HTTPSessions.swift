@@ -77,7 +77,7 @@ extension RoomDirectory {
             return .failure(RoomError(.negotiationFailed, error.reason))
         }
         let publisher = members(of: request.room).first { id in
-            guard let p = participants[id], !p.tracks.isEmpty, p.publisher != nil else { return false }
+            guard let p = participants[id], !p.tracks.isEmpty, p.publisher != nil || p.remote != nil else { return false }
             return target.map { $0 == p.identity } ?? true
         }
         guard let publisher, let published = participants[publisher] else {
@@ -85,7 +85,7 @@ extension RoomDirectory {
             return .failure(RoomError(.nothingPublished, "\(who) published anything yet"))
         }
         let sources = published.tracks.compactMap { info -> PlaybackSource? in
-            guard let codec = published.publisher?.tracks[info.id]?.codecs.first else { return nil }
+            guard let codec = publishedDescription(of: info.id, by: publisher)?.codecs.first else { return nil }
             // An RTX SSRC for every track, whatever the publisher
             // negotiated: the worker resends from its own buffer, so the
             // client's offer alone decides whether it is used (the answerer

@@ -118,7 +118,7 @@ extension RoomDirectory {
         -> [RoomEffect]
     {
         guard let media = configuration.media, let m = participants[member], m.kind == .webSocket, let room = rooms[m.room],
-            let description = participants[publisher]?.publisher?.tracks[trackID], let codec = description.codecs.first
+            let description = publishedDescription(of: trackID, by: publisher), let codec = description.codecs.first
         else { return [] }
         if m.subscriber?.subscriptions[trackID] != nil { return [] }
         // Checked before a transport opens: a refused subscription leaves
@@ -170,6 +170,13 @@ extension RoomDirectory {
         effects.append(.media(.forward(room: room.name, trackID: trackID, subscriber: member, outgoing: outgoing)))
         if again { effects += renegotiate(member) }
         return effects
+    }
+
+    /// What a published track's m-section said: a local publisher's
+    /// offer, or another node's record of it (the cascade).
+    func publishedDescription(of trackID: String, by publisher: ParticipantID) -> PublishedTrackDescription? {
+        guard let p = participants[publisher] else { return nil }
+        return p.publisher?.tracks[trackID] ?? p.remote?.tracks[trackID]?.description
     }
 
     mutating func unsubscribe(_ member: ParticipantID, from trackID: String) -> [RoomEffect] {

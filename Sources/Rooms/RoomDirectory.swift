@@ -236,7 +236,8 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     func refuseEntry(to room: String) -> RoomError? {
         let limits = configuration.limits
         if let existing = rooms[room] {
-            guard existing.members.count < limits.participantsPerRoom else {
+            // Participants other nodes serve are theirs to bound.
+            guard existing.members.count(where: { participants[$0]?.remote == nil }) < limits.participantsPerRoom else {
                 return RoomError(.roomFull, "room '\(room)' holds at most \(limits.participantsPerRoom) participants")
             }
             return nil
@@ -253,7 +254,13 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     /// a reconnect during a call made a second participant of the same
     /// identity in `room`.
     func findParticipant(identity: String, room: String) -> ParticipantID? {
-        if let member = rooms[room]?.members.first(where: { participants[$0]?.identity == identity }) { return member }
+        // A remote participant of the same identity is another node's (a
+        // client that moved here while its old node's record lives on).
+        if let member = rooms[room]?.members.first(where: {
+            participants[$0]?.identity == identity && participants[$0]?.remote == nil
+        }) {
+            return member
+        }
         for call in calls.values where call.room != nil {
             for id in [call.caller, call.callee] {
                 if let p = participants[id], p.identity == identity, p.roomBeforeCall == room { return id }
@@ -312,6 +319,12 @@ package struct RoomDirectory<IDs: IdentifierSource> {
         if room.mode == .sfu { effects.append(.media(.releaseParticipant(room: room.name, participant: id))) }
         rooms[room.name] = room.members.isEmpty ? nil : room
         participants[id]?.tracks = []
+        // The last local member gone: this node serves no part of the
+        // room any more, so its remote members go too (their nodes keep
+        // them); nobody here hears of it.
+        if p.remote == nil, !room.members.isEmpty, !hasLocalMember(room) {
+            for remote in room.members { effects += remove(remote, reason: "left") }
+        }
         return effects
     }
 

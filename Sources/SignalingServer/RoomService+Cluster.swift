@@ -6,11 +6,13 @@ import Rooms
 import Signaling
 import Synchronization
 
-/// Where a room's participants are served in a cluster (docs/CLUSTER.md).
+/// Where a new participant of a room is served in a cluster
+/// (docs/CLUSTER.md).
 package enum ClusterRoute: Equatable, Sendable {
-    /// This node is the room's home, at this epoch.
+    /// On this node (the room's home, or a part of a room that spans
+    /// nodes), at the room's epoch.
     case here(epoch: Int64)
-    /// Another node is: its id and the HTTP address nodes reach it on
+    /// On another node: its id and the HTTP address nodes reach it on
     /// (`http://host:port`).
     case elsewhere(node: String, httpAddress: String, epoch: Int64)
     /// No placement now: why.
@@ -25,10 +27,14 @@ package protocol ClusterRouting: Sendable {
     /// Nil while joins can be placed; else why not (Redis unreachable).
     /// No I/O: read on the signalling loop.
     var unavailableReason: String? { get }
-    /// The room's home, placing the room when it has none. Talks to Redis
-    /// (bounded by its command timeout): called on the placement queue
-    /// only, never on the signalling loop or under the rooms' lock.
-    func route(room: String) -> ClusterRoute
+    /// Where a new participant of `room` is served: the room's home
+    /// (placing the room when it has none), or, when the home is full
+    /// (`roomNodeCapacity`), another node that serves a part of the room
+    /// (the cascade). `arrivedVia`: the node that proxied this join here
+    /// (it chose this node; one hop at most). Talks to Redis (bounded by
+    /// its command timeout): called on the placement queue only, never on
+    /// the signalling loop or under the rooms' lock.
+    func route(room: String, arrivedVia: String?) -> ClusterRoute
 }
 
 /// The cluster link of a `RoomService`: the routing, the proxy, the
@@ -97,8 +103,9 @@ extension RoomService {
                 perform([.send(connection, .error(code: .unavailable, message: "cluster unavailable: \(reason)"))], logged: true)
                 return true
             }
+            let via = state.withLock { $0.cluster.arrivedVia[connection] }
             link.placement.async { [self] in
-                placed(join, on: connection, route: link.routing.route(room: join.room), link: link)
+                placed(join, on: connection, route: link.routing.route(room: join.room, arrivedVia: via), link: link)
             }
         }
         return true

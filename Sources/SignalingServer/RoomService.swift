@@ -203,7 +203,7 @@ package final class RoomService: Sendable {
     package var snapshot: Snapshot {
         state.withLock { s in
             Snapshot(
-                rooms: s.directory.roomCount, participants: s.directory.participantCount, webSockets: s.webSockets.count,
+                rooms: s.directory.roomCount, participants: s.directory.localParticipantCount, webSockets: s.webSockets.count,
                 joinFailures: s.joinFailures)
         }
     }

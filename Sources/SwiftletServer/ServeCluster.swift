@@ -226,7 +226,7 @@ enum ServeCluster {
             }
         }
 
-        func route(room: String) -> ClusterRoute {
+        func route(room: String, arrivedVia: String?) -> ClusterRoute {
             let home: RoomHome
             do { home = try agent.placeRoom(room) } catch { return .unavailable(error.description) }
             if home.node == agent.record.id { return .here(epoch: home.epoch) }

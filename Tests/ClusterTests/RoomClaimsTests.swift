@@ -139,4 +139,37 @@ import Testing
         #expect(claims.reportedStale.isEmpty)
         #expect(claims.check("a", stored: home(me, 9), readAt: claims.generation) == .current)
     }
+
+    /// A part of a room homed elsewhere (the cascade) is not stale: it
+    /// follows the home's epoch (the home died and the room was placed
+    /// again) instead of being dropped, claims the room when its home
+    /// released it, and is forgotten with the room, with nothing released.
+    @Test func aShardFollowsItsHomeAndClaimsTheRoomWhenTheHomeLetsGo() {
+        var claims = RoomClaims(owner: me)
+        claims.rememberShard("a", epoch: 5)
+        #expect(claims.epoch(of: "a") == 5)
+        #expect(claims.check("a", stored: home(other, 5), readAt: claims.generation) == .current)
+        #expect(claims.check("a", stored: home(other, 9), readAt: claims.generation) == .current)
+        #expect(claims.epoch(of: "a") == 9)
+        #expect(claims.check("a", stored: .missing, readAt: claims.generation) == .claim)
+        // Another part claimed it first: still a part, at the new epoch.
+        #expect(claims.claimed("a", home: RoomHome(node: other, epoch: 10, placedNow: true)) == .current)
+        #expect(claims.epoch(of: "a") == 10 && claims.claims["a"] == nil)
+        // This one claimed it: now its home.
+        #expect(claims.claimed("a", home: RoomHome(node: me, epoch: 11, placedNow: true)) == .current)
+        #expect(claims.claims["a"]?.epoch == 11 && claims.shards["a"] == nil)
+
+        claims.rememberShard("b", epoch: 3)
+        #expect(claims.releasesDue(localRooms: ["a"], listedAt: claims.generation).isEmpty)
+        #expect(claims.shards["b"] == nil && claims.epoch(of: "b") == nil)
+    }
+
+    /// A room homed here stays a claim: a later `rememberShard` (a proxied
+    /// join) does not turn it into a part.
+    @Test func aHomeIsNotTurnedIntoAShard() {
+        var claims = RoomClaims(owner: me)
+        claims.remember("a", epoch: 4)
+        claims.rememberShard("a", epoch: 4)
+        #expect(claims.shards["a"] == nil && claims.claims["a"]?.epoch == 4)
+    }
 }
