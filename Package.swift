@@ -83,8 +83,10 @@ let package = Package(
         protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol", "WorkerRelay"]),
 
         // The cluster (issue #15): node records, room placement and the
-        // Redis protocol (hiredis's reader and formatter, bounded); sans-IO.
-        protocolTarget("Cluster", ["CHiredis"]),
+        // Redis protocol (hiredis's reader and formatter, bounded), a
+        // cascaded room's shard records (tracks as Negotiation describes
+        // them); sans-IO.
+        protocolTarget("Cluster", ["CHiredis", "Negotiation", "SDP", "RTP", "Codecs", "Wire"]),
 
         // What crosses between media workers when a room spans them.
         protocolTarget("WorkerRelay", ["Wire"]),
@@ -208,8 +210,9 @@ let package = Package(
                 "MediaRouter", "WorkerRelay", "Rooms", "RoomProtocol", "Negotiation", "Wire", "RTP", "RTCP", "Codecs", "PeerSession", "SFUTesting",
                 "DTLS", "ICE", "SDP", "SRTP", "RTPStreams",
             ]),
-        testTarget("ClusterTests", ["Cluster"]),
-        testTarget("ClusterServiceTests", ["ClusterService", "Cluster", "NetIO", "Wire", "RedisTesting"]),
+        testTarget("ClusterTests", ["Cluster", "Negotiation", "SDP", "RTP", "Codecs", "Wire"]),
+        testTarget(
+            "ClusterServiceTests", ["ClusterService", "Cluster", "NetIO", "Wire", "RedisTesting", "Negotiation", "SDP", "RTP"]),
         testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting", "CShim"]),

@@ -115,4 +115,13 @@ package struct NodeRecord: Equatable, Codable, Sendable {
         if let max = limits.maxParticipants, load.participants >= max { return false }
         return true
     }
+
+    /// Whether placement may give this node a new participant of a room it
+    /// already serves (the cascade, `ShardPlacement`): not draining, under
+    /// its participant limit. The room limit does not apply: no new room.
+    package var acceptsParticipants: Bool {
+        guard !draining else { return false }
+        if let max = limits.maxParticipants, load.participants >= max { return false }
+        return true
+    }
 }
