@@ -10,7 +10,7 @@ let entries = [
     "RTX": "rtx", "VP8KeyframeHeader": "vp8KeyframeHeader", "WebSocketClient": "websocketClient", "TLSServer": "tlsServer",
     "TransportFeedback": "transportFeedback", "Negotiation": "negotiation",
     "StreamFraming": "streamFraming", "H264Depacketizer": "h264Depacketizer", "TURN": "turn", "RoomProtocol": "roomProtocol",
-    "RelayMessage": "relayMessage", "SRTP": "srtp", "RedisReply": "redisReply",
+    "RelayMessage": "relayMessage", "SRTP": "srtp", "RedisReply": "redisReply", "RoomShardRecord": "roomShardRecord",
 ]
 
 let package = Package(

@@ -123,6 +123,12 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "redis-reply", entry: { FuzzEntryPoints.redisReply($0) },
             interesting: Array("*$:+-\r\n0123456789".utf8) + [0x00, 0xFF]),
+        // Shard records as another node wrote them (a Chromium publisher,
+        // an empty part, bounds and conversions broken): JSONDecoder runs
+        // per input, so fewer mutations.
+        FuzzTarget(
+            name: "room-shard-record", entry: { FuzzEntryPoints.roomShardRecord($0) },
+            interesting: Array(#"{}[]",:\0-1e.tfnu"#.utf8) + [0x00, 0x7F, 0xC3, 0xFF], mutationsPerSeed: 200),
         // SRTP and SRTCP unprotect on the OpenSSL and libsrtp2 backends at
         // once (profile byte, then control/length/bytes chunks, most
         // protected first): the two must agree on every chunk. Four
