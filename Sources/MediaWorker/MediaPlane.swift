@@ -36,6 +36,8 @@ package final class MediaPlane: Sendable {
 
     /// Relay slots of peer nodes (MediaPlane+NodeRelays).
     let nodeRelaySlots = Mutex<[String: Int]>([:])
+    /// Cascade commands naming a node without a relay slot (ignored).
+    let nodeCommandsWithoutSlot = Atomic<Int>(0)
 
     /// What the workers announce, and the warnings about it.
     package let addresses: MediaAddresses
@@ -239,9 +241,4 @@ package enum MediaPlaneError: Error, CustomStringConvertible {
         case .addresses(let f): "no media address to announce: \(f)"
         }
     }
-}
-
-extension MediaCommand {
-    /// The room a command is about.
-    var room: String { roomName }
 }
