@@ -47,10 +47,24 @@ package struct PlannedCommand: Equatable, Sendable, CustomStringConvertible {
 ///
 /// One worker per room reports active speakers (`setSpeakerReporter`): see
 /// `chooseSpeakerReporter`.
+///
+/// A room may also span nodes (the cascade, docs/CLUSTER.md): a track
+/// published on another node (`addRemoteTrack`) and a local track another
+/// node wants (`addRemoteSink`) go through the node relays, which live on
+/// `nodeRelayWorker`; RoomSpanPlanner+Nodes.swift has those rules.
 package struct RoomSpanPlanner: Sendable {
     package let workerCount: Int
-    private var rooms: [String: RoomSpan] = [:]
+    var rooms: [String: RoomSpan] = [:]
     private var nextRelay: UInt32 = 1
+    /// Commands refused as a worker refuses one (`commandsIgnored`): a
+    /// node command without a relay slot, a remote sink for a track that
+    /// came from a node.
+    package internal(set) var ignoredCommands = 0
+
+    /// The worker that holds the node's relay transports to other nodes
+    /// (docs/CLUSTER.md, "Relays between nodes"): every track that
+    /// crosses to or from another node passes through it.
+    package static let nodeRelayWorker = 0
 
     package init(workers: Int) {
         precondition(workers > 0, "a plane has at least one worker")
@@ -60,9 +74,13 @@ package struct RoomSpanPlanner: Sendable {
     /// With a single worker everything goes there, known or not: the
     /// worker keeps a track or subscription that arrives before its
     /// transport, as it always has.
-    private var onlyWorker: Int? { workerCount == 1 ? 0 : nil }
+    var onlyWorker: Int? { workerCount == 1 ? 0 : nil }
 
-    package mutating func plan(_ command: MediaCommand) -> [PlannedCommand] {
+    /// The commands each worker must run for `command`. A command naming
+    /// another node (`addRemoteTrack`, `addRemoteSink`, `removeRemoteSink`)
+    /// comes with that node's relay slot in the workers (`nodeSlot`, which
+    /// the media plane resolves); without one it is ignored and counted.
+    package mutating func plan(_ command: MediaCommand, nodeSlot: Int? = nil) -> [PlannedCommand] {
         var out: [PlannedCommand] = []
         let name = command.roomName
         var room = rooms[name] ?? RoomSpan()
@@ -84,15 +102,21 @@ package struct RoomSpanPlanner: Sendable {
             }
         case .addIncomingTrack(_, let participant, let trackID, let description):
             guard let source = room.worker(of: participant, preferring: .publisher) ?? onlyWorker else { break }
-            if room.tracks[trackID] != nil { removeTrack(&room, name, trackID, &out) }
+            // A republished track: other nodes still want its id (their
+            // sinks wait for the new one); local subscribers are forwarded
+            // again by the rooms layer.
+            if room.tracks[trackID] != nil { removeTrack(&room, name, trackID, keepingNodeSinks: true, &out) }
             room.tracks[trackID] = PublishedTrack(publisher: participant, description: description, source: source)
             out.append(PlannedCommand(worker: source, .media(command)))
             flushPending(&room, name, &out)
         case .removeIncomingTrack(_, _, let trackID):
             room.pending.removeAll { $0.key.trackID == trackID }
+            room.pendingNodeSinks.removeAll { $0.trackID == trackID }
             guard let track = room.tracks[trackID] else { break }
             removeTrack(&room, name, trackID, &out)
-            out.append(PlannedCommand(worker: track.source, .media(command)))
+            // A remote track has no source here: its copy on the relay
+            // worker went with `removeTrack`.
+            if track.origin == nil { out.append(PlannedCommand(worker: track.source, .media(command))) }
         case .forward(_, let trackID, let subscriber, let outgoing):
             let key = PlannedSubscription(trackID: trackID, subscriber: subscriber)
             room.pending.removeAll { $0.key == key }
@@ -129,9 +153,28 @@ package struct RoomSpanPlanner: Sendable {
             room.pending.removeAll { $0.key.subscriber == participant }
             room.transports = room.transports.filter { $0.key.participant != participant }
             for w in holding.sorted() { out.append(PlannedCommand(worker: w, .media(command))) }
-        case .addRemoteTrack, .addRemoteSink, .removeRemoteSink:
-            // Not planned yet: the node relay commands come next.
-            break
+        case .addRemoteTrack(_, let participant, let trackID, let description, _, let relay):
+            guard let slot = nodeSlot else {
+                ignoredCommands += 1
+                break
+            }
+            addRemoteTrack(
+                &room, name, trackID, publisher: participant, description: description,
+                origin: NodeOrigin(slot: slot, relay: relay), &out)
+        case .addRemoteSink(_, let trackID, _, let relay):
+            guard let slot = nodeSlot else {
+                ignoredCommands += 1
+                break
+            }
+            room.pendingNodeSinks.removeAll { $0.trackID == trackID && $0.slot == slot }
+            room.pendingNodeSinks.append(PendingNodeSink(trackID: trackID, slot: slot, relay: relay))
+            flushPending(&room, name, &out)
+        case .removeRemoteSink(_, let trackID, _):
+            guard let slot = nodeSlot else {
+                ignoredCommands += 1
+                break
+            }
+            removeNodeSink(&room, name, trackID, slot: slot, &out)
         }
         chooseSpeakerReporter(&room, name, &out)
         rooms[name] = room.isEmpty ? nil : room
@@ -162,6 +205,18 @@ package struct RoomSpanPlanner: Sendable {
         return byWorker.mapValues(\.count)
     }
 
+    /// The nodes (relay slots) `trackID` is sent to, with the id each
+    /// receives it as.
+    package func nodeSinks(of trackID: String, in room: String) -> [Int: RelayTrackID] {
+        rooms[room]?.nodeSinks[trackID] ?? [:]
+    }
+    /// Node sinks waiting for their track.
+    package func pendingNodeSinks(in room: String) -> Int { rooms[room]?.pendingNodeSinks.count ?? 0 }
+    /// Whether the relay worker holds the remote track `trackID` now.
+    package func holdsRemoteTrack(_ trackID: String, in room: String) -> Bool {
+        rooms[room]?.tracks[trackID]?.isHeldOnRelayWorker ?? false
+    }
+
     package func speakerReporter(of room: String) -> Int? { rooms[room]?.speakerReporter }
     /// Forwards waiting for their track or their subscriber's transport.
     package func pendingForwards(in room: String) -> Int { rooms[room]?.pending.count ?? 0 }
@@ -171,11 +226,12 @@ package struct RoomSpanPlanner: Sendable {
 
     // MARK: Rules
 
-    /// Fans out the pending forwards that can go now, in arrival order.
-    private mutating func flushPending(_ room: inout RoomSpan, _ name: String, _ out: inout [PlannedCommand]) {
+    /// Fans out the pending forwards that can go now, in arrival order,
+    /// then the pending node sinks.
+    mutating func flushPending(_ room: inout RoomSpan, _ name: String, _ out: inout [PlannedCommand]) {
         var waiting: [PendingForward] = []
         for p in room.pending {
-            guard let track = room.tracks[p.key.trackID],
+            guard room.tracks[p.key.trackID] != nil,
                 let w = room.worker(of: p.key.subscriber, preferring: .subscriber) ?? onlyWorker
             else {
                 waiting.append(p)
@@ -184,21 +240,13 @@ package struct RoomSpanPlanner: Sendable {
             // A forward to a new worker for a subscription held elsewhere
             // (a transport moved) leaves the old relay first.
             if let old = room.subscriptions[p.key], old != w { unsubscribe(&room, name, p.key, &out) }
+            // A remote track reaches the relay worker with its first
+            // local subscription (not before: a node relay carries only
+            // what this node's subscribers take).
+            holdRemoteTrack(&room, name, p.key.trackID, &out)
+            guard let track = room.tracks[p.key.trackID] else { continue }
             if w != track.source {
-                if room.relays[p.key.trackID]?[w] == nil {
-                    let relay = RelayTrackID(nextRelay)
-                    nextRelay = nextRelay == UInt32.max ? 1 : nextRelay + 1
-                    out.append(
-                        PlannedCommand(
-                            worker: w,
-                            .addRelayedTrack(
-                                room: name, publisher: track.publisher, trackID: p.key.trackID,
-                                description: track.description, relay: relay, from: track.source)))
-                    out.append(
-                        PlannedCommand(
-                            worker: track.source, .addRelaySink(room: name, trackID: p.key.trackID, relay: relay, to: w)))
-                    room.relays[p.key.trackID, default: [:]][w] = Relay(id: relay)
-                }
+                openRingRelay(&room, name, p.key.trackID, to: w, &out)
                 room.relays[p.key.trackID]?[w]?.subscribers.insert(p.key.subscriber)
             }
             room.subscriptions[p.key] = w
@@ -216,28 +264,64 @@ package struct RoomSpanPlanner: Sendable {
             }
         }
         room.pending = waiting
+        flushPendingNodeSinks(&room, name, &out)
     }
 
-    /// Forgets a subscription; its relay goes with its last far subscriber.
-    private func unsubscribe(_ room: inout RoomSpan, _ name: String, _ key: PlannedSubscription, _ out: inout [PlannedCommand]) {
+    /// Makes sure the track crosses from its source worker to worker `w`
+    /// (not its source): the first time, `addRelayedTrack` there and
+    /// `addRelaySink` at the source under a fresh `RelayTrackID`.
+    mutating func openRingRelay(
+        _ room: inout RoomSpan, _ name: String, _ trackID: String, to w: Int, _ out: inout [PlannedCommand]
+    ) {
+        guard let track = room.tracks[trackID], w != track.source, room.relays[trackID]?[w] == nil else { return }
+        let relay = RelayTrackID(nextRelay)
+        nextRelay = nextRelay == UInt32.max ? 1 : nextRelay + 1
+        out.append(
+            PlannedCommand(
+                worker: w,
+                .addRelayedTrack(
+                    room: name, publisher: track.publisher, trackID: trackID, description: track.description, relay: relay,
+                    from: track.source)))
+        out.append(PlannedCommand(worker: track.source, .addRelaySink(room: name, trackID: trackID, relay: relay, to: w)))
+        room.relays[trackID, default: [:]][w] = Relay(id: relay)
+    }
+
+    /// Forgets a subscription; its ring relay goes with its last far
+    /// subscriber (unless node sinks still need it), a remote track's copy
+    /// on the relay worker with its last local subscription.
+    func unsubscribe(_ room: inout RoomSpan, _ name: String, _ key: PlannedSubscription, _ out: inout [PlannedCommand]) {
         guard let w = room.subscriptions.removeValue(forKey: key) else { return }
-        guard var relay = room.relays[key.trackID]?[w] else { return }
-        relay.subscribers.remove(key.subscriber)
-        guard relay.subscribers.isEmpty else {
-            room.relays[key.trackID]?[w] = relay
-            return
+        if room.relays[key.trackID]?[w] != nil {
+            room.relays[key.trackID]?[w]?.subscribers.remove(key.subscriber)
+            closeRingRelayIfUnused(&room, name, key.trackID, to: w, &out)
         }
-        room.relays[key.trackID]?[w] = nil
-        if room.relays[key.trackID]?.isEmpty == true { room.relays[key.trackID] = nil }
-        if let source = room.tracks[key.trackID]?.source {
-            out.append(PlannedCommand(worker: source, .removeRelaySink(room: name, trackID: key.trackID, to: w)))
-        }
-        out.append(PlannedCommand(worker: w, .removeRelayedTrack(room: name, trackID: key.trackID)))
+        releaseRemoteTrackIfUnused(&room, name, key.trackID, &out)
     }
 
-    /// Ends every relay of a track and forgets its subscriptions (the
+    /// Ends the ring relay of `trackID` to `w` when nothing needs it: no
+    /// subscriber there and, on the relay worker, no node sink.
+    func closeRingRelayIfUnused(
+        _ room: inout RoomSpan, _ name: String, _ trackID: String, to w: Int, _ out: inout [PlannedCommand]
+    ) {
+        guard let relay = room.relays[trackID]?[w], relay.subscribers.isEmpty else { return }
+        if w == Self.nodeRelayWorker, room.nodeSinks[trackID]?.isEmpty == false { return }
+        room.relays[trackID]?[w] = nil
+        if room.relays[trackID]?.isEmpty == true { room.relays[trackID] = nil }
+        if let source = room.tracks[trackID]?.source {
+            out.append(PlannedCommand(worker: source, .removeRelaySink(room: name, trackID: trackID, to: w)))
+        }
+        out.append(PlannedCommand(worker: w, .removeRelayedTrack(room: name, trackID: trackID)))
+    }
+
+    /// Ends every relay of a track, in the order the packets flow back:
+    /// the sinks to other nodes, the rings to other workers, then a remote
+    /// track's copy on the relay worker; forgets its subscriptions (the
     /// workers drop them with the track).
-    private func tearDownRelays(_ room: inout RoomSpan, _ name: String, _ trackID: String, _ out: inout [PlannedCommand]) {
+    func tearDownRelays(_ room: inout RoomSpan, _ name: String, _ trackID: String, _ out: inout [PlannedCommand]) {
+        for slot in (room.nodeSinks[trackID] ?? [:]).keys.sorted() {
+            out.append(PlannedCommand(worker: Self.nodeRelayWorker, .removeRelaySink(room: name, trackID: trackID, to: slot)))
+        }
+        room.nodeSinks[trackID] = nil
         if let source = room.tracks[trackID]?.source {
             for w in (room.relays[trackID] ?? [:]).keys.sorted() {
                 out.append(PlannedCommand(worker: source, .removeRelaySink(room: name, trackID: trackID, to: w)))
@@ -246,9 +330,23 @@ package struct RoomSpanPlanner: Sendable {
         }
         room.relays[trackID] = nil
         room.subscriptions = room.subscriptions.filter { $0.key.trackID != trackID }
+        if room.tracks[trackID]?.isHeldOnRelayWorker == true {
+            out.append(PlannedCommand(worker: Self.nodeRelayWorker, .removeRelayedTrack(room: name, trackID: trackID)))
+            room.tracks[trackID]?.isHeldOnRelayWorker = false
+        }
     }
 
-    private func removeTrack(_ room: inout RoomSpan, _ name: String, _ trackID: String, _ out: inout [PlannedCommand]) {
+    /// `keepingNodeSinks`: the nodes that wanted the track wait for the
+    /// next track of that id (a republish) instead of being forgotten.
+    func removeTrack(
+        _ room: inout RoomSpan, _ name: String, _ trackID: String, keepingNodeSinks: Bool = false,
+        _ out: inout [PlannedCommand]
+    ) {
+        if keepingNodeSinks {
+            for (slot, relay) in (room.nodeSinks[trackID] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                room.pendingNodeSinks.append(PendingNodeSink(trackID: trackID, slot: slot, relay: relay))
+            }
+        }
         tearDownRelays(&room, name, trackID, &out)
         room.tracks[trackID] = nil
     }
@@ -263,15 +361,21 @@ struct RoomSpan: Sendable {
     /// Where each subscription's forward went.
     var subscriptions: [PlannedSubscription: Int] = [:]
     var pending: [PendingForward] = []
+    /// trackID → node relay slot → the id the track crosses to that node
+    /// as (the relay worker sends it there).
+    var nodeSinks: [String: [Int: RelayTrackID]] = [:]
+    /// Node sinks whose track is not published yet.
+    var pendingNodeSinks: [PendingNodeSink] = []
     var speakerReporter: Int?
 
-    var isEmpty: Bool { transports.isEmpty && tracks.isEmpty && pending.isEmpty }
+    var isEmpty: Bool { transports.isEmpty && tracks.isEmpty && pending.isEmpty && pendingNodeSinks.isEmpty }
 
     /// Every worker holding a part of the room: a transport, a track's
-    /// source, a relay's far end.
+    /// source (a remote track's only while the relay worker holds it), a
+    /// relay's far end.
     var workers: Set<Int> {
         var all = Set(transports.values)
-        for t in tracks.values { all.insert(t.source) }
+        for t in tracks.values where t.origin == nil || t.isHeldOnRelayWorker { all.insert(t.source) }
         for r in relays.values { all.formUnion(r.keys) }
         return all
     }
@@ -296,7 +400,28 @@ struct PlannedSubscription: Hashable, Comparable, Sendable {
 struct PublishedTrack: Sendable {
     var publisher: ParticipantID
     var description: PublishedTrackDescription
+    /// The worker its packets come in on: the publisher's, or for a
+    /// remote track the relay worker.
     var source: Int
+    /// A remote track: the node relay and id its packets arrive as.
+    var origin: NodeOrigin?
+    /// A remote track: whether the relay worker holds it now
+    /// (`addRelayedTrack(from: slot)` sent, not yet removed).
+    var isHeldOnRelayWorker = false
+}
+
+/// Where a remote track comes from: a node relay slot and the
+/// `RelayTrackID` its source node gave it.
+struct NodeOrigin: Equatable, Sendable {
+    var slot: Int
+    var relay: RelayTrackID
+}
+
+/// Another node's wish for a track not published yet.
+struct PendingNodeSink: Sendable {
+    var trackID: String
+    var slot: Int
+    var relay: RelayTrackID
 }
 
 struct Relay: Sendable {
@@ -320,6 +445,16 @@ extension MediaCommand {
             .setPreference(let room, _, _, _), .releaseParticipant(let room, _), .addRemoteTrack(let room, _, _, _, _, _),
             .addRemoteSink(let room, _, _, _), .removeRemoteSink(let room, _, _):
             room
+        }
+    }
+
+    /// The other node a cascade command names, whose relay slot the media
+    /// plane resolves; nil for every other command.
+    package var relayNode: String? {
+        switch self {
+        case .addRemoteTrack(_, _, _, _, let node, _), .addRemoteSink(_, _, let node, _), .removeRemoteSink(_, _, let node):
+            node
+        default: nil
         }
     }
 }
