@@ -10,26 +10,39 @@ extension MediaPlane {
     package func setNodeRelays(_ links: [NodeRelayLink]) {
         // Each peer keeps its slot (its index among the relay links, past
         // the workers) while it stays listed: worker commands name it.
-        let links = nodeRelaySlots.withLock { slots in
-            let listed = Set(links.map(\.node))
-            slots = slots.filter { listed.contains($0.key) }
-            return links.map { link in
-                var link = link
-                if let slot = slots[link.node] {
-                    link.slot = slot
-                } else {
-                    let used = Set(slots.values)
-                    let slot = (workers.count...).first { !used.contains($0) } ?? workers.count
-                    slots[link.node] = slot
-                    link.slot = slot
+        // The links are posted under the slots' lock, so a command that
+        // found a slot (`plan(_:with:)`) reaches the relay worker after
+        // the relay it names. The planner's lock is taken first, as
+        // `postPlanned` takes them.
+        planner.withLock { planner in
+            nodeRelaySlots.withLock { slots in
+                let listed = Set(links.map(\.node))
+                // A dropped node's sinks and tracks end before its relay does.
+                for slot in slots.filter({ !listed.contains($0.key) }).values.sorted() {
+                    for planned in planner.forgetNode(slot: slot) { post(planned) }
                 }
-                return link
+                slots = slots.filter { listed.contains($0.key) }
+                let links = links.map { link in
+                    var link = link
+                    if let slot = slots[link.node] {
+                        link.slot = slot
+                    } else {
+                        let used = Set(slots.values)
+                        let slot = (workers.count...).first { !used.contains($0) } ?? workers.count
+                        slots[link.node] = slot
+                        link.slot = slot
+                    }
+                    return link
+                }
+                workers[RoomSpanPlanner.nodeRelayWorker].mailbox.post { engine, now, transmit in
+                    engine.router.setNodeRelays(links, now: now, output: transmit)
+                }
             }
         }
-        workers[0].mailbox.post { engine, now, transmit in
-            engine.router.setNodeRelays(links, now: now, output: transmit)
-        }
     }
+
+    /// Cascade commands ignored because their node had no relay slot.
+    package var nodeCommandsIgnored: Int { nodeCommandsWithoutSlot.load(ordering: .relaxed) }
 
     /// The relay slot of each peer node now (`NodeRelayLink.slot`).
     package var nodeRelaySlotTable: [String: Int] { nodeRelaySlots.withLock { $0 } }

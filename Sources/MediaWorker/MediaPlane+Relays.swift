@@ -201,13 +201,31 @@ extension MediaPlane {
     /// worker in the order the rooms layer issued them.
     func postPlanned(_ command: MediaCommand) {
         planner.withLock { planner in
-            for planned in planner.plan(command) {
-                let part = planned.command
-                workers[planned.worker].mailbox.post { engine, now, transmit in
-                    engine.execute(part, now: now, transmit: transmit)
-                }
-            }
+            for planned in plan(command, with: &planner) { post(planned) }
         }
+    }
+
+    /// One planned command to its worker's mailbox.
+    func post(_ planned: PlannedCommand) {
+        let part = planned.command
+        workers[planned.worker].mailbox.post { engine, now, transmit in
+            engine.execute(part, now: now, transmit: transmit)
+        }
+    }
+
+    /// The planner's commands for `command`, a cascade command's node
+    /// resolved to its relay slot first (`nodeRelaySlots`). A command
+    /// naming a node without a slot (not in the last `setNodeRelays`) is
+    /// ignored and counted (`nodeCommandsWithoutSlot`): the cluster layer
+    /// applies only the remote state of nodes it relays to, so one that
+    /// has just gone costs at most its commands.
+    func plan(_ command: MediaCommand, with planner: inout RoomSpanPlanner) -> [PlannedCommand] {
+        guard let node = command.relayNode else { return planner.plan(command) }
+        guard let slot = nodeRelaySlots.withLock({ $0[node] }) else {
+            nodeCommandsWithoutSlot.add(1, ordering: .relaxed)
+            return []
+        }
+        return planner.plan(command, nodeSlot: slot)
     }
 
     /// Every worker's relay counts (any thread; atomics only).
