@@ -100,8 +100,10 @@ final class IncomingTrack {
     /// instead of a publisher transport here (nil: the publisher's
     /// transport is on this worker).
     var relaySource: RelayKey?
-    /// Source side: the far workers that get every packet of the track
-    /// once each (a relayed track has none: it is never relayed again).
+    /// Source side: the far workers and nodes that get every packet of
+    /// the track once each. A relayed track has some only across a node
+    /// boundary: one relayed from a worker goes on to nodes, one relayed
+    /// from a node goes on to this node's other workers (`addRelaySink`).
     var relaySinks: [RelaySink] = []
     /// Far side: the layer demand last sent to the source (dynacast; nil
     /// before the first).

@@ -116,6 +116,12 @@ extension RoomRouter {
         }
     }
 
+    /// Whether relay slot `slot` is a node relay rather than the ring to
+    /// another worker of this node (the media plane gives node relays the
+    /// slots past its workers; a router is told which in `setNodeRelays`).
+    /// Read by relay commands, never per packet.
+    func isNodeRelaySlot(_ slot: Int) -> Bool { nodeRelays.values.contains { $0.link.slot == slot } }
+
     /// Relay transports by peer node: whether each is connected.
     package var nodeRelayStates: [String: Bool] { nodeRelays.mapValues(\.connected) }
 

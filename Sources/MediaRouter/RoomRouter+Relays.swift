@@ -60,11 +60,18 @@ extension RoomRouter {
             }
             removeTrack(track)
         case .addRelaySink(let room, let trackID, let relay, let to):
-            // A relayed track is never relayed again: each packet crosses
-            // one relay at most.
-            guard let track = tracks[TrackKey(room: room, trackID: trackID)], track.relaySource == nil,
-                to != workerIndex, relaySourceLinks.indices.contains(to), let link = relaySourceLinks[to]
+            guard let track = tracks[TrackKey(room: room, trackID: trackID)], to != workerIndex,
+                relaySourceLinks.indices.contains(to), let link = relaySourceLinks[to]
             else { return ignored() }
+            // A track that came from a node never goes to another node, and
+            // a track never crosses two rings of one node (docs/CLUSTER.md,
+            // "Relays between nodes"): a track relayed from a worker may go
+            // on only to a node (the node relays live on one worker), one
+            // relayed from a node only to a worker. Each packet crosses
+            // each node relay at most once and a loop cannot form.
+            if let source = track.relaySource, isNodeRelaySlot(source.worker) == isNodeRelaySlot(to) {
+                return ignored()
+            }
             removeRelaySinks(of: track, to: to)
             let sink = RelaySink(key: RelayKey(worker: to, relay: relay), link: link)
             if let old = relaySinkTracks[sink.key], old !== track { removeRelaySinks(of: old, to: to) }
@@ -119,6 +126,9 @@ extension RoomRouter {
             return counters.dropped.unknownRelay &+= 1
         }
         track.layers[layer].senderReport = (ntp, rtpTimestamp)
+        // A relayed track relayed on (a node's track to this node's other
+        // workers, a worker's track to another node) passes it on.
+        relaySenderReport(of: track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp)
         // The forwarders key a report by the layer's SSRC, known from its
         // packets; a report before any packet waits for the next one.
         guard let ssrc = track.layers[layer].ssrc else { return }
@@ -142,9 +152,27 @@ extension RoomRouter {
             // sees one request per window however many workers ask.
             requestKeyframe(.pli, of: track, layer: layer, now: now, output: output)
         case .nack(_, let layer, let packetID, let lostBitmask):
-            guard track.layers.indices.contains(layer), let ssrc = track.layers[layer].ssrc,
-                let link = track.relaySinks.first(where: { $0.key == key })?.link
-            else { return counters.retransmissionsUnavailable &+= 1 }
+            guard let link = track.relaySinks.first(where: { $0.key == key })?.link else {
+                return counters.retransmissionsUnavailable &+= 1
+            }
+            guard track.layers.indices.contains(layer), let ssrc = track.layers[layer].ssrc else {
+                // A relayed track that has received nothing of the layer
+                // yet asks its own source for the whole entry.
+                guard let source = track.relaySource, track.layers.indices.contains(layer) else {
+                    return counters.retransmissionsUnavailable &+= 1
+                }
+                if sendFeedback(
+                    .nack(source.relay, layer: layer, packetID: packetID, lostBitmask: lostBitmask), to: source.worker)
+                {
+                    counters.relayNACKsSent &+= 1
+                }
+                return
+            }
+            // A relayed track (a chain: node relay and ring) asks its own
+            // source for what its buffer lacks, hop by hop, batched as the
+            // far subscribers' NACKs are (`retransmit`).
+            var upstream = RelayNACKBatch()
+            defer { if let source = track.relaySource { flushRelayNACK(&upstream, of: track, from: source) } }
             // The PID and its bitmask of the 16 following (RFC 4585
             // section 6.2.1): at most 17 lookups per entry.
             for bit in -1..<16 where bit < 0 || lostBitmask & (1 << UInt16(bit)) != 0 {
@@ -157,7 +185,12 @@ extension RoomRouter {
                     counters.relayPacketsOut &+= 1
                     counters.relayRetransmissionsSent &+= 1
                 case false?: counters.relayDrops &+= 1
-                case nil: counters.retransmissionsUnavailable &+= 1
+                case nil:
+                    if let source = track.relaySource {
+                        nackUpstream(&upstream, layer: layer, sequenceNumber: n, of: track, from: source)
+                    } else {
+                        counters.retransmissionsUnavailable &+= 1
+                    }
                 }
             }
         case .layerDemand(_, let layers):
@@ -252,8 +285,16 @@ extension RoomRouter {
 
     /// Dynacast on the far side: the source hears what this worker's
     /// subscribers need when it changes, and tells the publisher the union.
+    /// A relayed track relayed on adds what its own far sides need (one
+    /// that has not said yet counts as every layer: it gets every layer,
+    /// as `RelaySink.carries` says), so the demand of a subscriber two
+    /// hops away reaches the publisher.
     func sendLayerDemand(of track: IncomingTrack, from source: RelayKey) {
-        let demand = track.subscriptionDemand
+        var demand = track.subscriptionDemand
+        if !track.relaySinks.isEmpty {
+            let every: UInt8 = track.layers.count >= 8 ? 0xFF : UInt8((1 << track.layers.count) - 1)
+            for sink in track.relaySinks { demand |= sink.demand ?? every }
+        }
         guard demand != track.sentLayerDemand else { return }
         // Sent again next round when the link was full.
         if sendFeedback(.layerDemand(source.relay, layers: demand), to: source.worker) { track.sentLayerDemand = demand }
