@@ -201,17 +201,49 @@ final class RouterTestbed {
     var dropRelayDatagrams: [Int: Int] = [:]
     /// Relay datagrams carried between routers (node relays only).
     private(set) var relayDatagrams = 0
+    /// With nodes of several workers (`init(nodes:workersPerNode:)`), the
+    /// workers each node has; nil when each router is a node or a worker
+    /// of the one node.
+    let workersPerNode: Int?
 
-    init(workers: Int, overNodeRelays: Bool = false, configure: (inout RoomRouterConfiguration) -> Void = { _ in }) throws {
+    /// The index router `r` has among its node's workers (what its
+    /// commands and relay slots name).
+    func workerIndex(ofRouter r: Int) -> Int { workersPerNode.map { r % $0 } ?? r }
+
+    /// Whether routers `a` and `b` are workers of one node (a ring joins them).
+    func shareANode(_ a: Int, _ b: Int) -> Bool {
+        guard let n = workersPerNode else { return !overNodeRelays }
+        return a / n == b / n
+    }
+
+    /// The relay slot of node `m` in a node of `workersPerNode` workers:
+    /// past them, as the media plane gives it.
+    static func nodeSlot(of m: Int, workersPerNode: Int) -> Int { workersPerNode + m }
+
+    /// `nodes` nodes of `workersPerNode` workers each: router
+    /// `n * workersPerNode + w` is worker w of node n. One node's workers
+    /// are joined by rings; each pair of nodes by a DTLS-SRTP relay
+    /// transport between their first workers (`node-<m>` at slot
+    /// `nodeSlot(of: m)`), as the media plane keeps them.
+    convenience init(nodes: Int, workersPerNode: Int) throws {
+        try self.init(workers: nodes * workersPerNode, overNodeRelays: true, workersPerNode: workersPerNode)
+    }
+
+    init(
+        workers: Int, overNodeRelays: Bool = false, workersPerNode: Int? = nil,
+        configure: (inout RoomRouterConfiguration) -> Void = { _ in }
+    ) throws {
         self.overNodeRelays = overNodeRelays
+        self.workersPerNode = workersPerNode
         let certificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
         self.certificate = certificate
         clientCertificate = try DTLSCertificate.generate(issuedAt: 1_790_000_000)
         var configuration = RoomRouterConfiguration()
         configure(&configuration)
+        let index = { (r: Int) in workersPerNode.map { r % $0 } ?? r }
         routers = (0..<workers).map { w in
             RoomRouter(
-                certificate: certificate, workerIndex: w, configuration: configuration,
+                certificate: certificate, workerIndex: index(w), configuration: configuration,
                 wallClock: { Self.wallClock })
         }
         outputs = (0..<workers).map { _ in RecordingOutput() }
@@ -219,12 +251,30 @@ final class RouterTestbed {
         feedback = (0..<workers).map { a in (0..<workers).map { b in a == b ? nil : RelayRing() } }
         events = Array(repeating: [], count: workers)
         for w in 0..<workers {
-            if !overNodeRelays {
+            if let n = workersPerNode {
+                // Indexed by the far worker's index in the node.
+                let first = w - w % n
+                routers[w].connectRelays(
+                    sources: (first..<first + n).map { media[w][$0] }, feedback: (first..<first + n).map { feedback[w][$0] })
+            } else if !overNodeRelays {
                 routers[w].connectRelays(sources: media[w].map { $0 }, feedback: feedback[w].map { $0 })
             }
             routers[w].onMediaEvent = { [unowned self] in events[w].append($0) }
         }
-        if overNodeRelays {
+        if let n = workersPerNode {
+            for w in stride(from: 0, to: workers, by: n) {
+                let node = w / n
+                let links = (0..<workers / n).filter { $0 != node }.map { m in
+                    NodeRelayLink(
+                        node: "node-\(m)", isClient: node < m,
+                        localCredentials: ICECredentials(ufrag: "n\(node)to\(m)", password: "node-relay-password-\(node)-\(m)"),
+                        remoteCredentials: ICECredentials(ufrag: "n\(m)to\(node)", password: "node-relay-password-\(m)-\(node)"),
+                        remoteFingerprint: certificate.fingerprint(.sha256), remote: Self.address(worker: m * n),
+                        local: Self.address(worker: w), slot: Self.nodeSlot(of: m, workersPerNode: n))
+                }
+                routers[w].setNodeRelays(links, now: clock.now, output: outputs[w])
+            }
+        } else if overNodeRelays {
             for w in 0..<workers {
                 let links = (0..<workers).filter { $0 != w }.map { b in
                     NodeRelayLink(
@@ -267,14 +317,20 @@ final class RouterTestbed {
         switch role {
         case .publisher:
             execute(
-                .openTransport(room: room, worker: worker, participant: id, role: role, local: local, remote: remote), on: worker)
+                .openTransport(
+                    room: room, worker: workerIndex(ofRouter: worker), participant: id, role: role, local: local,
+                    remote: remote), on: worker)
         case .subscriber where egressHeaderExtensions != nil:
             // As for a WHEP viewer: its offer came first.
             execute(
-                .openTransport(room: room, worker: worker, participant: id, role: role, local: local, remote: remote), on: worker)
+                .openTransport(
+                    room: room, worker: workerIndex(ofRouter: worker), participant: id, role: role, local: local,
+                    remote: remote), on: worker)
         case .subscriber:
             execute(
-                .openTransport(room: room, worker: worker, participant: id, role: role, local: local, remote: nil), on: worker)
+                .openTransport(
+                    room: room, worker: workerIndex(ofRouter: worker), participant: id, role: role, local: local, remote: nil),
+                on: worker)
             execute(.setRemote(room: room, participant: id, role: role, remote: remote), on: worker)
         }
         peer.transport.setRemoteParameters(credentials: local, fingerprints: [certificate.fingerprint(.sha256)], now: clock.now)
@@ -288,8 +344,12 @@ final class RouterTestbed {
         let end = clock.now + limit
         while clock.now < end {
             run(for: .milliseconds(10))
-            let relaysUp =
-                !overNodeRelays || routers.allSatisfy { $0.nodeRelayCounts.connected == routers.count - 1 }
+            let relaysUp = routers.indices.allSatisfy { r in
+                guard overNodeRelays else { return true }
+                // Each node's first worker holds its relays to the others.
+                guard let n = workersPerNode else { return routers[r].nodeRelayCounts.connected == routers.count - 1 }
+                return routers[r].nodeRelayCounts.connected == (r % n == 0 ? routers.count / n - 1 : 0)
+            }
             if relaysUp, peers.allSatisfy({ $0.transport.state == .connected }) { return true }
         }
         return false
@@ -345,26 +405,27 @@ final class RouterTestbed {
                 while p.transport.pollEvent() != nil {}
             }
             for a in routers.indices {
-                for b in routers.indices where a != b {
+                for b in routers.indices where a != b && shareANode(a, b) {
+                    let (fromA, fromB) = (workerIndex(ofRouter: a), workerIndex(ofRouter: b))
                     for m in media[a][b]?.take() ?? [] {
                         moved = true
                         switch m {
                         case .media(let relay, let layer, let isRetransmission, let packet):
                             packet.withUnsafeBytes {
                                 routers[b].receiveRelayedMedia(
-                                    relay, layer: layer, isRetransmission: isRetransmission, packet: $0, from: a,
+                                    relay, layer: layer, isRetransmission: isRetransmission, packet: $0, from: fromA,
                                     now: clock.now, output: outputs[b])
                             }
                         case .senderReport(let relay, let layer, let ntp, let rtp):
                             routers[b].receiveRelayedSenderReport(
-                                relay, layer: layer, ntp: ntp, rtpTimestamp: rtp, from: a, now: clock.now)
+                                relay, layer: layer, ntp: ntp, rtpTimestamp: rtp, from: fromA, now: clock.now)
                         case .feedback: break
                         }
                     }
                     for m in feedback[b][a]?.take() ?? [] {
                         moved = true
                         if case .feedback(let f) = m {
-                            routers[a].receiveRelayFeedback(f, from: b, now: clock.now, output: outputs[a])
+                            routers[a].receiveRelayFeedback(f, from: fromB, now: clock.now, output: outputs[a])
                         }
                     }
                 }
