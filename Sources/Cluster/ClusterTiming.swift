@@ -7,11 +7,16 @@ package struct ClusterTiming: Equatable, Sendable {
     /// A command to Redis that takes longer fails (a join then gets a 503
     /// instead of hanging).
     package var commandTimeout: Duration
+    /// How often a node exchanges the parts of its rooms that span nodes
+    /// (the cascade): a participant or track on one node is seen on the
+    /// others within about two of these.
+    package var cascadeInterval: Duration
 
     package init(
         refreshInterval: Duration = .seconds(2), recordLifetime: Duration = .seconds(6),
-        commandTimeout: Duration = .milliseconds(1500)
+        commandTimeout: Duration = .milliseconds(1500), cascadeInterval: Duration = .milliseconds(250)
     ) {
+        self.cascadeInterval = cascadeInterval
         self.refreshInterval = refreshInterval
         self.recordLifetime = recordLifetime
         self.commandTimeout = commandTimeout

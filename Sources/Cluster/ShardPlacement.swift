@@ -47,9 +47,13 @@ package enum ShardPlacement {
     }
 
     /// `nodes`: the live node records; `shards`: the room's records as
-    /// read (`RoomShards.records`); `region`: the entry node's.
+    /// read (`RoomShards.records`); `placedRecently`: participants of the
+    /// room the caller sent to each node lately, which their records may
+    /// not show yet (a node counts as serving at least that many);
+    /// `region`: the entry node's.
     package static func choose(
-        home: RoomHome, nodes: [NodeRecord], shards: [RoomShardRecord], preferringRegion region: String? = nil
+        home: RoomHome, nodes: [NodeRecord], shards: [RoomShardRecord], placedRecently: [NodeID: Int] = [:],
+        preferringRegion region: String? = nil
     ) -> Decision? {
         var live: [NodeID: NodeRecord] = [:]
         for n in nodes { live[n.id] = n }
@@ -57,6 +61,7 @@ package enum ShardPlacement {
         for record in shards where record.epoch == home.epoch {
             served[record.node] = max(served[record.node] ?? 0, record.participants.count)
         }
+        for (node, count) in placedRecently where count > 0 { served[node] = max(served[node] ?? 0, count) }
         func hasRoom(_ node: NodeRecord) -> Bool {
             node.acceptsParticipants && (served[node.id] ?? 0) < (node.limits.roomNodeCapacity ?? .max)
         }

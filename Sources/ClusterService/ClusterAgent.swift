@@ -38,7 +38,7 @@ package final class ClusterAgent: @unchecked Sendable {
     package let record: NodeRecord
     private let endpoint: RedisEndpoint
     private let keys: ClusterKeys
-    private let timing: ClusterTiming
+    let timing: ClusterTiming
     private let load: @Sendable () -> NodeLoad
     private let draining = Atomic<Bool>(false)
     private let stopRequested = Atomic<Bool>(false)
@@ -55,6 +55,16 @@ package final class ClusterAgent: @unchecked Sendable {
     /// the resync on the agent's thread).
     let claims: Mutex<RoomClaims>
     let roomHooks = Mutex<ClusterRoomHooks?>(nil)
+    let cascadeHooks = Mutex<ClusterCascadeHooks?>(nil)
+    /// The parts of rooms this node last wrote (`ClusterAgent+Cascade`):
+    /// touched only on the agent's thread.
+    var writtenParts: [String: (bytes: [UInt8], at: Instant)] = [:]
+    /// Participants this node placed lately, by room and node
+    /// (`placeParticipant`).
+    let recentPlacements = Mutex<[(room: String, node: NodeID, at: Instant)]>([])
+    /// Parts of rooms too large for their record (`RoomShardRecord.Bounds`):
+    /// not written.
+    let oversizedParts = Atomic<Int>(0)
     /// Metrics (`ClusterAgent+Rooms.swift`).
     let releases = Atomic<Int>(0)
     let staleDrops = Atomic<Int>(0)
@@ -129,7 +139,7 @@ package final class ClusterAgent: @unchecked Sendable {
     /// restarted): on a connection error it is dropped and `body` tried
     /// once more on a new one; a new connection's error stands. Redis
     /// faults are counted.
-    private func onPlacingConnection<T: Sendable>(
+    func onPlacingConnection<T: Sendable>(
         _ body: (ClusterRegistry) throws(ClusterError) -> T
     ) throws(ClusterError) -> T {
         do {
@@ -168,8 +178,13 @@ package final class ClusterAgent: @unchecked Sendable {
     private func run() {
         var registry: ClusterRegistry?
         var next = MonotonicClock.now()
+        var nextParts = next
         while !stopRequested.load(ordering: .relaxed) {
             let now = MonotonicClock.now()
+            if now >= nextParts, now < next, let connected = registry, case .connected(let nodes) = status {
+                syncParts(connected, nodes: nodes, now: now)
+                nextParts = now + timing.cascadeInterval
+            }
             if now >= next {
                 do throws(ClusterError) {
                     let connected: ClusterRegistry
@@ -186,13 +201,15 @@ package final class ClusterAgent: @unchecked Sendable {
                     next = now + timing.refreshInterval
                     roomHooks.withLock { $0 }?.nodesRead(nodes)
                     resyncRooms(connected)
+                    syncParts(connected, nodes: nodes, now: MonotonicClock.now())
+                    nextParts = MonotonicClock.now() + timing.cascadeInterval
                 } catch {
                     if error.isRedisFault { redisErrors.add(1, ordering: .relaxed) }
                     state.withLock { $0 = .disconnected(reason: error.description) }
                     next = now + Self.retryInterval
                 }
             }
-            stopSignal.wait(until: next)
+            stopSignal.wait(until: min(next, nextParts))
         }
         try? registry?.deregister(record.id)
     }
@@ -210,7 +227,7 @@ extension ClusterError {
     var isRedisFault: Bool {
         switch self {
         case .redis, .refused, .claim(.unexpectedReply): true
-        case .claim(.candidateNotLive), .noNodeAvailable: false
+        case .claim(.candidateNotLive), .noNodeAvailable, .roomFull: false
         }
     }
 }

@@ -6,6 +6,8 @@ package enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
     case claim(RoomClaimError)
     /// No live node accepts rooms (all draining or full).
     case noNodeAvailable
+    /// Every node that could serve the room holds its capacity of it.
+    case roomFull(String)
     /// Redis answered with an error.
     case refused(String)
 
@@ -14,6 +16,7 @@ package enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
         case .redis(let e): e.description
         case .claim(let e): "room claim failed: \(e)"
         case .noNodeAvailable: "no node accepts rooms"
+        case .roomFull(let room): "room '\(room)' is full: no node can take another of its participants"
         case .refused(let why): "redis refused: \(why)"
         }
     }

@@ -73,7 +73,7 @@ struct HTTPRouter: Sendable {
             # HELP swiftlet_rooms Rooms that exist now.
             # TYPE swiftlet_rooms gauge
             swiftlet_rooms \(s.rooms)
-            # HELP swiftlet_participants Participants now, connected or within their grace period.
+            # HELP swiftlet_participants Participants this node serves now, connected or within their grace period.
             # TYPE swiftlet_participants gauge
             swiftlet_participants \(s.participants)
             # HELP swiftlet_signaling_connections Open room WebSocket connections.

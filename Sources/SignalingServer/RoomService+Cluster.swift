@@ -30,11 +30,13 @@ package protocol ClusterRouting: Sendable {
     /// Where a new participant of `room` is served: the room's home
     /// (placing the room when it has none), or, when the home is full
     /// (`roomNodeCapacity`), another node that serves a part of the room
-    /// (the cascade). `arrivedVia`: the node that proxied this join here
-    /// (it chose this node; one hop at most). Talks to Redis (bounded by
-    /// its command timeout): called on the placement queue only, never on
-    /// the signalling loop or under the rooms' lock.
-    func route(room: String, arrivedVia: String?) -> ClusterRoute
+    /// (the cascade). `identity`: the joining identity, where known (a
+    /// client that joins again resumes on the node that serves it).
+    /// `arrivedVia`: the node that proxied this join here (it chose this
+    /// node; one hop at most). Talks to Redis (bounded by its command
+    /// timeout): called on the placement queue only, never on the
+    /// signalling loop or under the rooms' lock.
+    func route(room: String, identity: String?, arrivedVia: String?) -> ClusterRoute
 }
 
 /// The cluster link of a `RoomService`: the routing, the proxy, the
@@ -105,7 +107,9 @@ extension RoomService {
             }
             let via = state.withLock { $0.cluster.arrivedVia[connection] }
             link.placement.async { [self] in
-                placed(join, on: connection, route: link.routing.route(room: join.room, arrivedVia: via), link: link)
+                placed(
+                    join, on: connection, route: link.routing.route(room: join.room, identity: join.identity, arrivedVia: via),
+                    link: link)
             }
         }
         return true

@@ -26,7 +26,7 @@ extension RoomService {
         let via = request.headers[SignalingProxy.viaHeader]
         let client = remote.flatMap { Self.host(of: "\($0)") }
         link.placement.async { [self] in
-            let route = link.routing.route(room: room, arrivedVia: via)
+            let route = link.routing.route(room: room, identity: nil, arrivedVia: via)
             var fields: [(String, String)] = [("room", room), ("method", request.method), ("conn", "\(key.connection)")]
             if let client { fields.append(("remote", client)) }
             let answer: DeferredHTTPAnswer

@@ -190,6 +190,7 @@ enum ServeCluster {
                     signaling.clusterPeers.replace(
                         with: nodes.filter { $0.id != record.id }.compactMap { RoomService.endpoint($0.httpAddress)?.address })
                 }))
+        agent.setCascadeHooks(CascadeRooms(me: id, service: service, media: media).hooks)
         agent.start()
         return agent
     }
@@ -226,18 +227,30 @@ enum ServeCluster {
             }
         }
 
-        func route(room: String, arrivedVia: String?) -> ClusterRoute {
+        func route(room: String, identity: String?, arrivedVia: String?) -> ClusterRoute {
             let home: RoomHome
-            do { home = try agent.placeRoom(room) } catch { return .unavailable(error.description) }
-            if home.node == agent.record.id { return .here(epoch: home.epoch) }
+            let target: NodeID
+            do {
+                if arrivedVia != nil {
+                    // The entry node chose this node: served here, as the
+                    // home or as a part of the room.
+                    home = try agent.placeRoom(room)
+                    agent.serveHere(room, home: home)
+                    return .here(epoch: home.epoch)
+                }
+                (home, target) = try agent.placeParticipant(room, identity: identity)
+            } catch {
+                return .unavailable(error.description)
+            }
+            if target == agent.record.id { return .here(epoch: home.epoch) }
             // The last refresh's records, else a read: a node that
             // registered since this node's last refresh is known at once.
             let found: NodeRecord?
-            do { found = try agent.liveRecord(of: home.node) } catch { return .unavailable(error.description) }
+            do { found = try agent.liveRecord(of: target) } catch { return .unavailable(error.description) }
             guard let record = found else {
-                return .unavailable("the room's node \(home.node) has no live record: join again")
+                return .unavailable("the room's node \(target) has no live record: join again")
             }
-            return .elsewhere(node: home.node.rawValue, httpAddress: record.httpAddress, epoch: home.epoch)
+            return .elsewhere(node: target.rawValue, httpAddress: record.httpAddress, epoch: home.epoch)
         }
     }
 

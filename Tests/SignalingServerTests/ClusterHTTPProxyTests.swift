@@ -23,7 +23,7 @@ extension ClusterProcessSuite {
             let gate: DispatchSemaphore?
             init(gate: DispatchSemaphore? = nil) { self.gate = gate }
             var unavailableReason: String? { nil }
-            func route(room: String, arrivedVia: String?) -> ClusterRoute {
+            func route(room: String, identity: String?, arrivedVia: String?) -> ClusterRoute {
                 calls.add(1, ordering: .relaxed)
                 _ = gate?.wait(timeout: .now() + 5)
                 return route.withLock { $0 }

@@ -1,0 +1,117 @@
+import Cluster
+import NetIO
+import Wire
+
+/// What the cascade needs from the server (issue #15, docs/CLUSTER.md): its
+/// part of a room as a record to write, and what to do with the records of
+/// a room's parts that the agent read. Both are called on the agent's
+/// thread, never under one of the agent's locks.
+package struct ClusterCascadeHooks: Sendable {
+    /// This node's part of `room` at `epoch`.
+    package var localPart: @Sendable (_ room: String, _ epoch: Int64) -> RoomShardRecord
+    /// Every part of `room` as read now (this node's included), with the
+    /// live nodes of the last refresh.
+    package var partsRead: @Sendable (_ room: String, _ parts: [RoomShardRecord], _ nodes: [NodeRecord]) -> Void
+    /// This node's part of `room` was deleted: the room ended here.
+    package var partEnded: @Sendable (_ room: String) -> Void
+
+    package init(
+        localPart: @escaping @Sendable (_ room: String, _ epoch: Int64) -> RoomShardRecord,
+        partsRead: @escaping @Sendable (_ room: String, _ parts: [RoomShardRecord], _ nodes: [NodeRecord]) -> Void,
+        partEnded: @escaping @Sendable (_ room: String) -> Void
+    ) {
+        self.localPart = localPart
+        self.partsRead = partsRead
+        self.partEnded = partEnded
+    }
+}
+
+/// The cascade's exchange through Redis, every `ClusterTiming.cascadeInterval`
+/// on the agent's thread: each local room's part is written when it changed
+/// (and at least once a refresh interval, so that it outlives no node: it
+/// expires with the record lifetime), the parts of rooms that ended here
+/// are deleted, and every part of each local room is read back and handed
+/// to the server. Truth lives in these keys: a node that missed anything
+/// (Redis away, a restart) is back in step at its next successful step.
+extension ClusterAgent {
+    package func setCascadeHooks(_ hooks: ClusterCascadeHooks) {
+        cascadeHooks.withLock { $0 = hooks }
+    }
+
+    /// Where a participant of `room` who joins as `identity` is served:
+    /// the node whose part of the room lists that identity (a client
+    /// joining again resumes there), else `ShardPlacement`: the home while
+    /// it holds fewer than its `roomNodeCapacity`, else another node. The
+    /// room is placed first when it has no live home. The placements this
+    /// node made in the last refresh interval count too: a burst of joins
+    /// through one node fills each part to its capacity before the parts'
+    /// records show them. A part of the room served here is remembered as
+    /// a shard.
+    package func placeParticipant(_ room: String, identity: String?) throws(ClusterError) -> (home: RoomHome, servedBy: NodeID) {
+        let home = try placeRoom(room)
+        let (parts, nodes) = try onPlacingConnection { registry throws(ClusterError) in
+            (try registry.readShards(room: room).records(atEpoch: home.epoch), try registry.liveNodes())
+        }
+        let live = Set(nodes.map(\.id))
+        let target: NodeID
+        if let holder = parts.first(where: { p in live.contains(p.node) && p.participants.contains { $0.identity == identity } })
+        {
+            target = holder.node
+        } else {
+            let now = MonotonicClock.now()
+            let recent = recentPlacements.withLock { list in
+                list.removeAll { now - $0.at > timing.refreshInterval }
+                return list.filter { $0.room == room }
+            }
+            guard
+                let decision = ShardPlacement.choose(
+                    home: home, nodes: nodes, shards: parts,
+                    placedRecently: Dictionary(recent.map { ($0.node, 1) }, uniquingKeysWith: +), preferringRegion: record.region)
+            else { throw .roomFull(room) }
+            target = decision.node
+            recentPlacements.withLock { $0.append((room, target, now)) }
+        }
+        if target == record.id { serveHere(room, home: home) }
+        return (home, target)
+    }
+
+    /// A participant of `room` is served here (a join another node proxied
+    /// to this one chose it): a part of a room homed elsewhere is a shard.
+    package func serveHere(_ room: String, home: RoomHome) {
+        guard home.node != record.id else { return }
+        claims.withLock { $0.rememberShard(room, epoch: home.epoch) }
+    }
+
+    /// One step of the exchange. A Redis error ends the step and is
+    /// counted; the next step starts over.
+    func syncParts(_ registry: ClusterRegistry, nodes: [NodeRecord], now: Instant) {
+        guard let rooms = roomHooks.withLock({ $0 }), let hooks = cascadeHooks.withLock({ $0 }) else { return }
+        let local = Set(rooms.localRooms())
+        let epochs: [(String, Int64)] = claims.withLock { c in local.sorted().compactMap { r in c.epoch(of: r).map { (r, $0) } } }
+        do throws(ClusterError) {
+            for (room, epoch) in epochs {
+                let part = hooks.localPart(room, epoch)
+                let bytes = part.encoded() ?? []
+                let last = writtenParts[room]
+                if let last, last.bytes == bytes, now - last.at < timing.refreshInterval { continue }
+                // A changed part wakes the other nodes at once; the periodic
+                // rewrite only keeps it from expiring.
+                if try registry.writeShard(part, wakeUp: last?.bytes != bytes) {
+                    writtenParts[room] = (bytes, now)
+                } else {
+                    oversizedParts.add(1, ordering: .relaxed)
+                }
+            }
+            for room in writtenParts.keys.sorted() where !epochs.contains(where: { $0.0 == room }) {
+                try registry.deleteShard(room: room, node: record.id)
+                writtenParts[room] = nil
+                hooks.partEnded(room)
+            }
+            for (room, _) in epochs {
+                hooks.partsRead(room, try registry.readShards(room: room).records, nodes)
+            }
+        } catch {
+            redisErrors.add(1, ordering: .relaxed)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import RedisTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension ClusterProcessSuite {
+    /// Issue #15, test 2 ("cascade"): a room larger than one node. Three
+    /// nodes, each holding at most two participants of a room
+    /// (`--room-node-capacity 2`); roombot's five bots all enter through
+    /// node A. The room spans the three nodes, every subscriber receives
+    /// the publisher's media, and each media packet crosses the relay to
+    /// each far node once: only the publisher's node sends relayed media.
+    /// Real processes, a real Redis, all on loopback (127.0.0.1 to
+    /// 127.0.0.3).
+    @Suite(.serialized) struct ClusterCascadeProcessTests {
+        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
+        private let cluster = ClusterProxyProcessTests()
+
+        /// The sum of a metric's series whose labels contain `label`.
+        private func sum(_ metrics: [String: Double], _ name: String, _ labels: [String]) -> Double {
+            metrics.filter { key, _ in key.hasPrefix(name + "{") && labels.allSatisfy { key.contains($0) } }.values.reduce(0, +)
+        }
+
+        @Test(.timeLimit(.minutes(1)))
+        func aRoomLargerThanANodeSpansThreeNodesAndEachPacketCrossesARelayOnce() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            let capacity = ["--room-node-capacity", "2"]
+            let a = try cluster.start("127.0.0.1", "node-a", redis: redis, capacity)
+            defer { a.stop() }
+            let b = try cluster.start("127.0.0.2", "node-b", redis: redis, capacity)
+            defer { b.stop() }
+            let c = try cluster.start("127.0.0.3", "node-c", redis: redis, capacity)
+            defer { c.stop() }
+            let nodes = [a, b, c]
+            #expect(
+                cluster.wait(15) {
+                    nodes.allSatisfy {
+                        $0.metric("swiftlet_cluster_nodes") == 3
+                            && $0.metric("swiftlet_cluster_relay_links{state=\"connected\"}") == 2
+                    }
+                })
+
+            let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: json) }
+            // Two bots a second: each join is placed after the previous
+            // one's part reached Redis (written within 250 ms).
+            let bot = try RoomBotFailureTests.BotProcess([
+                "--url", a.url, "--room", "big", "--publishers", "1", "--subscribers", "4", "--dev", "--audio-only",
+                "--ramp", "2", "--duration", "14", "--cache-dir", cache, "--json", json.path,
+            ])
+            defer { if bot.process.isRunning { kill(bot.process.processIdentifier, SIGKILL) } }
+            #expect(bot.wait(for: "4 flowing", seconds: 20), "\(bot.output)")
+
+            // The room lives on all three nodes: two, two and one.
+            let participants = nodes.map { $0.metric("swiftlet_participants") ?? -1 }
+            #expect(participants.sorted() == [1, 2, 2], "\(participants)")
+            #expect(nodes.allSatisfy { $0.metric("swiftlet_rooms") == 1 })
+            let parts = cluster.redisCLI(redis, ["SMEMBERS", "swiftlet:shards:big"]).split(separator: "\n")
+            #expect(parts.count == 3, "\(parts)")
+
+            // The publisher's node (the room's home: its first participant)
+            // sends relayed media to each other node; those relay nothing on
+            // (a packet that came from a node never goes to another node).
+            usleep(2_000_000)
+            let metrics = nodes.map { (try? serverMetrics($0.url)) ?? [:] }
+            let names = ["node-a~", "node-b~", "node-c~"]
+            let sent = metrics.map { sum($0, "swiftlet_cluster_relay_packets_total", ["direction=\"out\""]) }
+            let sources = sent.indices.filter { sent[$0] > 0 }
+            #expect(sources.count == 1, "relayed media sent per node: \(sent)")
+            let source = try #require(sources.first)
+            for far in nodes.indices where far != source {
+                let out = sum(
+                    metrics[source], "swiftlet_cluster_relay_packets_total", ["peer=\"\(names[far])", "direction=\"out\""])
+                let received = sum(
+                    metrics[far], "swiftlet_cluster_relay_packets_total", ["peer=\"\(names[source])", "direction=\"in\""])
+                #expect(out > 100, "\(names[source]) sent \(out) to \(names[far])")
+                #expect(received > 100 && received <= out, "\(names[far]) received \(received) of \(out)")
+            }
+            let status = bot.finish(within: 30)
+            #expect(status == 0, "\(bot.output)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+            let groups = try #require(report["groups"] as? [String: Any])
+            let overall = try #require(groups["overall"] as? [String: Any])
+            #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")
+            print("cascade: participants per node \(participants), relayed media packets sent per node \(sent)")
+        }
+    }
+}
