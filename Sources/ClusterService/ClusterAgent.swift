@@ -181,8 +181,9 @@ package final class ClusterAgent: @unchecked Sendable {
         var nextParts = next
         while !stopRequested.load(ordering: .relaxed) {
             let now = MonotonicClock.now()
-            if now >= nextParts, now < next, let connected = registry, case .connected(let nodes) = status {
-                syncParts(connected, nodes: nodes, now: now)
+            if now >= nextParts, now < next {
+                // While disconnected the refresh retries; parts wait for it.
+                if let connected = registry, case .connected(let nodes) = status { syncParts(connected, nodes: nodes, now: now) }
                 nextParts = now + timing.cascadeInterval
             }
             if now >= next {
@@ -209,7 +210,9 @@ package final class ClusterAgent: @unchecked Sendable {
                     next = now + Self.retryInterval
                 }
             }
-            stopSignal.wait(until: min(next, nextParts))
+            // Without the cascade's hooks (a node without rooms, tests) the
+            // thread sleeps from refresh to refresh.
+            stopSignal.wait(until: cascadeHooks.withLock({ $0 }) == nil ? next : min(next, nextParts))
         }
         try? registry?.deregister(record.id)
     }

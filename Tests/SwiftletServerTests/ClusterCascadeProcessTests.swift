@@ -78,7 +78,9 @@ extension ClusterProcessSuite {
                 let received = sum(
                     metrics[far], "swiftlet_cluster_relay_packets_total", ["peer=\"\(names[source])", "direction=\"in\""])
                 #expect(out > 100, "\(names[source]) sent \(out) to \(names[far])")
-                #expect(received > 100 && received <= out, "\(names[far]) received \(received) of \(out)")
+                // Read a moment after the source's count: a few more may have
+                // arrived, but a packet that crossed twice would double it.
+                #expect(received > 100 && received <= out * 1.25, "\(names[far]) received \(received) of \(out)")
             }
             let status = bot.finish(within: 30)
             #expect(status == 0, "\(bot.output)")
