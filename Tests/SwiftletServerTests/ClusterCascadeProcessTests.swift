@@ -9,15 +9,31 @@ import Testing
 extension ClusterProcessSuite {
     /// Issue #15, test 2 ("cascade"): a room larger than one node. Three
     /// nodes, each holding at most two participants of a room
-    /// (`--room-node-capacity 2`); roombot's five bots all enter through
-    /// node A. The room spans the three nodes, every subscriber receives
-    /// the publisher's media, and each media packet crosses the relay to
-    /// each far node once: only the publisher's node sends relayed media.
+    /// (`--room-node-capacity 2`); roombot's six bots (two publishers of
+    /// VP8 simulcast and Opus, four subscribers) all enter through node A,
+    /// whose region makes it the room's home. The publishers are served on
+    /// A, two subscribers on B and two on C; every subscriber receives both
+    /// publishers' tracks with no freeze, and each media packet crosses the
+    /// relay to each far node once: only A sends relayed media, B and C
+    /// relay nothing on.
     /// Real processes, a real Redis, all on loopback (127.0.0.1 to
     /// 127.0.0.3).
     @Suite(.serialized) struct ClusterCascadeProcessTests {
         private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
         private let cluster = ClusterProxyProcessTests()
+
+        /// The full id (name and boot nonce) of the node called `name`.
+        private func nodeID(_ redis: RedisServerProcess, _ name: String) -> String? {
+            cluster.redisCLI(redis, ["ZRANGE", "swiftlet:nodes", "0", "-1"]).split(separator: "\n").map(String.init)
+                .first { $0.hasPrefix(name + "~") }
+        }
+
+        /// The identities a node's part of `room` lists.
+        private func identities(_ redis: RedisServerProcess, _ room: String, _ node: String) -> [String] {
+            let text = cluster.redisCLI(redis, ["GET", "swiftlet:shard:\(room):\(node)"])
+            let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            return (object?["participants"] as? [[String: Any]])?.compactMap { $0["identity"] as? String } ?? []
+        }
 
         /// The sum of a metric's series whose labels contain `label`.
         private func sum(_ metrics: [String: Double], _ name: String, _ labels: [String]) -> Double {
@@ -28,12 +44,14 @@ extension ClusterProcessSuite {
         func aRoomLargerThanANodeSpansThreeNodesAndEachPacketCrossesARelayOnce() throws {
             let redis = try RedisServerProcess()
             defer { redis.stop() }
-            let capacity = ["--room-node-capacity", "2"]
-            let a = try cluster.start("127.0.0.1", "node-a", redis: redis, capacity)
+            // A's region is its own: the entry node's region comes first in
+            // placement, so the room is homed on A; new parts go to B and C.
+            let capacity = ["--room-node-capacity", "2", "--workers", "2"]
+            let a = try cluster.start("127.0.0.1", "node-a", redis: redis, capacity + ["--region", "here"])
             defer { a.stop() }
-            let b = try cluster.start("127.0.0.2", "node-b", redis: redis, capacity)
+            let b = try cluster.start("127.0.0.2", "node-b", redis: redis, capacity + ["--region", "there"])
             defer { b.stop() }
-            let c = try cluster.start("127.0.0.3", "node-c", redis: redis, capacity)
+            let c = try cluster.start("127.0.0.3", "node-c", redis: redis, capacity + ["--region", "there"])
             defer { c.stop() }
             let nodes = [a, b, c]
             #expect(
@@ -49,15 +67,18 @@ extension ClusterProcessSuite {
             // Two bots a second: each join is placed after the previous
             // one's part reached Redis (written within 250 ms).
             let bot = try RoomBotFailureTests.BotProcess([
-                "--url", a.url, "--room", "big", "--publishers", "1", "--subscribers", "4", "--dev", "--audio-only",
-                "--ramp", "2", "--duration", "14", "--cache-dir", cache, "--json", json.path,
+                "--url", a.url, "--room", "big", "--publishers", "2", "--subscribers", "4", "--dev", "--ramp", "2",
+                "--duration", "16", "--cache-dir", cache, "--json", json.path,
             ])
             defer { if bot.process.isRunning { kill(bot.process.processIdentifier, SIGKILL) } }
-            #expect(bot.wait(for: "4 flowing", seconds: 20), "\(bot.output)")
+            #expect(bot.wait(for: " 16 flowing", seconds: 25), "\(bot.output)")
 
-            // The room lives on all three nodes: two, two and one.
+            // The room lives on all three nodes, two participants each, the
+            // publishers on A.
             let participants = nodes.map { $0.metric("swiftlet_participants") ?? -1 }
-            #expect(participants.sorted() == [1, 2, 2], "\(participants)")
+            #expect(participants == [2, 2, 2], "\(participants)")
+            let onA = identities(redis, "big", nodeID(redis, "node-a") ?? "?")
+            #expect(onA.count == 2 && onA.allSatisfy { $0.contains("-publisher-") }, "\(onA)")
             #expect(nodes.allSatisfy { $0.metric("swiftlet_rooms") == 1 })
             let parts = cluster.redisCLI(redis, ["SMEMBERS", "swiftlet:shards:big"]).split(separator: "\n")
             #expect(parts.count == 3, "\(parts)")
@@ -70,8 +91,8 @@ extension ClusterProcessSuite {
             let names = ["node-a~", "node-b~", "node-c~"]
             let sent = metrics.map { sum($0, "swiftlet_cluster_relay_packets_total", ["direction=\"out\""]) }
             let sources = sent.indices.filter { sent[$0] > 0 }
-            #expect(sources.count == 1, "relayed media sent per node: \(sent)")
-            let source = try #require(sources.first)
+            #expect(sources == [0], "relayed media sent per node: \(sent)")
+            let source = 0
             for far in nodes.indices where far != source {
                 let out = sum(
                     metrics[source], "swiftlet_cluster_relay_packets_total", ["peer=\"\(names[far])", "direction=\"out\""])
@@ -88,6 +109,11 @@ extension ClusterProcessSuite {
             let groups = try #require(report["groups"] as? [String: Any])
             let overall = try #require(groups["overall"] as? [String: Any])
             #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")
+            // Both publishers' audio and video reach every subscriber.
+            let bots = try #require(report["bots"] as? [[String: Any]])
+            for b in bots where (b["role"] as? String) == "subscriber" {
+                #expect(b["flowingByKind"] as? [String: Int] == ["audio": 2, "video": 2], "\(b)")
+            }
             print("cascade: participants per node \(participants), relayed media packets sent per node \(sent)")
         }
     }
