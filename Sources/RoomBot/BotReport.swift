@@ -116,10 +116,10 @@ struct GroupSummary {
         for r in records {
             for session in r.sessions {
                 for sink in session.sinks.values {
-                    sinkFigures(sink, until: session.measuredEnd(end), delays: &delays, switchTimes: &switchTimes)
+                    sinkFigures(sink, until: session.measuredEnd(end), switchTimes: &switchTimes)
                 }
             }
-            for stats in r.allTracks { if let d = stats.delay { delays += d.kept.map(\.milliseconds) } }
+            delays += r.delayMilliseconds
             switchesRequested += r.switchesRequested
             packetsSent += r.packetsSent
             sentMbps += r.sentBitsPerSecond(until: end) / 1e6
@@ -161,10 +161,9 @@ struct GroupSummary {
     /// One sink's figures, its freezes measured up to `until` (the run's
     /// end, or the drop that closed its session).
     private mutating func sinkFigures(
-        _ sink: BotMediaSink, until: Instant, delays: inout [Double], switchTimes: inout [Double]
+        _ sink: BotMediaSink, until: Instant, switchTimes: inout [Double]
     ) {
         let f = sink.figures
-        delays += f.delay.kept.map(\.milliseconds)
         switchTimes += f.switchTimes.kept.map(\.milliseconds)
         if f.kind == "video" { videoFrames += f.frames }
         if f.kind == "video", let h = f.height { videoHeights[String(h), default: 0] += 1 }
@@ -234,6 +233,9 @@ struct BotSummary: Equatable {
     /// Joined again as a new participant, and each one's recovery (ms).
     var rejoins: Int
     var recoveryMilliseconds: [Double]
+    /// Its end-to-end delay (`GroupSummary.delay`, this bot's alone): in a
+    /// cluster, what a node's subscribers see (Scripts/cluster-cascade).
+    var delay: Percentiles
     /// `--light`: counted RTP headers only.
     var light = false
     /// Packets received by kind ("audio", "video").
@@ -245,6 +247,7 @@ struct BotSummary: Equatable {
         reconnects = r.reconnects
         rejoins = r.rejoins
         recoveryMilliseconds = r.recoveryMilliseconds
+        delay = Percentiles(r.delayMilliseconds)
         role = r.role
         room = r.room
         joined = r.joinedAt != nil
@@ -273,7 +276,7 @@ struct BotSummary: Equatable {
             "tracksExpected": tracksExpected, "tracksAnnounced": tracksAnnounced, "tracksFlowing": tracksFlowing,
             "flowingByKind": flowingByKind, "packetsReceived": packetsReceived, "receivedKbps": receivedKbps, "errors": errors,
             "light": light, "packetsByKind": packetsByKind, "url": url, "reconnects": reconnects,
-            "rejoins": rejoins, "recoveryMs": recoveryMilliseconds,
+            "rejoins": rejoins, "recoveryMs": recoveryMilliseconds, "delayMs": delay.json,
         ]
     }
 }
@@ -477,5 +480,19 @@ extension BotReport {
             "\(c.decoded) decrypted and decoded (sample: \(sample))",
             "light ones send RRs but no NACKs (their loss is what the server did not deliver)",
         ]
+    }
+}
+
+extension BotRecord {
+    /// Every end-to-end delay sample the bot kept, in milliseconds:
+    /// abs-capture-time to frame complete for its decoded tracks, to packet
+    /// arrival for the others.
+    var delayMilliseconds: [Double] {
+        var out: [Double] = []
+        for session in sessions {
+            for sink in session.sinks.values { out += sink.figures.delay.kept.map(\.milliseconds) }
+        }
+        for stats in allTracks { if let d = stats.delay { out += d.kept.map(\.milliseconds) } }
+        return out
     }
 }
