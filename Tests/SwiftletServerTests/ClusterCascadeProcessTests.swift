@@ -102,6 +102,10 @@ extension ClusterProcessSuite {
                 // Read a moment after the source's count: a few more may have
                 // arrived, but a packet that crossed twice would double it.
                 #expect(received > 100 && received <= out * 1.25, "\(names[far]) received \(received) of \(out)")
+                // No publisher packet reached a far node twice (its
+                // forwarders would drop the second as a duplicate).
+                let duplicates = metrics[far]["swiftlet_dropped_packets_total{reason=\"duplicate\"}"]
+                #expect(duplicates == 0, "\(names[far]): \(String(describing: duplicates)) duplicates")
             }
             let status = bot.finish(within: 30)
             #expect(status == 0, "\(bot.output)")
