@@ -38,6 +38,17 @@ extension ClusterAgent {
         cascadeHooks.withLock { $0 = hooks }
     }
 
+    /// For `/metrics`: rooms whose part this node keeps written, parts too
+    /// large to write, whether the wake-up subscription is up, and the
+    /// wake-ups it received.
+    package var cascadeFigures: (partsWritten: Int, oversized: Int, subscribed: Bool, events: Int) {
+        (
+            writtenPartCount.load(ordering: .relaxed), oversizedParts.load(ordering: .relaxed),
+            roomEvents.withLock { $0 }?.isSubscribed.load(ordering: .relaxed) ?? false,
+            roomEvents.withLock { $0 }?.events.load(ordering: .relaxed) ?? 0
+        )
+    }
+
     /// Where a participant of `room` who joins as `identity` is served:
     /// the node whose part of the room lists that identity (a client
     /// joining again resumes there), else `ShardPlacement`: the home while
@@ -88,6 +99,7 @@ extension ClusterAgent {
         guard let rooms = roomHooks.withLock({ $0 }), let hooks = cascadeHooks.withLock({ $0 }) else { return }
         let local = Set(rooms.localRooms())
         let epochs: [(String, Int64)] = claims.withLock { c in local.sorted().compactMap { r in c.epoch(of: r).map { (r, $0) } } }
+        var changed: Set<String> = []
         do throws(ClusterError) {
             for (room, epoch) in epochs {
                 let part = hooks.localPart(room, epoch)
@@ -97,6 +109,7 @@ extension ClusterAgent {
                 // A changed part wakes the other nodes at once; the periodic
                 // rewrite only keeps it from expiring.
                 if try registry.writeShard(part, wakeUp: last?.bytes != bytes) {
+                    if last?.bytes != bytes { changed.insert(room) }
                     writtenParts[room] = (bytes, now)
                 } else {
                     oversizedParts.add(1, ordering: .relaxed)
@@ -107,9 +120,25 @@ extension ClusterAgent {
                 writtenParts[room] = nil
                 hooks.partEnded(room)
             }
-            for (room, _) in epochs {
-                hooks.partsRead(room, try registry.readShards(room: room).records, nodes)
+            // Each room's parts are read when a room event named it (or
+            // every room, after a resubscription), when this node just
+            // wrote a change, and at least once a refresh interval; at
+            // every step while no subscription delivers wake-ups.
+            let woken = wokenRooms.withLock { w in
+                defer { w = (false, []) }
+                return w
             }
+            let polling = roomEvents.withLock { $0 }?.isSubscribed.load(ordering: .relaxed) != true
+            for (room, _) in epochs {
+                let due =
+                    polling || woken.all || woken.rooms.contains(room) || changed.contains(room)
+                    || partsReadAt[room].map { now - $0 >= timing.refreshInterval } ?? true
+                guard due else { continue }
+                hooks.partsRead(room, try registry.readShards(room: room).records, nodes)
+                partsReadAt[room] = now
+            }
+            partsReadAt = partsReadAt.filter { local.contains($0.key) }
+            writtenPartCount.store(writtenParts.count, ordering: .relaxed)
         } catch {
             redisErrors.add(1, ordering: .relaxed)
         }

@@ -59,12 +59,21 @@ package final class ClusterAgent: @unchecked Sendable {
     /// The parts of rooms this node last wrote (`ClusterAgent+Cascade`):
     /// touched only on the agent's thread.
     var writtenParts: [String: (bytes: [UInt8], at: Instant)] = [:]
+    /// When each local room's parts were last read (agent thread only).
+    var partsReadAt: [String: Instant] = [:]
+    /// Rooms a room event named since the last step; `all` after a
+    /// (re)subscription, when events may have been lost.
+    let wokenRooms = Mutex<(all: Bool, rooms: Set<String>)>((false, []))
+    /// The wake-up subscription (with the cascade's hooks only).
+    let roomEvents = Mutex<RoomEventSubscriber?>(nil)
     /// Participants this node placed lately, by room and node
     /// (`placeParticipant`).
     let recentPlacements = Mutex<[(room: String, node: NodeID, at: Instant)]>([])
     /// Parts of rooms too large for their record (`RoomShardRecord.Bounds`):
     /// not written.
     let oversizedParts = Atomic<Int>(0)
+    /// `writtenParts.count`, readable from other threads.
+    let writtenPartCount = Atomic<Int>(0)
     /// Metrics (`ClusterAgent+Rooms.swift`).
     let releases = Atomic<Int>(0)
     let staleDrops = Atomic<Int>(0)
@@ -103,6 +112,16 @@ package final class ClusterAgent: @unchecked Sendable {
 
     package func start() {
         guard thread == nil else { return }
+        if cascadeHooks.withLock({ $0 }) != nil {
+            let events = RoomEventSubscriber(endpoint: endpoint, keys: keys, timing: timing) { [self] room in
+                wokenRooms.withLock { w in
+                    if let room { w.rooms.insert(room) } else { w.all = true }
+                }
+                stopSignal.signal()
+            }
+            roomEvents.withLock { $0 = events }
+            events.start()
+        }
         thread = WorkerThread(name: "swiftlet-cluster") { [self] in run() }
     }
 
@@ -113,6 +132,8 @@ package final class ClusterAgent: @unchecked Sendable {
         stopSignal.signal()
         thread?.join()
         thread = nil
+        roomEvents.withLock { $0 }?.stop()
+        roomEvents.withLock { $0 = nil }
     }
 
     /// The room's home, placing it when it has none (or its home died).
@@ -181,7 +202,8 @@ package final class ClusterAgent: @unchecked Sendable {
         var nextParts = next
         while !stopRequested.load(ordering: .relaxed) {
             let now = MonotonicClock.now()
-            if now >= nextParts, now < next {
+            let woken = wokenRooms.withLock { $0.all || !$0.rooms.isEmpty }
+            if now >= nextParts || woken, now < next {
                 // While disconnected the refresh retries; parts wait for it.
                 if let connected = registry, case .connected(let nodes) = status { syncParts(connected, nodes: nodes, now: now) }
                 nextParts = now + timing.cascadeInterval
@@ -213,6 +235,9 @@ package final class ClusterAgent: @unchecked Sendable {
             // Without the cascade's hooks (a node without rooms, tests) the
             // thread sleeps from refresh to refresh.
             stopSignal.wait(until: cascadeHooks.withLock({ $0 }) == nil ? next : min(next, nextParts))
+            // A room event's signal is taken back here; a stop's is seen
+            // by the loop's condition first.
+            if !stopRequested.load(ordering: .relaxed) { stopSignal.drain() }
         }
         try? registry?.deregister(record.id)
     }

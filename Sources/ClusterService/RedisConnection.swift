@@ -83,6 +83,27 @@ package final class RedisConnection {
         }
     }
 
+    /// The next value the server sends unasked (a subscribed connection's
+    /// messages, RESP2 pub/sub), or nil when none came by `deadline`: a
+    /// quiet channel is not an error.
+    package func nextPush(until deadline: Instant) throws(RedisConnectionError) -> RedisValue? {
+        guard descriptor >= 0 else { throw .closed("not connected") }
+        do {
+            while true {
+                if let value = try next() { return value }
+                guard wait(descriptor, for: Int16(POLLIN), deadline: deadline) else { return nil }
+                do throws(RedisConnectionError) {
+                    try read(deadline: deadline)
+                } catch .timedOut {
+                    return nil
+                }
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
     private func next() throws(RedisConnectionError) -> RedisValue? {
         do { return try reader.next() } catch { throw .protocolError(error) }
     }

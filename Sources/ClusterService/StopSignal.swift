@@ -5,11 +5,12 @@ import Wire
     import Glibc
 #endif
 
-/// A one-shot signal a thread waits on with a deadline: `wait(until:)`
-/// sleeps in `poll(2)` on a pipe until the deadline or until `signal()`
-/// writes to it, and once signalled it stays signalled. The cluster agent
-/// sleeps on it between refreshes, so an idle agent wakes once per refresh
-/// and `stop` is still prompt.
+/// A signal a thread waits on with a deadline: `wait(until:)` sleeps in
+/// `poll(2)` on a pipe until the deadline or until `signal()` writes to
+/// it, and it stays signalled until `drain()`. The cluster agent sleeps on
+/// it between refreshes, so an idle agent wakes once per refresh, `stop`
+/// is still prompt, and a room event (`RoomEventSubscriber`) wakes it at
+/// once.
 final class StopSignal: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
@@ -41,6 +42,13 @@ final class StopSignal: Sendable {
         var byte: UInt8 = 1
         // A full pipe is signalled already.
         _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Takes back every signal so far: the next `wait` sleeps again.
+    func drain() {
+        guard readEnd >= 0 else { return }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while bytes.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
 
     /// Sleeps until `deadline` or until signalled. May return earlier

@@ -39,6 +39,7 @@ enum ServeCluster {
         /// live nodes it read, and refreshes done.
         func prometheus() -> String {
             guard let a = current else { return "" }
+            let c = a.cascadeFigures
             let (connected, nodes): (Int, Int) =
                 switch a.status {
                 case .connected(let n): (1, n.count)
@@ -69,6 +70,18 @@ enum ServeCluster {
                 # HELP swiftlet_cluster_redis_round_trip_seconds Time of the last refresh's Redis calls (record and live nodes).
                 # TYPE swiftlet_cluster_redis_round_trip_seconds gauge
                 swiftlet_cluster_redis_round_trip_seconds \(a.lastRefreshRoundTrip.map { String(Double($0.nanoseconds) / 1e9) } ?? "NaN")
+                # HELP swiftlet_cluster_room_parts Rooms this node serves a part of, as written to Redis (the cascade).
+                # TYPE swiftlet_cluster_room_parts gauge
+                swiftlet_cluster_room_parts \(c.partsWritten)
+                # HELP swiftlet_cluster_room_parts_oversized_total Parts of rooms too large for their record, not written.
+                # TYPE swiftlet_cluster_room_parts_oversized_total counter
+                swiftlet_cluster_room_parts_oversized_total \(c.oversized)
+                # HELP swiftlet_cluster_room_events_subscribed 1 while the room-events wake-up subscription is up.
+                # TYPE swiftlet_cluster_room_events_subscribed gauge
+                swiftlet_cluster_room_events_subscribed \(c.subscribed ? 1 : 0)
+                # HELP swiftlet_cluster_room_events_total Room wake-ups received (another node changed its part of a room).
+                # TYPE swiftlet_cluster_room_events_total counter
+                swiftlet_cluster_room_events_total \(c.events)
 
                 """ + proxyLines() + relayLines()
         }

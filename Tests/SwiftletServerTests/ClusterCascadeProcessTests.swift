@@ -90,6 +90,12 @@ extension ClusterProcessSuite {
             let metrics = nodes.map { (try? serverMetrics($0.url)) ?? [:] }
             let names = ["node-a~", "node-b~", "node-c~"]
             let sent = metrics.map { sum($0, "swiftlet_cluster_relay_packets_total", ["direction=\"out\""]) }
+            // Each node's part is written and its wake-ups arrive.
+            for (i, m) in metrics.enumerated() {
+                #expect(m["swiftlet_cluster_room_parts"] == 1, "\(names[i])")
+                #expect(m["swiftlet_cluster_room_events_subscribed"] == 1, "\(names[i])")
+                #expect((m["swiftlet_cluster_room_events_total"] ?? 0) > 0, "\(names[i])")
+            }
             let sources = sent.indices.filter { sent[$0] > 0 }
             #expect(sources == [0], "relayed media sent per node: \(sent)")
             let source = 0
