@@ -106,8 +106,9 @@ final class IncomingTrack {
     /// from a node goes on to this node's other workers (`addRelaySink`).
     var relaySinks: [RelaySink] = []
     /// Far side: the layer demand last sent to the source (dynacast; nil
-    /// before the first).
+    /// before the first), and when.
     var sentLayerDemand: UInt8?
+    var sentLayerDemandAt: Instant?
     /// SSRCs learned for this track from mid/rid (RFC 8852), not signalled.
     var learnedSSRCs = 0
     /// An m-section has room for one media and one RTX SSRC per layer:

@@ -39,7 +39,7 @@ extension RoomRouter {
             allocate(link.roundSubscriptions, on: link, now: now)
             link.roundSubscriptions.removeAll(keepingCapacity: true)
         }
-        updatePublisherLayers()
+        updatePublisherLayers(now: now)
         announceStreamStates()
     }
 
@@ -130,12 +130,12 @@ extension RoomRouter {
     /// at the publisher (`publisher-layers`), and back on when one is. A
     /// track nobody subscribes to keeps only its lowest layer, so a new
     /// subscriber starts at once.
-    private func updatePublisherLayers() {
+    private func updatePublisherLayers(now: Instant) {
         for track in tracks.values where track.isSimulcast {
             // A relayed track tells its source what its subscribers need
             // instead (the source has the publisher).
             if let source = track.relaySource {
-                sendLayerDemand(of: track, from: source)
+                sendLayerDemand(of: track, from: source, now: now)
                 continue
             }
             // A bit per layer, the lowest always on: compared every round

@@ -289,15 +289,26 @@ extension RoomRouter {
     /// that has not said yet counts as every layer: it gets every layer,
     /// as `RelaySink.carries` says), so the demand of a subscriber two
     /// hops away reaches the publisher.
-    func sendLayerDemand(of track: IncomingTrack, from source: RelayKey) {
+    /// The same demand is sent again every `layerDemandRefresh`: one sent
+    /// before the source held this relay's sink (a far node asks as soon
+    /// as its first subscriber does; the source adds the sink when it
+    /// reads that node's wants from Redis) or lost on a node relay would
+    /// otherwise leave the publisher's layers off for good, and the far
+    /// subscribers stuck on the lowest.
+    static let layerDemandRefresh: Duration = .seconds(1)
+
+    func sendLayerDemand(of track: IncomingTrack, from source: RelayKey, now: Instant) {
         var demand = track.subscriptionDemand
         if !track.relaySinks.isEmpty {
             let every: UInt8 = track.layers.count >= 8 ? 0xFF : UInt8((1 << track.layers.count) - 1)
             for sink in track.relaySinks { demand |= sink.demand ?? every }
         }
-        guard demand != track.sentLayerDemand else { return }
+        if demand == track.sentLayerDemand, let at = track.sentLayerDemandAt, now - at < Self.layerDemandRefresh { return }
         // Sent again next round when the link was full.
-        if sendFeedback(.layerDemand(source.relay, layers: demand), to: source.worker) { track.sentLayerDemand = demand }
+        if sendFeedback(.layerDemand(source.relay, layers: demand), to: source.worker) {
+            track.sentLayerDemand = demand
+            track.sentLayerDemandAt = now
+        }
     }
 
     @discardableResult

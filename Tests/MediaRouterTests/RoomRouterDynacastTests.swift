@@ -90,6 +90,35 @@ import WorkerRelay
     }
 
     /// The relay of TR_v from worker 0 to worker 1, with one subscriber on 1.
+    /// The far side says its demand again every second though it did not
+    /// change: a sink the source added again (a cluster node's wants read
+    /// again from Redis) starts without a demand, and the publisher's
+    /// layers would otherwise stay at the lowest for good. Seen with
+    /// three processes: far subscribers stuck at 180p.
+    @Test func aSinkAddedAgainHearsTheDemandWithinASecond() throws {
+        let bed = try RouterTestbed(workers: 2)
+        let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
+        _ = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
+        #expect(bed.connect())
+        relayTrack(on: bed)
+        var stream = SimulcastStream.threeLayers(temporalPattern: [0])
+        var next = bed.clock.now
+        func send(for duration: Duration) {
+            sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
+        }
+        send(for: .seconds(1))
+        let settled = try #require(Self.layers(bed.events[0]).last)
+        #expect(settled == [true, true, true])
+        let sent = demands(bed).count
+        bed.execute(.removeRelaySink(room: "r", trackID: "TR_v", to: 1), on: 0)
+        bed.execute(.addRelaySink(room: "r", trackID: "TR_v", relay: Self.relay, to: 1), on: 0)
+        // Until the far side says again, the new sink counts for no layer
+        // at the publisher (before the periodic demand, for good).
+        send(for: .milliseconds(1200))
+        #expect(demands(bed).count > sent)
+        #expect(Self.layers(bed.events[0]).last == settled)
+    }
+
     func relayTrack(on bed: RouterTestbed) {
         bed.execute(
             .addIncomingTrack(room: "r", participant: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description),

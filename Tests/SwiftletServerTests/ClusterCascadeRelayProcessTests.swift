@@ -1,0 +1,127 @@
+import Foundation
+import RedisTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension ClusterProcessSuite {
+    /// Issue #15, test 2's relay checks: what crosses a relay follows the
+    /// far node's demand, not its number of subscribers. Node A holds one
+    /// participant of a room (the publisher, VP8 simulcast and Opus), B
+    /// and C four each. Two subscribers on one far node; two more on the
+    /// same node leave the relay's bytes (against the publisher's ingress)
+    /// flat while that node's egress doubles; two subscribers capped at the
+    /// lowest layer (`--layout 5x5`: 256 pixels wide) on the other node get
+    /// only that layer and the audio over their relay. Real processes, a
+    /// real Redis, all on loopback (127.0.0.1 to 127.0.0.3).
+    @Suite(.serialized) struct ClusterCascadeRelayProcessTests {
+        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
+        private let cluster = ClusterProxyProcessTests()
+
+        private func sum(_ metrics: [String: Double], _ name: String, _ labels: [String]) -> Double {
+            metrics.filter { key, _ in key.hasPrefix(name + "{") && labels.allSatisfy { key.contains($0) } }.values.reduce(0, +)
+        }
+
+        /// The node names whose part of `room` lists any of `identities`'
+        /// prefixes.
+        private func holders(_ redis: RedisServerProcess, _ room: String, holding prefix: String) -> Set<String> {
+            var out: Set<String> = []
+            for node in cluster.redisCLI(redis, ["SMEMBERS", "swiftlet:shards:\(room)"]).split(separator: "\n") {
+                let text = cluster.redisCLI(redis, ["GET", "swiftlet:shard:\(room):\(node)"])
+                let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+                let ids = (object?["participants"] as? [[String: Any]])?.compactMap { $0["identity"] as? String } ?? []
+                if ids.contains(where: { $0.contains(prefix) }) { out.insert(String(node.split(separator: "~")[0])) }
+            }
+            return out
+        }
+
+        /// Over `seconds`: bytes per second the publisher sent A, A sent
+        /// over the relay to `far`, and `far` sent its subscribers.
+        private func window(
+            _ nodes: [String: ClusterProxyProcessTests.Node], far: String, seconds: Double
+        ) throws -> (
+            ingress: Double, relay: Double, egress: Double
+        ) {
+            func read() throws -> (Double, Double, Double) {
+                let a = try serverMetrics(nodes["node-a"]!.url)
+                let f = try serverMetrics(nodes[far]!.url)
+                return (
+                    a["swiftlet_rtp_bytes_received_total"] ?? 0,
+                    sum(a, "swiftlet_cluster_relay_bytes_total", ["peer=\"\(far)~", "direction=\"out\""]),
+                    f["swiftlet_rtp_bytes_sent_total"] ?? 0
+                )
+            }
+            let before = try read()
+            usleep(useconds_t(seconds * 1_000_000))
+            let after = try read()
+            return ((after.0 - before.0) / seconds, (after.1 - before.1) / seconds, (after.2 - before.2) / seconds)
+        }
+
+        @Test(.timeLimit(.minutes(2)))
+        func relayBytesFollowTheFarNodesDemandNotItsSubscribers() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            var nodes: [String: ClusterProxyProcessTests.Node] = [:]
+            defer { for n in nodes.values { n.stop() } }
+            nodes["node-a"] = try cluster.start(
+                "127.0.0.1", "node-a", redis: redis, ["--room-node-capacity", "1", "--workers", "1", "--region", "here"])
+            for (i, name) in ["node-b", "node-c"].enumerated() {
+                nodes[name] = try cluster.start(
+                    "127.0.0.\(i + 2)", name, redis: redis, ["--room-node-capacity", "4", "--workers", "1", "--region", "there"])
+            }
+            #expect(
+                cluster.wait(15) {
+                    nodes.values.allSatisfy { $0.metric("swiftlet_cluster_relay_links{state=\"connected\"}") == 2 }
+                })
+            let a = nodes["node-a"]!
+
+            var bots: [RoomBotFailureTests.BotProcess] = []
+            defer { for b in bots where b.process.isRunning { kill(b.process.processIdentifier, SIGKILL) } }
+            func roombot(_ extra: [String]) throws -> RoomBotFailureTests.BotProcess {
+                let bot = try RoomBotFailureTests.BotProcess(
+                    ["--url", a.url, "--room", "demand", "--dev", "--ramp", "4", "--duration", "90", "--cache-dir", cache] + extra
+                )
+                bots.append(bot)
+                return bot
+            }
+
+            // The publisher on A, two subscribers on one far node (X).
+            let first = try roombot(["--publishers", "1", "--subscribers", "2"])
+            #expect(first.wait(for: " 4 flowing", seconds: 25), "\(first.output)")
+            let far = try #require(holders(redis, "demand", holding: "-subscriber-").first)
+            let other = far == "node-b" ? "node-c" : "node-b"
+            usleep(6_000_000)  // the subscribers' estimates reach the top layer
+            let two = try window(nodes, far: far, seconds: 4)
+
+            // Two more subscribers on X: same relay bytes, twice the egress.
+            let second = try roombot(["--publishers", "0", "--subscribers", "2"])
+            #expect(second.wait(for: " 4 flowing", seconds: 20), "\(second.output)")
+            #expect(holders(redis, "demand", holding: "-subscriber-") == [far])
+            usleep(6_000_000)
+            let four = try window(nodes, far: far, seconds: 4)
+            let relayChange = (four.relay / four.ingress) / (two.relay / two.ingress) - 1
+            let egressRatio = (four.egress / four.ingress) / (two.egress / two.ingress)
+            #expect(abs(relayChange) < 0.03, "relay bytes per ingress byte changed \(relayChange * 100) %: \(two) \(four)")
+            #expect(egressRatio > 1.7 && egressRatio < 2.3, "egress grew \(egressRatio)x: \(two) \(four)")
+
+            // Two subscribers capped at the lowest layer: X is full, they go
+            // to the other node, whose relay carries only that layer and the
+            // audio (measured from 2 s after their media flows).
+            let third = try roombot(["--publishers", "0", "--subscribers", "2", "--layout", "5x5"])
+            #expect(third.wait(for: " 4 flowing", seconds: 20), "\(third.output)")
+            usleep(2_000_000)
+            let capped = try window(nodes, far: other, seconds: 4)
+            let share = capped.relay / capped.ingress
+            let full = four.relay / four.ingress
+            #expect(share < full * 0.3, "capped relay \(share) of the ingress against \(full) uncapped")
+            print(
+                "cascade relay: \(far) with 2 subscribers \(Int(two.relay * 8 / 1000)) kbit/s relayed, "
+                    + "with 4 \(Int(four.relay * 8 / 1000)) kbit/s (\(String(format: "%+.1f", relayChange * 100)) % per ingress byte), "
+                    + "egress x\(String(format: "%.2f", egressRatio)); \(other) capped: "
+                    + "\(Int(capped.relay * 8 / 1000)) kbit/s, \(String(format: "%.1f", share * 100)) % of the ingress "
+                    + "against \(String(format: "%.1f", full * 100)) %")
+        }
+    }
+}
