@@ -58,7 +58,7 @@ extension ClusterAgent {
     /// through one node fills each part to its capacity before the parts'
     /// records show them. A part of the room served here is remembered as
     /// a shard.
-    package func placeParticipant(_ room: String, identity: String?) throws(ClusterError) -> (home: RoomHome, servedBy: NodeID) {
+    package func placeParticipant(_ room: String, identity: String) throws(ClusterError) -> (home: RoomHome, servedBy: NodeID) {
         let home = try placeRoom(room)
         let (parts, nodes) = try onPlacingConnection { registry throws(ClusterError) in
             (try registry.readShards(room: room).records(atEpoch: home.epoch), try registry.liveNodes())

@@ -30,8 +30,10 @@ package protocol ClusterRouting: Sendable {
     /// Where a new participant of `room` is served: the room's home
     /// (placing the room when it has none), or, when the home is full
     /// (`roomNodeCapacity`), another node that serves a part of the room
-    /// (the cascade). `identity`: the joining identity, where known (a
-    /// client that joins again resumes on the node that serves it).
+    /// (the cascade). `identity`: the joining identity (a client that
+    /// joins again resumes on the node that serves it); nil for a WHIP or
+    /// WHEP session, which the room's home serves (a new part of a room
+    /// would hold no publisher yet for a WHEP offer to play).
     /// `arrivedVia`: the node that proxied this join here (it chose this
     /// node; one hop at most). Talks to Redis (bounded by its command
     /// timeout): called on the placement queue only, never on the

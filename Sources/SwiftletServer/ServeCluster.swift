@@ -251,7 +251,12 @@ enum ServeCluster {
                     agent.serveHere(room, home: home)
                     return .here(epoch: home.epoch)
                 }
-                (home, target) = try agent.placeParticipant(room, identity: identity)
+                if let identity {
+                    (home, target) = try agent.placeParticipant(room, identity: identity)
+                } else {
+                    home = try agent.placeRoom(room)
+                    target = home.node
+                }
             } catch {
                 return .unavailable(error.description)
             }
