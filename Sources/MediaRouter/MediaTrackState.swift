@@ -163,10 +163,7 @@ final class IncomingTrack {
 
     /// Dynacast: the layers this worker's subscribers need (bit i: layer
     /// i): what is allocated, one above it so upgrades need no round trip
-    /// to the publisher (unless the subscriber's preference caps it at its
-    /// allocation: a layer it may not take is not kept flowing for it, nor
-    /// carried by a relay to its node), and the layer each one is
-    /// forwarded now. A switch
+    /// to the publisher, and the layer each one is forwarded now. A switch
     /// down waits for a keyframe of the lower layer; until it comes the
     /// subscriber is still on the higher one, which must keep flowing (a
     /// paused layer, or one a relay stopped carrying, would freeze it).
@@ -177,9 +174,7 @@ final class IncomingTrack {
         for s in subscriptions {
             if let current = s.simulcast?.currentLayer?.spatial, current <= top { bits |= 1 << UInt8(current) }
             guard let layer = s.allocated else { continue }
-            let allocated = max(layer.spatial, 0)
-            let cap = max(min(s.maxSpatialLayer(of: self) ?? top, top), allocated)
-            for i in 0...min(allocated + 1, cap, top) { bits |= 1 << UInt8(i) }
+            for i in 0...min(max(layer.spatial, 0) + 1, top) { bits |= 1 << UInt8(i) }
         }
         return bits
     }
