@@ -14,7 +14,8 @@ extension ClusterProcessSuite {
     /// same node leave the relay's bytes (against the publisher's ingress)
     /// flat while that node's egress doubles; two subscribers capped at the
     /// lowest layer (`--layout 5x5`: 256 pixels wide) on the other node get
-    /// only that layer and the audio over their relay. Real processes, a
+    /// that layer, the one above it (kept for a quick upgrade, as dynacast
+    /// does) and the audio over their relay, not the top layer. Real processes, a
     /// real Redis, all on loopback (127.0.0.1 to 127.0.0.3).
     @Suite(.serialized) struct ClusterCascadeRelayProcessTests {
         private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
@@ -107,9 +108,10 @@ extension ClusterProcessSuite {
             #expect(egressRatio > 1.7 && egressRatio < 2.3, "egress grew \(egressRatio)x: \(two) \(four)")
 
             // Two subscribers capped at the lowest layer: X is full, they go
-            // to the other node, whose relay then carries only that layer and
-            // the audio. One-second windows from their first media until one
-            // shows it (the issue asks for 2 s; the time is printed).
+            // to the other node, whose relay then carries that layer, the one
+            // above it and the audio, not the top layer. One-second windows
+            // from their first media until one shows it (the issue asks for
+            // 2 s; the time is printed).
             let third = try roombot(["--publishers", "0", "--subscribers", "2", "--layout", "5x5"])
             #expect(third.wait(for: " 4 flowing", seconds: 20), "\(third.output)")
             let flowing = Date()
@@ -119,12 +121,12 @@ extension ClusterProcessSuite {
             while narrowedAfter == nil, Date().timeIntervalSince(flowing) < 12 {
                 let w = try window(nodes, far: other, seconds: 1)
                 share = w.relay / w.ingress
-                if share < full * 0.3 { narrowedAfter = Date().timeIntervalSince(flowing) }
+                if share < full * 0.5 { narrowedAfter = Date().timeIntervalSince(flowing) }
             }
             #expect(narrowedAfter != nil, "capped relay \(share) of the ingress against \(full) uncapped")
             let capped = try window(nodes, far: other, seconds: 3)
             let cappedShare = capped.relay / capped.ingress
-            #expect(cappedShare < full * 0.3, "capped relay \(cappedShare) of the ingress against \(full) uncapped")
+            #expect(cappedShare < full * 0.5, "capped relay \(cappedShare) of the ingress against \(full) uncapped")
             print(
                 "cascade relay: \(far) with 2 subscribers \(Int(two.relay * 8 / 1000)) kbit/s relayed, "
                     + "with 4 \(Int(four.relay * 8 / 1000)) kbit/s (\(String(format: "%+.1f", relayChange * 100)) % per ingress byte), "
