@@ -60,19 +60,32 @@ package struct LayerBitrateMeter: Sendable {
         bitrate(spatial: spatial, upToTemporal: Self.temporalLayers - 1).bitsPerSecond > 0
     }
 
+    /// The bitrate of temporal layer `temporal` of spatial layer `spatial`
+    /// alone, in the last window; zero out of range.
+    package func rate(spatial: Int, temporal: Int) -> Int64 {
+        guard (0..<Self.spatialLayers).contains(spatial), (0..<Self.temporalLayers).contains(temporal) else { return 0 }
+        return rates[spatial * Self.temporalLayers + temporal]
+    }
+
     /// Per spatial layer, the cumulative bitrate over temporal layers
     /// 0...t for each t: the shape the bandwidth allocator takes. Trailing
     /// temporal layers that carry nothing are left out. No allocation: it
     /// is read every allocation round of every subscriber.
     package var cumulativeRates: LayerRates {
+        Self.cumulativeRates { s, t in rates[s * Self.temporalLayers + t] }
+    }
+
+    /// `cumulativeRates` of per-layer rates measured elsewhere (a relayed
+    /// track's source reports them).
+    package static func cumulativeRates(_ rate: (_ spatial: Int, _ temporal: Int) -> Int64) -> LayerRates {
         var out = LayerRates()
-        for s in 0..<Self.spatialLayers {
+        for s in 0..<spatialLayers {
             var count = 0
-            for t in 0..<Self.temporalLayers where rates[s * Self.temporalLayers + t] > 0 { count = t + 1 }
+            for t in 0..<temporalLayers where rate(s, t) > 0 { count = t + 1 }
             out.addSpatialLayer()
             var sum: Int64 = 0
             for t in 0..<count {
-                sum &+= rates[s * Self.temporalLayers + t]
+                sum &+= rate(s, t)
                 out.addTemporalRate(Bitrate(bitsPerSecond: sum))
             }
         }

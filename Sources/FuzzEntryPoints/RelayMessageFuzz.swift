@@ -16,6 +16,8 @@ extension FuzzEntryPoints {
                     RelayMessage.encodeMedia(track, layer: layer, isRetransmission: rtx, packet: packet, into: slot)
                 case .senderReport(let track, let layer, let ntp, let ts):
                     RelayMessage.encodeSenderReport(track, layer: layer, ntp: ntp, rtpTimestamp: ts, into: slot)
+                case .layerBitrates(let track, let rates):
+                    RelayMessage.encodeLayerBitrates(track, rates, into: slot)
                 case .feedback(let f):
                     RelayMessage.encodeFeedback(f, into: slot)
                 }

@@ -109,6 +109,14 @@ final class IncomingTrack {
     /// before the first), and when.
     var sentLayerDemand: UInt8?
     var sentLayerDemandAt: Instant?
+    /// Far side: the source's last measure of every layer's bitrate, and
+    /// when it came. The relay carries only the layers this side wants, so
+    /// the others cannot be measured here; the allocator prices them by
+    /// this (`allocationRates`).
+    var reportedBitrates: (rates: RelayedLayerBitrates, at: Instant)?
+    /// How long a report stands: three of the source's one-second windows
+    /// (a relay that stopped reporting falls back to what arrives here).
+    static let reportedBitratesLifetime: Duration = .seconds(3)
     /// SSRCs learned for this track from mid/rid (RFC 8852), not signalled.
     var learnedSSRCs = 0
     /// An m-section has room for one media and one RTX SSRC per layer:
@@ -161,9 +169,39 @@ final class IncomingTrack {
 
     var isVideo: Bool { description.kind == .video }
 
+    /// The per-layer bitrates the allocator prices this video track by:
+    /// the source's report for a relayed track (it sees every layer the
+    /// publisher sends, where this worker sees only those its relay
+    /// carries), else what arrives here. A far subscriber that may take a
+    /// higher layer gets it allocated at once, without that layer first
+    /// crossing to be measured.
+    func allocationRates(now: Instant) -> LayerRates {
+        if let report = currentReport(now: now) {
+            return LayerBitrateMeter.cumulativeRates { s, t in Int64(report[s, t]) }
+        }
+        return bitrates.cumulativeRates
+    }
+
+    /// What this worker tells its own far sides about the layers: the
+    /// report it has (a relayed track relayed on), else its own measure.
+    func bitratesToRelay(now: Instant) -> RelayedLayerBitrates {
+        currentReport(now: now) ?? RelayedLayerBitrates { s, t in bitrates.rate(spatial: s, temporal: t) }
+    }
+
+    private func currentReport(now: Instant) -> RelayedLayerBitrates? {
+        guard relaySource != nil, let report = reportedBitrates, now - report.at < Self.reportedBitratesLifetime else {
+            return nil
+        }
+        return report.rates
+    }
+
     /// Dynacast: the layers this worker's subscribers need (bit i: layer
     /// i): what is allocated, one above it so upgrades need no round trip
-    /// to the publisher, and the layer each one is forwarded now. A switch
+    /// to the publisher (unless the subscriber's preference caps it at its
+    /// allocation: a layer it may not take is not kept flowing for it, nor
+    /// carried by a relay to its worker or node; when the cap rises, a far
+    /// side prices the layer from the source's report and asks for it at
+    /// once), and the layer each one is forwarded now. A switch
     /// down waits for a keyframe of the lower layer; until it comes the
     /// subscriber is still on the higher one, which must keep flowing (a
     /// paused layer, or one a relay stopped carrying, would freeze it).
@@ -174,7 +212,9 @@ final class IncomingTrack {
         for s in subscriptions {
             if let current = s.simulcast?.currentLayer?.spatial, current <= top { bits |= 1 << UInt8(current) }
             guard let layer = s.allocated else { continue }
-            for i in 0...min(max(layer.spatial, 0) + 1, top) { bits |= 1 << UInt8(i) }
+            let allocated = max(layer.spatial, 0)
+            let cap = max(min(s.maxSpatialLayer(of: self) ?? top, top), allocated)
+            for i in 0...min(allocated + 1, cap, top) { bits |= 1 << UInt8(i) }
         }
         return bits
     }

@@ -77,6 +77,10 @@ package struct RoomMediaCounters: Equatable, Sendable {
     /// (not sent to it), and layer demands received from far workers.
     package var relayPacketsNotWanted: UInt64 = 0
     package var relayLayerDemands: UInt64 = 0
+    /// Layer bitrate reports sent to far sides (one per simulcast track per
+    /// relay a second) and received from sources.
+    package var relayLayerBitratesSent: UInt64 = 0
+    package var relayLayerBitratesReceived: UInt64 = 0
 
     package init() {}
 

@@ -81,7 +81,7 @@ extension RoomRouter {
             }
             let layers =
                 track.isVideo
-                ? track.bitrates.cumulativeRates
+                ? track.allocationRates(now: now)
                 : LayerRates(single: track.bitrates.bitrate(spatial: 0, upToTemporal: LayerBitrateMeter.temporalLayers - 1))
             // Priority: the room's active speakers' videos go first (their
             // tiles are the large ones in a speaker layout); on-screen size

@@ -20,7 +20,9 @@ extension RoomRouter {
             return
         }
         nextHousekeeping = now + Self.housekeepingInterval
-        for track in tracks.values { track.bitrates.poll(now: now) }
+        for track in tracks.values where track.bitrates.poll(now: now) && track.isSimulcast {
+            relayLayerBitrates(of: track, now: now)
+        }
         sendTransportFeedback(now: now, output: output)
         tickForwarders(now: now, output: output)
         allocateBandwidth(now: now, output: output)

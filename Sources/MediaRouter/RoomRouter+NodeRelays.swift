@@ -195,6 +195,8 @@ extension RoomRouter {
             case .senderReport(let relay, let layer, let ntp, let rtpTimestamp):
                 receiveRelayedSenderReport(
                     relay, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, from: channel.slot, now: now)
+            case .layerBitrates(let relay, let rates):
+                receiveRelayedLayerBitrates(relay, rates, from: channel.slot, now: now)
             case .feedback(let feedback):
                 receiveRelayFeedback(feedback, from: channel.slot, now: now, output: output)
             case .media:
@@ -294,6 +296,12 @@ final class NodeRelayChannel: RelaySourceLink, RelayFeedbackLink {
         guard transport != nil,
             let n = NodeRelayFraming.encodeSenderReport(
                 track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, ssrc: ssrc, into: buffer)
+        else { return false }
+        return sendControl(n)
+    }
+
+    func sendLayerBitrates(_ track: RelayTrackID, _ rates: RelayedLayerBitrates) -> Bool {
+        guard transport != nil, let n = NodeRelayFraming.encodeLayerBitrates(track, rates, ssrc: ssrc, into: buffer)
         else { return false }
         return sendControl(n)
     }

@@ -137,6 +137,17 @@ extension RoomRouter {
         }
     }
 
+    /// Far side: the source's measure of every layer of `relay` (about once
+    /// a second), which prices the layers this worker's relay does not
+    /// carry (`IncomingTrack.allocationRates`).
+    package func receiveRelayedLayerBitrates(_ relay: RelayTrackID, _ rates: RelayedLayerBitrates, from: Int, now: Instant) {
+        guard let track = relayedTracks[RelayKey(worker: from, relay: relay)] else {
+            return counters.dropped.unknownRelay &+= 1
+        }
+        track.reportedBitrates = (rates, now)
+        counters.relayLayerBitratesReceived &+= 1
+    }
+
     /// Source side: feedback from worker `from` about a track relayed to it.
     package func receiveRelayFeedback(_ feedback: RelayFeedback, from: Int, now: Instant, output: any DatagramOutput) {
         counters.relayFeedbackReceived &+= 1
@@ -201,6 +212,22 @@ extension RoomRouter {
     }
 
     // MARK: Source side
+
+    /// Each far side of a simulcast track hears what every layer costs
+    /// when this worker's meter closes a window (once a second), so its
+    /// allocator can take a layer its relay does not carry yet. A full
+    /// link drops the report; the next one comes a second later.
+    func relayLayerBitrates(of track: IncomingTrack, now: Instant) {
+        guard !track.relaySinks.isEmpty else { return }
+        let rates = track.bitratesToRelay(now: now)
+        for sink in track.relaySinks {
+            if sink.link.sendLayerBitrates(sink.key.relay, rates) {
+                counters.relayLayerBitratesSent &+= 1
+            } else {
+                counters.relayDrops &+= 1
+            }
+        }
+    }
 
     /// Each packet once to each far worker (`relaySinks`) that needs its
     /// layer: a relay carries the layers its far side wants, once for all

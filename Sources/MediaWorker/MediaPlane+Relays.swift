@@ -80,6 +80,8 @@ package final class RelayMesh: Sendable {
                     case .senderReport(let track, let layer, let ntp, let rtpTimestamp):
                         engine.receiveRelayedSenderReport(
                             track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, from: from, now: now)
+                    case .layerBitrates(let track, let rates):
+                        engine.receiveRelayedLayerBitrates(track, rates, from: from, now: now)
                     case .feedback:
                         // Feedback has its own ring; here it is a bad slot.
                         counters.bump(counters.malformed)

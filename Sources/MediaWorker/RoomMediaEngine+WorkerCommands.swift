@@ -38,6 +38,10 @@ extension RoomMediaEngine {
         router.receiveRelayedSenderReport(track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, from: from, now: now)
     }
 
+    package func receiveRelayedLayerBitrates(_ track: RelayTrackID, _ rates: RelayedLayerBitrates, from: Int, now: Instant) {
+        router.receiveRelayedLayerBitrates(track, rates, from: from, now: now)
+    }
+
     /// Feedback from worker `from` about a track whose source is here.
     package func receiveRelayFeedback(_ feedback: RelayFeedback, from: Int, now: Instant, transmit: TransmitQueue) {
         router.receiveRelayFeedback(feedback, from: from, now: now, output: transmit)

@@ -59,6 +59,16 @@ enum MediaMetrics {
                 "Packets of a simulcast layer not sent to a far worker whose subscribers do not need it.",
                 sum(\.relayPacketsNotWanted)
             ),
+            (
+                "swiftlet_relay_layer_demands_total",
+                "Layer demands received from far workers and nodes (what their subscribers need of a simulcast track).",
+                sum(\.relayLayerDemands)
+            ),
+            (
+                "swiftlet_relay_layer_bitrates_received_total",
+                "Reports of a relayed simulcast track's per-layer bitrates received from its source (one a second).",
+                sum(\.relayLayerBitratesReceived)
+            ),
         ]
         var out = ""
         for (name, help, value) in rows {

@@ -10,7 +10,7 @@
 ///   sequence number, timestamp 0, the link's SSRC; the payload is the
 ///   `RelayMessage` (its 8-byte header, then the publisher's RTP packet
 ///   as it arrived, byte for byte).
-/// - Sender reports and feedback go as one RTCP APP packet (RFC 3550
+/// - Sender reports, layer bitrates and feedback go as one RTCP APP packet (RFC 3550
 ///   section 6.7, packet type 204, name `SWLT`), alone (RFC 5506
 ///   reduced-size RTCP: both ends are ours): the subtype holds how many
 ///   zero bytes pad the message to a 32-bit boundary, the application
@@ -63,6 +63,13 @@ package enum NodeRelayFraming {
         wrapApp(ssrc: ssrc, into: buffer) { body in
             RelayMessage.encodeSenderReport(track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, into: body)
         }
+    }
+
+    /// Writes a track's layer bitrates as an RTCP APP packet into `buffer`.
+    package static func encodeLayerBitrates(
+        _ track: RelayTrackID, _ rates: RelayedLayerBitrates, ssrc: UInt32, into buffer: UnsafeMutableRawBufferPointer
+    ) -> Int? {
+        wrapApp(ssrc: ssrc, into: buffer) { body in RelayMessage.encodeLayerBitrates(track, rates, into: body) }
     }
 
     /// Writes feedback as an RTCP APP packet into `buffer`.

@@ -17,6 +17,10 @@ package protocol RelaySourceLink: AnyObject {
     /// 6.4.1: NTP time 32.32 and the RTP timestamp of the same instant):
     /// the far side re-bases timestamps across layer switches with it.
     func sendSenderReport(_ track: RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) -> Bool
+    /// What the publisher sends now per layer, as the source measures it
+    /// (about once a second): the far side prices layers its relay does
+    /// not carry by it.
+    func sendLayerBitrates(_ track: RelayTrackID, _ rates: RelayedLayerBitrates) -> Bool
 }
 
 /// The far side of one relay: what a far worker asks of the track's

@@ -6,7 +6,7 @@
 /// Layout (little-endian), an 8-byte header then a body:
 ///
 ///     0      kind: 1 media, 2 sender report, 3 keyframe request, 4 NACK,
-///            5 layer demand
+///            5 layer demand, 6 layer bitrates
 ///     1      flags: bit 0 retransmission (media only); other bits zero
 ///     2      layer (0 ..< maxLayers; zero for layer demand)
 ///     3      zero
@@ -14,7 +14,9 @@
 ///     8...   body: media, the RTP packet (1 byte or more, the rest of the
 ///            slot); sender report, NTP time (8) and RTP timestamp (4);
 ///            keyframe request, nothing; NACK, packet id (2) and bitmask
-///            (2); layer demand, the layer bits (1).
+///            (2); layer demand, the layer bits (1); layer bitrates,
+///            `RelayedLayerBitrates.count` rates (4 each, bits per second,
+///            spatial-major).
 ///
 /// The message's end is the slot's used length, so a body has no length
 /// field of its own and fixed-size bodies must match it exactly.
@@ -24,6 +26,9 @@
 package enum RelayMessage {
     case media(RelayTrackID, layer: Int, isRetransmission: Bool, packet: UnsafeRawBufferPointer)
     case senderReport(RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32)
+    /// The source's measure of every layer of the track, about once a
+    /// second: source to far side, like media.
+    case layerBitrates(RelayTrackID, RelayedLayerBitrates)
     case feedback(RelayFeedback)
 
     /// Spatial layers a relayed track may have: layer demand is a byte of
@@ -32,8 +37,9 @@ package enum RelayMessage {
     package static let headerSize = 8
 
     enum Kind: UInt8 {
-        case media = 1, senderReport, keyframeRequest, nack, layerDemand
+        case media = 1, senderReport, keyframeRequest, nack, layerDemand, layerBitrates
     }
+    static let layerBitratesBodySize = RelayedLayerBitrates.count * 4
     static let retransmissionFlag: UInt8 = 0x01
 }
 
@@ -59,7 +65,9 @@ extension RelayMessage {
         guard let kind = Kind(rawValue: rawKind) else { throw .unknownKind(rawKind) }
         let flags = slot[1]
         guard slot[3] == 0, flags & ~retransmissionFlag == 0, kind == .media || flags == 0 else { throw .badFlags }
-        guard slot[2] < maxLayers, kind != .layerDemand || slot[2] == 0 else { throw .layerOutOfRange(slot[2]) }
+        guard slot[2] < maxLayers, (kind != .layerDemand && kind != .layerBitrates) || slot[2] == 0 else {
+            throw .layerOutOfRange(slot[2])
+        }
         let layer = Int(slot[2])
         let track = RelayTrackID(load(UInt32.self, slot, 4))
         let length = slot.count - headerSize
@@ -82,6 +90,15 @@ extension RelayMessage {
         case .layerDemand:
             guard length == 1 else { throw .badBodyLength(kind: rawKind, length: length) }
             return .feedback(.layerDemand(track, layers: slot[8]))
+        case .layerBitrates:
+            guard length == layerBitratesBodySize else { throw .badBodyLength(kind: rawKind, length: length) }
+            var rates = RelayedLayerBitrates()
+            for s in 0..<RelayedLayerBitrates.spatialLayers {
+                for t in 0..<RelayedLayerBitrates.temporalLayers {
+                    rates[s, t] = load(UInt32.self, slot, headerSize + (s * RelayedLayerBitrates.temporalLayers + t) * 4)
+                }
+            }
+            return .layerBitrates(track, rates)
         }
     }
 
@@ -112,6 +129,20 @@ extension RelayMessage {
         return headerSize + 12
     }
 
+    package static func encodeLayerBitrates(
+        _ track: RelayTrackID, _ rates: RelayedLayerBitrates, into slot: UnsafeMutableRawBufferPointer
+    ) -> Int? {
+        guard slot.count >= headerSize + layerBitratesBodySize,
+            writeHeader(.layerBitrates, flags: 0, layer: 0, track: track, slot)
+        else { return nil }
+        for s in 0..<RelayedLayerBitrates.spatialLayers {
+            for t in 0..<RelayedLayerBitrates.temporalLayers {
+                store(rates[s, t], slot, headerSize + (s * RelayedLayerBitrates.temporalLayers + t) * 4)
+            }
+        }
+        return headerSize + layerBitratesBodySize
+    }
+
     package static func encodeFeedback(_ feedback: RelayFeedback, into slot: UnsafeMutableRawBufferPointer) -> Int? {
         switch feedback {
         case .keyframeRequest(let track, let layer):
@@ -135,7 +166,7 @@ extension RelayMessage {
 
     /// The slot size a ring needs to carry packets of up to `bytes` bytes
     /// (and every other message).
-    package static func slotSize(forPacketsUpTo bytes: Int) -> Int { headerSize + max(bytes, 12) }
+    package static func slotSize(forPacketsUpTo bytes: Int) -> Int { headerSize + max(bytes, layerBitratesBodySize) }
 
     @inline(__always)
     private static func writeHeader(

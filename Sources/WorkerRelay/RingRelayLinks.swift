@@ -91,6 +91,10 @@ package final class RingRelaySourceLink: RingRelayProducer, RelaySourceLink, @un
     package func sendSenderReport(_ track: RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) -> Bool {
         push { RelayMessage.encodeSenderReport(track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp, into: $0) }
     }
+
+    package func sendLayerBitrates(_ track: RelayTrackID, _ rates: RelayedLayerBitrates) -> Bool {
+        push { RelayMessage.encodeLayerBitrates(track, rates, into: $0) }
+    }
 }
 
 /// `RelayFeedbackLink` over a ring to one source worker; only the far

@@ -48,6 +48,7 @@ final class RelayRing: RelaySourceLink, RelayFeedbackLink {
     enum Message {
         case media(RelayTrackID, layer: Int, isRetransmission: Bool, packet: [UInt8])
         case senderReport(RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32)
+        case layerBitrates(RelayTrackID, RelayedLayerBitrates)
         case feedback(RelayFeedback)
     }
     var messages: [Message] = []
@@ -57,6 +58,7 @@ final class RelayRing: RelaySourceLink, RelayFeedbackLink {
     private(set) var mediaCarriedPerLayer = [0, 0, 0, 0]
     private(set) var senderReportsCarried: [(layer: Int, ntp: UInt64, rtpTimestamp: UInt32)] = []
     private(set) var feedbackCarried: [RelayFeedback] = []
+    private(set) var layerBitratesCarried: [RelayedLayerBitrates] = []
 
     func sendMedia(_ track: RelayTrackID, layer: Int, isRetransmission: Bool, packet: UnsafeRawBufferPointer) -> Bool {
         if refuseNext > 0 {
@@ -72,6 +74,12 @@ final class RelayRing: RelaySourceLink, RelayFeedbackLink {
     func sendSenderReport(_ track: RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) -> Bool {
         senderReportsCarried.append((layer, ntp, rtpTimestamp))
         messages.append(.senderReport(track, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp))
+        return true
+    }
+
+    func sendLayerBitrates(_ track: RelayTrackID, _ rates: RelayedLayerBitrates) -> Bool {
+        layerBitratesCarried.append(rates)
+        messages.append(.layerBitrates(track, rates))
         return true
     }
 
@@ -419,6 +427,8 @@ final class RouterTestbed {
                         case .senderReport(let relay, let layer, let ntp, let rtp):
                             routers[b].receiveRelayedSenderReport(
                                 relay, layer: layer, ntp: ntp, rtpTimestamp: rtp, from: fromA, now: clock.now)
+                        case .layerBitrates(let relay, let rates):
+                            routers[b].receiveRelayedLayerBitrates(relay, rates, from: fromA, now: clock.now)
                         case .feedback: break
                         }
                     }

@@ -69,6 +69,18 @@ import Testing
         #expect(t == track && layer == 1 && ntp == 0x0102_0304_0506_0708 && ts == 90_000)
     }
 
+    @Test func layerBitratesRoundTrip() throws {
+        let rates = RelayedLayerBitrates { s, t in Int64(100_000 * (s + 1) + t) }
+        let wire = try #require(encode { NodeRelayFraming.encodeLayerBitrates(track, rates, ssrc: 9, into: $0) })
+        #expect(wire.count % 4 == 0)
+        let decoded = try wire.withUnsafeBytes { try NodeRelayFraming.decodeControl($0) }
+        guard case .layerBitrates(let t, let got) = decoded else {
+            Issue.record("not layer bitrates")
+            return
+        }
+        #expect(t == track && got == rates)
+    }
+
     @Test func badPacketsAreTypedErrors() throws {
         let good = try #require(encode { NodeRelayFraming.encodeFeedback(.keyframeRequest(track, layer: 0), ssrc: 9, into: $0) })
         // Another RTCP type, a wrong name, a length that is not the datagram's, nonzero padding.

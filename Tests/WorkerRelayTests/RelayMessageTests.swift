@@ -5,12 +5,14 @@ import WorkerRelay
 enum DecodedRelay: Equatable {
     case media(RelayTrackID, layer: Int, isRetransmission: Bool, packet: [UInt8])
     case senderReport(RelayTrackID, layer: Int, ntp: UInt64, rtpTimestamp: UInt32)
+    case layerBitrates(RelayTrackID, RelayedLayerBitrates)
     case feedback(RelayFeedback)
 
     init(_ m: RelayMessage) {
         switch m {
         case .media(let t, let l, let r, let p): self = .media(t, layer: l, isRetransmission: r, packet: Array(p))
         case .senderReport(let t, let l, let n, let ts): self = .senderReport(t, layer: l, ntp: n, rtpTimestamp: ts)
+        case .layerBitrates(let t, let r): self = .layerBitrates(t, r)
         case .feedback(let f): self = .feedback(f)
         }
     }
@@ -67,6 +69,23 @@ enum DecodedRelay: Equatable {
         }
     }
 
+    @Test func layerBitratesRoundTripSpatialMajorAndSaturate() throws {
+        // 1 Mbit/s per temporal layer on layer 0, 9 Gbit/s (more than a
+        // message holds) on layer 2's top temporal layer.
+        let rates = RelayedLayerBitrates { s, t in s == 2 && t == 3 ? 9_000_000_000 : (s == 0 ? 1_000_000 : 0) }
+        #expect(rates[2, 3] == UInt32.max)
+        #expect(rates[0, 1] == 1_000_000 && rates[1, 0] == 0 && rates[3, 0] == 0 && rates[0, 4] == 0)
+        let bytes = try #require(Self.encode { RelayMessage.encodeLayerBitrates(RelayTrackID(12), rates, into: $0) })
+        #expect(bytes.count == 8 + 48)
+        #expect(Array(bytes[0..<8]) == [6, 0, 0, 0, 12, 0, 0, 0])
+        // Layer 0, temporal layer 1: bytes 12..<16, little-endian.
+        #expect(Array(bytes[12..<16]) == [0x40, 0x42, 0x0F, 0x00])
+        #expect(Self.decode(bytes) == .success(.layerBitrates(RelayTrackID(12), rates)))
+        #expect(Self.encode(55) { RelayMessage.encodeLayerBitrates(RelayTrackID(12), rates, into: $0) } == nil)
+        // The feedback ring's slots hold it (the sizes come from one rule).
+        #expect(RelayMessage.slotSize(forPacketsUpTo: 0) >= bytes.count)
+    }
+
     @Test func aPacketLongerThanTheSlotOrEmptyOrABadLayerIsRefused() {
         let packet = [UInt8](repeating: 7, count: 57)
         packet.withUnsafeBytes { p in
@@ -101,7 +120,12 @@ enum DecodedRelay: Equatable {
         #expect(Self.decode([]) == .failure(.truncated))
         #expect(Self.decode([1, 0, 0, 0, 1, 0, 0]) == .failure(.truncated))
         #expect(Self.decode([0, 0, 0, 0] + track + [1]) == .failure(.unknownKind(0)))
-        #expect(Self.decode([6, 0, 0, 0] + track) == .failure(.unknownKind(6)))
+        #expect(Self.decode([7, 0, 0, 0] + track) == .failure(.unknownKind(7)))
+        #expect(
+            Self.decode([6, 0, 1, 0] + track + [UInt8](repeating: 0, count: 48)) == .failure(.layerOutOfRange(1)),
+            "layer bitrates name no layer")
+        #expect(
+            Self.decode([6, 0, 0, 0] + track + [UInt8](repeating: 0, count: 47)) == .failure(.badBodyLength(kind: 6, length: 47)))
         #expect(Self.decode([1, 2, 0, 0] + track + [1]) == .failure(.badFlags), "an unknown flag")
         #expect(Self.decode([3, 1, 0, 0] + track) == .failure(.badFlags), "retransmission on feedback")
         #expect(Self.decode([1, 0, 0, 9] + track + [1]) == .failure(.badFlags), "reserved byte")

@@ -5,10 +5,10 @@ import WorkerRelay
 
 @Suite struct RingRelayLinksTests {
     @Test func aSourceLinkCountsSentFullAndRefusedAndNeverBlocks() {
-        let ring = PacketRing(capacity: 2, slotSize: RelayMessage.slotSize(forPacketsUpTo: 16))
+        let ring = PacketRing(capacity: 2, slotSize: RelayMessage.slotSize(forPacketsUpTo: 64))
         let link = RingRelaySourceLink(ring: ring)
-        let packet = [UInt8](repeating: 1, count: 16)
-        let long = [UInt8](repeating: 1, count: 17)
+        let packet = [UInt8](repeating: 1, count: 64)
+        let long = [UInt8](repeating: 1, count: 65)
         #expect(!link.takeWake())
         packet.withUnsafeBytes { p in
             #expect(link.sendMedia(RelayTrackID(1), layer: 0, isRetransmission: false, packet: p))
