@@ -64,6 +64,22 @@ package final class ClusterAgent: @unchecked Sendable {
     /// Rooms a room event named since the last step; `all` after a
     /// (re)subscription, when events may have been lost.
     let wokenRooms = Mutex<(all: Bool, rooms: Set<String>)>((false, []))
+    /// The most rooms remembered between two steps: anyone who can publish
+    /// on the channel could name a new room per message, so past this the
+    /// step reads every local room's parts instead (what it does after a
+    /// resubscription), and the set stays this small.
+    static let maxWokenRooms = 1_000
+
+    /// Notes one wake-up: `room` (nil: every room) is read at the next
+    /// step.
+    static func noteWakeUp(_ woken: inout (all: Bool, rooms: Set<String>), room: String?) {
+        guard !woken.all else { return }
+        guard let room, woken.rooms.count < maxWokenRooms || woken.rooms.contains(room) else {
+            woken = (true, [])
+            return
+        }
+        woken.rooms.insert(room)
+    }
     /// The wake-up subscription (with the cascade's hooks only).
     let roomEvents = Mutex<RoomEventSubscriber?>(nil)
     /// Participants this node placed lately, by room and node
@@ -114,9 +130,7 @@ package final class ClusterAgent: @unchecked Sendable {
         guard thread == nil else { return }
         if cascadeHooks.withLock({ $0 }) != nil {
             let events = RoomEventSubscriber(endpoint: endpoint, keys: keys, timing: timing) { [self] room in
-                wokenRooms.withLock { w in
-                    if let room { w.rooms.insert(room) } else { w.all = true }
-                }
+                wokenRooms.withLock { Self.noteWakeUp(&$0, room: room) }
                 stopSignal.signal()
             }
             roomEvents.withLock { $0 = events }
