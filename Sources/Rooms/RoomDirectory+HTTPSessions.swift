@@ -160,7 +160,7 @@ extension RoomDirectory {
         }
     }
 
-    private func refuseHTTPSession(_ request: JoinRequest) -> RoomError? {
+    func refuseHTTPSession(_ request: JoinRequest) -> RoomError? {
         if isDraining { return RoomError(.draining, "the server is shutting down") }
         if findParticipant(identity: request.identity, room: request.room) != nil {
             return RoomError(.identityInUse, "'\(request.identity)' is already in room '\(request.room)'")
@@ -178,7 +178,7 @@ extension RoomDirectory {
         _ request: JoinRequest, kind: ParticipantKind
     ) -> (ParticipantID, session: String, effects: [RoomEffect]) {
         let id = ParticipantID(ids.next(prefix: "PA_"))
-        let session = ids.next(prefix: "SE_")
+        let session = HTTPSessionID.make(ids.next(prefix: "SE_"), node: sessionNode)
         var p = Participant(id: id, identity: request.identity, grants: request.grants, room: request.room, connection: nil)
         p.kind = kind
         p.session = session

@@ -1,5 +1,7 @@
 import Negotiation
 import RoomProtocol
+import SDP
+import Wire
 import WorkerRelay
 
 /// A participant another node of the cluster serves, in a room that spans
@@ -69,8 +71,16 @@ extension RoomDirectory {
     )
         -> [RoomEffect]
     {
+        setRemoteShard(room: name, node: node, participants: list, beforeLocalMember: false)
+    }
+
+    /// `beforeLocalMember`: the room may have no local member yet (a WHEP
+    /// offer is about to add one: `whepPlay(_:target:parsed:remoteParts:now:)`).
+    mutating func setRemoteShard(
+        room name: String, node: String, participants list: [RemoteParticipant], beforeLocalMember: Bool
+    ) -> [RoomEffect] {
         guard let room = rooms[name], room.mode == .sfu, !room.isCallRoom,
-            room.members.contains(where: { participants[$0]?.remote == nil })
+            beforeLocalMember || room.members.contains(where: { participants[$0]?.remote == nil })
         else { return [] }
         var effects: [RoomEffect] = []
         let listed = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -182,4 +192,63 @@ extension RoomDirectory {
 
     /// Whether a room member is a local one (exit drops a room without).
     func hasLocalMember(_ room: Room) -> Bool { room.members.contains { participants[$0]?.remote == nil } }
+}
+
+/// WHEP audiences beyond the room's home (issue #15): a WHEP offer may be
+/// placed on a node that serves no part of its room yet. Its answer lists
+/// the tracks it will play, so that node must know the other nodes' parts
+/// first: the shell reads them from Redis before the offer is answered.
+extension RoomDirectory {
+    /// A WHEP offer with the other nodes' parts of its room (`parts`, by
+    /// node, read just before). When this node has no local member in the
+    /// room, the room is made here with them as its remote members, then
+    /// the offer is answered as usual (it plays a remote publisher's
+    /// tracks like a local one's); a refused offer leaves nothing behind.
+    /// When the room has a local member, its remote members are current
+    /// already and `parts` is not used.
+    package mutating func whepPlay(
+        _ request: JoinRequest, target: String?, parsed: Result<SessionDescription, RoomError>,
+        remoteParts parts: [String: [RemoteParticipant]], now: Instant
+    ) -> Result<HTTPSessionAnswer, RoomError> {
+        if let room = rooms[request.room], hasLocalMember(room) || room.mode != .sfu || room.isCallRoom {
+            return whepPlay(request, target: target, parsed: parsed, now: now)
+        }
+        guard !parts.isEmpty, refuseHTTPSession(request) == nil else {
+            return whepPlay(request, target: target, parsed: parsed, now: now)
+        }
+        if rooms[request.room] == nil { rooms[request.room] = newRoom(request.room, mode: .sfu) }
+        var effects: [RoomEffect] = []
+        for (node, list) in parts.sorted(by: { $0.key < $1.key }) {
+            effects += setRemoteShard(room: request.room, node: node, participants: list, beforeLocalMember: true)
+        }
+        switch whepPlay(request, target: target, parsed: parsed, now: now) {
+        case .success(var answer):
+            answer.effects = effects + answer.effects
+            return .success(answer)
+        case .failure(let error):
+            // Nothing was performed: the remote members go without a word
+            // or a media command, and the room with the last of them.
+            for id in members(of: request.room) where participants[id]?.remote != nil { _ = remove(id, reason: "left") }
+            if rooms[request.room]?.members.isEmpty == true { rooms[request.room] = nil }
+            return .failure(error)
+        }
+    }
+}
+
+/// A WHIP/WHEP session id (the last segment of its Location). In a
+/// cluster it names the node that holds the session after an `@`
+/// (`SE_...@node~nonce`): node names use letters, digits, `-`, `_` and
+/// `.`, so the `@` is unambiguous, and any node that receives the
+/// session's PATCH or DELETE knows where to send it.
+package enum HTTPSessionID {
+    package static func make(_ local: String, node: String?) -> String {
+        node.map { "\(local)@\($0)" } ?? local
+    }
+
+    /// The node a session id names, if any.
+    package static func node(of session: String) -> String? {
+        guard let at = session.lastIndex(of: "@") else { return nil }
+        let node = session[session.index(after: at)...]
+        return node.isEmpty ? nil : String(node)
+    }
 }

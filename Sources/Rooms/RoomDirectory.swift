@@ -54,6 +54,10 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     private var byConnection: [ConnectionID: ParticipantID] = [:]
     /// WHIP/WHEP sessions by the id in their Location.
     var httpSessions: [String: ParticipantID] = [:]
+    /// In a cluster, this node's id: every WHIP/WHEP session id ends with
+    /// `@` and it (`HTTPSessionID`), so that another node that gets the
+    /// session's PATCH or DELETE sends it here.
+    package var sessionNode: String?
     private var calls: [CallID: Call] = [:]
     /// Set by `startDraining`: when this server closes its sessions.
     package private(set) var drain: Drain?

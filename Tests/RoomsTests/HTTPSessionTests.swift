@@ -6,7 +6,7 @@ import Wire
 @testable import Rooms
 
 /// A directory with media workers, and the committed real offers.
-private struct MediaHarness {
+struct MediaHarness {
     var directory = RoomDirectory(
         configuration: .init(media: MediaEndpoint(fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, workers: [[]])),
         ids: SequentialIdentifiers())
@@ -40,7 +40,7 @@ private func messages(_ effects: [RoomEffect], to c: UInt64) -> [ServerMessage] 
     effects.compactMap { if case .send(let to, let m) = $0, to == ConnectionID(c) { m } else { nil } }
 }
 
-private func forwards(_ effects: [RoomEffect]) -> [(String, ParticipantID, UInt8)] {
+func forwards(_ effects: [RoomEffect]) -> [(String, ParticipantID, UInt8)] {
     effects.compactMap {
         if case .media(.forward(_, let track, let to, let outgoing)) = $0 {
             (track, to, outgoing.codec.payloadType.rawValue)
