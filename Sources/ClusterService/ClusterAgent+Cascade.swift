@@ -49,7 +49,8 @@ extension ClusterAgent {
         )
     }
 
-    /// Where a participant of `room` who joins as `identity` is served:
+    /// Where a participant of `room` who joins as `identity` is served
+    /// (nil: a WHIP or WHEP session, placed by capacity alone):
     /// the node whose part of the room lists that identity (a client
     /// joining again resumes there), else `ShardPlacement`: the home while
     /// it holds fewer than its `roomNodeCapacity`, else another node. The
@@ -58,14 +59,15 @@ extension ClusterAgent {
     /// through one node fills each part to its capacity before the parts'
     /// records show them. A part of the room served here is remembered as
     /// a shard.
-    package func placeParticipant(_ room: String, identity: String) throws(ClusterError) -> (home: RoomHome, servedBy: NodeID) {
+    package func placeParticipant(_ room: String, identity: String?) throws(ClusterError) -> (home: RoomHome, servedBy: NodeID) {
         let home = try placeRoom(room)
         let (parts, nodes) = try onPlacingConnection { registry throws(ClusterError) in
             (try registry.readShards(room: room).records(atEpoch: home.epoch), try registry.liveNodes())
         }
         let live = Set(nodes.map(\.id))
         let target: NodeID
-        if let holder = parts.first(where: { p in live.contains(p.node) && p.participants.contains { $0.identity == identity } })
+        if let identity,
+            let holder = parts.first(where: { p in live.contains(p.node) && p.participants.contains { $0.identity == identity } })
         {
             target = holder.node
         } else {
@@ -84,6 +86,13 @@ extension ClusterAgent {
         }
         if target == record.id { serveHere(room, home: home) }
         return (home, target)
+    }
+
+    /// Every part of `room` at `epoch` as Redis holds it now (a WHEP offer
+    /// about to be answered on a node with no part of the room yet). On the
+    /// placement queue.
+    package func readParts(of room: String, epoch: Int64) throws(ClusterError) -> [RoomShardRecord] {
+        try onPlacingConnection { registry throws(ClusterError) in try registry.readShards(room: room).records(atEpoch: epoch) }
     }
 
     /// A participant of `room` is served here (a join another node proxied

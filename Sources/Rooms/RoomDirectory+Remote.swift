@@ -190,6 +190,10 @@ extension RoomDirectory {
     /// Participants this node serves (remote ones not counted): its load.
     package var localParticipantCount: Int { participants.values.count { $0.remote == nil } }
 
+    /// Whether a local participant is in `room` (then its remote members
+    /// are kept current by the parts read from Redis).
+    package func hasLocalMember(in room: String) -> Bool { rooms[room].map(hasLocalMember) ?? false }
+
     /// Whether a room member is a local one (exit drops a room without).
     func hasLocalMember(_ room: Room) -> Bool { room.members.contains { participants[$0]?.remote == nil } }
 }

@@ -32,13 +32,24 @@ package protocol ClusterRouting: Sendable {
     /// (`roomNodeCapacity`), another node that serves a part of the room
     /// (the cascade). `identity`: the joining identity (a client that
     /// joins again resumes on the node that serves it); nil for a WHIP or
-    /// WHEP session, which the room's home serves (a new part of a room
-    /// would hold no publisher yet for a WHEP offer to play).
+    /// WHEP session, placed by capacity alone (its follow-ups find it by
+    /// its session id, `route(session:room:)`).
     /// `arrivedVia`: the node that proxied this join here (it chose this
     /// node; one hop at most). Talks to Redis (bounded by its command
     /// timeout): called on the placement queue only, never on the
     /// signalling loop or under the rooms' lock.
     func route(room: String, identity: String?, arrivedVia: String?) -> ClusterRoute
+    /// Where the WHIP/WHEP session whose id names `node` lives
+    /// (`HTTPSessionID`): here, on that live node, or unavailable when the
+    /// node has no live record (its sessions went with it). Placement
+    /// queue only.
+    func route(sessionNode node: String) -> ClusterRoute
+    /// The other nodes' parts of `room` as they are in Redis now, as
+    /// remote participants by node (only nodes this node has a relay to):
+    /// what a WHEP offer answered here plays when this node serves no part
+    /// of the room yet. Empty when there are none or Redis cannot say.
+    /// Placement queue only.
+    func remoteParts(of room: String) -> [String: [RemoteParticipant]]
 }
 
 /// The cluster link of a `RoomService`: the routing, the proxy, the
@@ -67,7 +78,10 @@ struct ClusterSessions {
 extension RoomService {
     /// Joins the cluster: from now on a join is placed through `routing`
     /// and proxied when its room lives on another node.
-    func attachCluster(_ link: ClusterLink) { clusterBox.withLock { $0 = link } }
+    func attachCluster(_ link: ClusterLink) {
+        clusterBox.withLock { $0 = link }
+        state.withLock { $0.directory.sessionNode = link.routing.nodeID }
+    }
 
     var cluster: ClusterLink? { clusterBox.withLock { $0 } }
 

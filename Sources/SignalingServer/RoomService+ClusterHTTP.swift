@@ -15,8 +15,10 @@ enum DeferredHTTPAnswer: Equatable, Sendable {
 extension RoomService {
     /// A WHIP/WHEP request waiting for its room (`HTTPSessionRoutes.clusterStep`):
     /// the room is placed on the placement queue (it talks to Redis), then
-    /// the request is answered here, carried to the room's node by the
-    /// proxy, or refused with 503 and `Retry-After: 1`. The answer reaches
+    /// the request is answered here, carried to the node that serves the
+    /// new session (the room's home, or a part when the home is full) or
+    /// holds the session (its id names the node), or refused with 503 and
+    /// `Retry-After: 1`. The answer reaches
     /// the client's session through `ClusterLink.answer`, by `deadline`
     /// at the latest from the proxy (the session itself holds the same
     /// deadline). A request that came through another node's proxy
@@ -25,13 +27,29 @@ extension RoomService {
         guard let link = cluster else { return }
         let via = request.headers[SignalingProxy.viaHeader]
         let client = remote.flatMap { Self.host(of: "\($0)") }
+        let target = HTTPSessionRoutes.target(of: request.path)
         link.placement.async { [self] in
-            let route = link.routing.route(room: room, identity: nil, arrivedVia: via)
+            // A session's PATCH or DELETE goes where its id says it lives;
+            // a new session is placed like any participant.
+            let route: ClusterRoute
+            if request.method == "PATCH" || request.method == "DELETE", case .session(_, _, let session?)? = target,
+                let node = HTTPSessionID.node(of: session)
+            {
+                route = link.routing.route(sessionNode: node)
+            } else {
+                route = link.routing.route(room: room, identity: nil, arrivedVia: via)
+            }
             var fields: [(String, String)] = [("room", room), ("method", request.method), ("conn", "\(key.connection)")]
             if let client { fields.append(("remote", client)) }
             let answer: DeferredHTTPAnswer
             switch route {
             case .here:
+                // A WHEP offer here while this node serves no part of the
+                // room: its answer lists the other nodes' tracks, read now.
+                if request.method == "POST", case .session(.whep, _, _)? = target, !servesPart(of: room) {
+                    let parts = link.routing.remoteParts(of: room)
+                    if !parts.isEmpty { prepareRemoteParts(parts, of: room, now: MonotonicClock.now()) }
+                }
                 answer = .local
             case .elsewhere(let node, let address, let epoch):
                 fields += [("node", node), ("epoch", "\(epoch)")]

@@ -30,7 +30,12 @@ extension RoomService {
 
     func whepPlay(_ join: JoinRequest, target: String?, sdp: String, now: Instant) -> Result<HTTPSessionAnswer, RoomError> {
         let parsed = limits.parse(sdp, offer: true)
-        let result = state.withLock { $0.directory.whepPlay(join, target: target, parsed: parsed, now: now) }
+        let result = state.withLock { s in
+            guard let parts = s.preparedParts.parts(of: join.room, now: now) else {
+                return s.directory.whepPlay(join, target: target, parsed: parsed, now: now)
+            }
+            return s.directory.whepPlay(join, target: target, parsed: parsed, remoteParts: parts, now: now)
+        }
         if case .success(let answer) = result { perform(answer.effects) }
         return result
     }

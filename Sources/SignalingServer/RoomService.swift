@@ -35,6 +35,10 @@ package final class RoomService: Sendable {
         var logIDs = LogIDs()
         /// Joins being placed and sessions proxied to other nodes.
         var cluster = ClusterSessions()
+        /// The other nodes' parts of rooms this node serves no part of,
+        /// read for a WHEP offer about to be answered here
+        /// (`prepareRemoteParts`).
+        var preparedParts = PreparedRemoteParts()
     }
 
     let state: Mutex<State>

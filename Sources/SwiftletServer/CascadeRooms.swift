@@ -89,18 +89,30 @@ final class CascadeRooms: Sendable {
             wants: wants.map { WantedTrack(trackID: $0.trackID, node: NodeID(rawValue: $0.node)) })
     }
 
-    func apply(room: String, parts: [RoomShardRecord]) {
+    /// The other nodes' parts of `room` among `parts`, those this node has
+    /// a relay to.
+    private func others(_ parts: [RoomShardRecord], room: String) -> [RoomShardRecord] {
         let relayed = Set(media.nodeRelaySlotTable.keys)
-        let others = parts.filter { $0.room == room && $0.node != me && relayed.contains($0.node.rawValue) }
+        return parts.filter { $0.room == room && $0.node != me && relayed.contains($0.node.rawValue) }
+    }
+
+    /// The other nodes' parts of `room` as the rooms layer's remote
+    /// participants, by node.
+    func remoteParticipants(_ parts: [RoomShardRecord], room: String) -> [String: [RemoteParticipant]] {
         var remote: [String: [RemoteParticipant]] = [:]
-        for part in others {
+        for part in others(parts, room: room) {
             remote[part.node.rawValue] = part.participants.map { p in
                 RemoteParticipant(
                     id: ParticipantID(p.id), identity: p.identity,
                     tracks: p.tracks.map { RemoteTrack(id: $0.id, relay: RelayTrackID($0.relay), description: $0.description) })
             }
         }
-        service.applyRemoteParts(of: room, remote)
+        return remote
+    }
+
+    func apply(room: String, parts: [RoomShardRecord]) {
+        let others = others(parts, room: room)
+        service.applyRemoteParts(of: room, remoteParticipants(others, room: room))
         // Sinks: this node's tracks another part wants.
         let commands: [MediaCommand] = state.withLock { s in
             let mine = s.relays[room] ?? [:]

@@ -7,6 +7,7 @@ import ICE
 import MediaRouter
 import MediaWorker
 import NetIO
+import Rooms
 import SignalingServer
 import Synchronization
 import Wire
@@ -187,7 +188,8 @@ enum ServeCluster {
                 cpu: cpu.read())
         }
         slot.set(agent, signaling, media)
-        signaling.joinCluster(AgentRouting(agent: agent))
+        let cascade = CascadeRooms(me: id, service: service, media: media)
+        signaling.joinCluster(AgentRouting(agent: agent, cascade: cascade))
         // Each refresh keeps this node's room homes true in Redis: rooms
         // that ended are released, a room whose home moved is dropped here.
         agent.setRoomHooks(
@@ -203,7 +205,7 @@ enum ServeCluster {
                     signaling.clusterPeers.replace(
                         with: nodes.filter { $0.id != record.id }.compactMap { RoomService.endpoint($0.httpAddress)?.address })
                 }))
-        agent.setCascadeHooks(CascadeRooms(me: id, service: service, media: media).hooks)
+        agent.setCascadeHooks(cascade.hooks)
         agent.start()
         return agent
     }
@@ -230,6 +232,7 @@ enum ServeCluster {
     /// read at its last refresh.
     struct AgentRouting: ClusterRouting {
         let agent: ClusterAgent
+        let cascade: CascadeRooms
         var nodeID: String { agent.record.id.rawValue }
 
         var unavailableReason: String? {
@@ -251,12 +254,7 @@ enum ServeCluster {
                     agent.serveHere(room, home: home)
                     return .here(epoch: home.epoch)
                 }
-                if let identity {
-                    (home, target) = try agent.placeParticipant(room, identity: identity)
-                } else {
-                    home = try agent.placeRoom(room)
-                    target = home.node
-                }
+                (home, target) = try agent.placeParticipant(room, identity: identity)
             } catch {
                 return .unavailable(error.description)
             }
@@ -269,6 +267,25 @@ enum ServeCluster {
                 return .unavailable("the room's node \(target) has no live record: join again")
             }
             return .elsewhere(node: target.rawValue, httpAddress: record.httpAddress, epoch: home.epoch)
+        }
+
+        func route(sessionNode node: String) -> ClusterRoute {
+            guard node != agent.record.id.rawValue else { return .here(epoch: 0) }
+            let found: NodeRecord?
+            do { found = try agent.liveRecord(of: NodeID(rawValue: node)) } catch { return .unavailable(error.description) }
+            // No live record: the session went with its node, and this
+            // node answers that it has no such session.
+            guard let record = found else { return .here(epoch: 0) }
+            return .elsewhere(node: node, httpAddress: record.httpAddress, epoch: 0)
+        }
+
+        func remoteParts(of room: String) -> [String: [RemoteParticipant]] {
+            do {
+                let home = try agent.placeRoom(room)
+                return cascade.remoteParticipants(try agent.readParts(of: room, epoch: home.epoch), room: room)
+            } catch {
+                return [:]
+            }
         }
     }
 

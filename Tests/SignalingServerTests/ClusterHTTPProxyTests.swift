@@ -28,6 +28,8 @@ extension ClusterProcessSuite {
                 _ = gate?.wait(timeout: .now() + 5)
                 return route.withLock { $0 }
             }
+            func route(sessionNode node: String) -> ClusterRoute { route(room: "", identity: nil, arrivedVia: nil) }
+            func remoteParts(of room: String) -> [String: [RemoteParticipant]] { [:] }
         }
 
         private static func server(requestTimeout: Duration = .seconds(10)) throws -> SignalingServer {
