@@ -15,21 +15,8 @@ extension ClusterProcessSuite {
     /// media again. Real processes, a real Redis, all on loopback
     /// (127.0.0.1 to 127.0.0.4).
     @Suite(.serialized) struct ClusterCascadeDeathProcessTests {
-        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
         private let cluster = ClusterProxyProcessTests()
-
-        /// The identities each node's part of `room` lists, by node id.
-        private func parts(_ redis: RedisServerProcess, _ room: String) -> [String: [String]] {
-            var out: [String: [String]] = [:]
-            for node in cluster.redisCLI(redis, ["SMEMBERS", "swiftlet:shards:\(room)"]).split(separator: "\n") {
-                let text = cluster.redisCLI(redis, ["GET", "swiftlet:shard:\(room):\(node)"])
-                guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                    let participants = object["participants"] as? [[String: Any]]
-                else { continue }
-                out[String(node)] = participants.compactMap { $0["identity"] as? String }
-            }
-            return out
-        }
+        private typealias Cascade = ClusterCascadeTesting
 
         @Test(.timeLimit(.minutes(2)))
         func theSurvivingPartsKeepTheirMediaAndTheDeadNodesClientsGetMediaAgain() throws {
@@ -44,19 +31,21 @@ extension ClusterProcessSuite {
             }
             #expect(cluster.wait(15) { nodes.allSatisfy { $0.metric("swiftlet_cluster_relay_links{state=\"connected\"}") == 3 } })
 
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+            let json = Cascade.reportPath()
             defer { try? FileManager.default.removeItem(at: json) }
-            let bot = try RoomBotFailureTests.BotProcess([
-                "--url", nodes[0].url, "--room", "wide", "--publishers", "1", "--subscribers", "4", "--dev", "--audio-only",
-                "--ramp", "2", "--duration", "22", "--connect-timeout", "20", "--cache-dir", cache, "--json", json.path,
-            ])
+            let bot = try Cascade.roombot(
+                nodes[0].url, room: "wide",
+                [
+                    "--publishers", "1", "--subscribers", "4", "--audio-only", "--ramp", "2", "--duration", "22",
+                    "--connect-timeout", "20", "--json", json.path,
+                ])
             defer { if bot.process.isRunning { kill(bot.process.processIdentifier, SIGKILL) } }
             #expect(bot.wait(for: "4 flowing", seconds: 20), "\(bot.output)")
             usleep(1_000_000)
 
             // The victim: a node that serves subscribers only and is not the
             // entry node (its clients' signalling goes through A).
-            let before = parts(redis, "wide")
+            let before = Cascade.parts(redis, "wide")
             let publisherNode = try #require(before.first { $0.value.contains { $0.contains("-publisher-") } }?.key, "\(before)")
             let victimID = try #require(
                 before.keys.sorted().first { !$0.hasPrefix("node-a~") && $0 != publisherNode }, "\(before)")
@@ -78,13 +67,13 @@ extension ClusterProcessSuite {
             }
             let recoveredAfter = Date().timeIntervalSince(killed)
             #expect(flowing, "no media for the dead node's clients within 20 s: \(bot.output)")
-            let after = parts(redis, "wide")
+            let after = Cascade.parts(redis, "wide")
             #expect(after[victimID] == nil, "\(after)")
             #expect(Set(after.values.flatMap { $0 }).isSuperset(of: moved), "\(after)")
 
             let status = bot.finish(within: 40)
             #expect(status == 0, "\(bot.output)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+            let report = try Cascade.report(at: json)
             let bots = try #require(report["bots"] as? [[String: Any]])
             let rejoins = Dictionary(
                 uniqueKeysWithValues: bots.compactMap { b in

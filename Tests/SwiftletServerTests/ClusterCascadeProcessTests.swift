@@ -19,26 +19,8 @@ extension ClusterProcessSuite {
     /// Real processes, a real Redis, all on loopback (127.0.0.1 to
     /// 127.0.0.3).
     @Suite(.serialized) struct ClusterCascadeProcessTests {
-        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
         private let cluster = ClusterProxyProcessTests()
-
-        /// The full id (name and boot nonce) of the node called `name`.
-        private func nodeID(_ redis: RedisServerProcess, _ name: String) -> String? {
-            cluster.redisCLI(redis, ["ZRANGE", "swiftlet:nodes", "0", "-1"]).split(separator: "\n").map(String.init)
-                .first { $0.hasPrefix(name + "~") }
-        }
-
-        /// The identities a node's part of `room` lists.
-        private func identities(_ redis: RedisServerProcess, _ room: String, _ node: String) -> [String] {
-            let text = cluster.redisCLI(redis, ["GET", "swiftlet:shard:\(room):\(node)"])
-            let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-            return (object?["participants"] as? [[String: Any]])?.compactMap { $0["identity"] as? String } ?? []
-        }
-
-        /// The sum of a metric's series whose labels contain `label`.
-        private func sum(_ metrics: [String: Double], _ name: String, _ labels: [String]) -> Double {
-            metrics.filter { key, _ in key.hasPrefix(name + "{") && labels.allSatisfy { key.contains($0) } }.values.reduce(0, +)
-        }
+        private typealias Cascade = ClusterCascadeTesting
 
         @Test(.timeLimit(.minutes(1)))
         func aRoomLargerThanANodeSpansThreeNodesAndEachPacketCrossesARelayOnce() throws {
@@ -62,14 +44,13 @@ extension ClusterProcessSuite {
                     }
                 })
 
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+            let json = Cascade.reportPath()
             defer { try? FileManager.default.removeItem(at: json) }
             // Two bots a second: each join is placed after the previous
             // one's part reached Redis (written within 250 ms).
-            let bot = try RoomBotFailureTests.BotProcess([
-                "--url", a.url, "--room", "big", "--publishers", "2", "--subscribers", "4", "--dev", "--ramp", "2",
-                "--duration", "16", "--cache-dir", cache, "--json", json.path,
-            ])
+            let bot = try Cascade.roombot(
+                a.url, room: "big",
+                ["--publishers", "2", "--subscribers", "4", "--ramp", "2", "--duration", "16", "--json", json.path])
             defer { if bot.process.isRunning { kill(bot.process.processIdentifier, SIGKILL) } }
             #expect(bot.wait(for: " 16 flowing", seconds: 25), "\(bot.output)")
 
@@ -77,7 +58,7 @@ extension ClusterProcessSuite {
             // publishers on A.
             let participants = nodes.map { $0.metric("swiftlet_participants") ?? -1 }
             #expect(participants == [2, 2, 2], "\(participants)")
-            let onA = identities(redis, "big", nodeID(redis, "node-a") ?? "?")
+            let onA = Cascade.identities(redis, "big", Cascade.nodeID(redis, "node-a") ?? "?") ?? []
             #expect(onA.count == 2 && onA.allSatisfy { $0.contains("-publisher-") }, "\(onA)")
             #expect(nodes.allSatisfy { $0.metric("swiftlet_rooms") == 1 })
             let parts = cluster.redisCLI(redis, ["SMEMBERS", "swiftlet:shards:big"]).split(separator: "\n")
@@ -89,7 +70,7 @@ extension ClusterProcessSuite {
             usleep(2_000_000)
             let metrics = nodes.map { (try? serverMetrics($0.url)) ?? [:] }
             let names = ["node-a~", "node-b~", "node-c~"]
-            let sent = metrics.map { sum($0, "swiftlet_cluster_relay_packets_total", ["direction=\"out\""]) }
+            let sent = metrics.map { Cascade.sum($0, "swiftlet_cluster_relay_packets_total", ["direction=\"out\""]) }
             // Each node's part is written and its wake-ups arrive.
             for (i, m) in metrics.enumerated() {
                 #expect(m["swiftlet_cluster_room_parts"] == 1, "\(names[i])")
@@ -100,9 +81,9 @@ extension ClusterProcessSuite {
             #expect(sources == [0], "relayed media sent per node: \(sent)")
             let source = 0
             for far in nodes.indices where far != source {
-                let out = sum(
+                let out = Cascade.sum(
                     metrics[source], "swiftlet_cluster_relay_packets_total", ["peer=\"\(names[far])", "direction=\"out\""])
-                let received = sum(
+                let received = Cascade.sum(
                     metrics[far], "swiftlet_cluster_relay_packets_total", ["peer=\"\(names[source])", "direction=\"in\""])
                 #expect(out > 100, "\(names[source]) sent \(out) to \(names[far])")
                 // Read a moment after the source's count: a few more may have
@@ -115,7 +96,7 @@ extension ClusterProcessSuite {
             }
             let status = bot.finish(within: 30)
             #expect(status == 0, "\(bot.output)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+            let report = try Cascade.report(at: json)
             let groups = try #require(report["groups"] as? [String: Any])
             let overall = try #require(groups["overall"] as? [String: Any])
             #expect((overall["errors"] as? [String: Int])?.isEmpty == true, "\(overall)")

@@ -17,25 +17,8 @@ extension ClusterProcessSuite {
     /// and the audio over their relay. Real processes, a
     /// real Redis, all on loopback (127.0.0.1 to 127.0.0.3).
     @Suite(.serialized) struct ClusterCascadeRelayProcessTests {
-        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
         private let cluster = ClusterProxyProcessTests()
-
-        private func sum(_ metrics: [String: Double], _ name: String, _ labels: [String]) -> Double {
-            metrics.filter { key, _ in key.hasPrefix(name + "{") && labels.allSatisfy { key.contains($0) } }.values.reduce(0, +)
-        }
-
-        /// The node names whose part of `room` lists any of `identities`'
-        /// prefixes.
-        private func holders(_ redis: RedisServerProcess, _ room: String, holding prefix: String) -> Set<String> {
-            var out: Set<String> = []
-            for node in cluster.redisCLI(redis, ["SMEMBERS", "swiftlet:shards:\(room)"]).split(separator: "\n") {
-                let text = cluster.redisCLI(redis, ["GET", "swiftlet:shard:\(room):\(node)"])
-                let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-                let ids = (object?["participants"] as? [[String: Any]])?.compactMap { $0["identity"] as? String } ?? []
-                if ids.contains(where: { $0.contains(prefix) }) { out.insert(String(node.split(separator: "~")[0])) }
-            }
-            return out
-        }
+        private typealias Cascade = ClusterCascadeTesting
 
         /// Over `seconds`: bytes per second the publisher sent A, A sent
         /// over the relay to `far`, and `far` sent its subscribers.
@@ -49,7 +32,7 @@ extension ClusterProcessSuite {
                 let f = try serverMetrics(nodes[far]!.url)
                 return (
                     a["swiftlet_rtp_bytes_received_total"] ?? 0,
-                    sum(a, "swiftlet_cluster_relay_bytes_total", ["peer=\"\(far)~", "direction=\"out\""]),
+                    Cascade.sum(a, "swiftlet_cluster_relay_bytes_total", ["peer=\"\(far)~", "direction=\"out\""]),
                     f["swiftlet_rtp_bytes_sent_total"] ?? 0
                 )
             }
@@ -80,9 +63,7 @@ extension ClusterProcessSuite {
             var bots: [RoomBotFailureTests.BotProcess] = []
             defer { for b in bots where b.process.isRunning { kill(b.process.processIdentifier, SIGKILL) } }
             func roombot(_ extra: [String]) throws -> RoomBotFailureTests.BotProcess {
-                let bot = try RoomBotFailureTests.BotProcess(
-                    ["--url", a.url, "--room", "demand", "--dev", "--ramp", "4", "--duration", "90", "--cache-dir", cache] + extra
-                )
+                let bot = try Cascade.roombot(a.url, room: "demand", ["--ramp", "4", "--duration", "90"] + extra)
                 bots.append(bot)
                 return bot
             }
@@ -90,14 +71,14 @@ extension ClusterProcessSuite {
             // The publisher on A, two subscribers on one far node (X).
             let first = try roombot(["--publishers", "1", "--subscribers", "2"])
             #expect(first.wait(for: " 4 flowing", seconds: 25), "\(first.output)")
-            let far = try #require(holders(redis, "demand", holding: "-subscriber-").first)
+            let far = try #require(Cascade.holders(redis, "demand", holding: "-subscriber-").first)
             usleep(6_000_000)  // the subscribers' estimates reach the top layer
             let two = try window(nodes, far: far, seconds: 4)
 
             // Two more subscribers on X: same relay bytes, twice the egress.
             let second = try roombot(["--publishers", "0", "--subscribers", "2"])
             #expect(second.wait(for: " 4 flowing", seconds: 20), "\(second.output)")
-            #expect(holders(redis, "demand", holding: "-subscriber-") == [far])
+            #expect(Cascade.holders(redis, "demand", holding: "-subscriber-") == [far])
             usleep(6_000_000)
             let four = try window(nodes, far: far, seconds: 4)
             let relayChange = (four.relay / four.ingress) / (two.relay / two.ingress) - 1
