@@ -2,7 +2,7 @@ import Foundation
 import RedisTesting
 
 /// What the cascade's process tests (`ClusterCascade*ProcessTests`) read
-/// of a running cluster and start in it: the rooms' parts as their nodes
+/// of a running cluster and start in it: the rooms' homes and parts as their nodes
 /// wrote them to Redis (`swiftlet:shards:<room>`, `swiftlet:shard:<room>:<id>`;
 /// docs/CLUSTER.md, "The cascade"), labelled metrics summed, and roombot.
 enum ClusterCascadeTesting {
@@ -14,6 +14,15 @@ enum ClusterCascadeTesting {
     /// (`peer="node-b~`, `direction="out"`).
     static func sum(_ metrics: [String: Double], _ name: String, _ labels: [String]) -> Double {
         metrics.filter { key, _ in key.hasPrefix(name + "{") && labels.allSatisfy { key.contains($0) } }.values.reduce(0, +)
+    }
+
+    /// A room's home in Redis (`swiftlet:room:<room>`): every field of its
+    /// hash, `node` and `epoch` while it has one.
+    static func home(_ redis: RedisServerProcess, _ room: String) -> [String: String] {
+        let lines = cluster.redisCLI(redis, ["HGETALL", "swiftlet:room:\(room)"]).split(separator: "\n").map(String.init)
+        var fields: [String: String] = [:]
+        for i in stride(from: 0, to: lines.count - 1, by: 2) { fields[lines[i]] = lines[i + 1] }
+        return fields
     }
 
     /// The full id (name and boot nonce) of the live node called `name`.

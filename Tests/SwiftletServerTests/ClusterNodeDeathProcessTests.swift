@@ -18,14 +18,6 @@ extension ClusterProcessSuite {
         /// Node processes and Redis, as the proxy tests start them.
         private let cluster = ClusterProxyProcessTests()
 
-        /// The room's home in Redis: every field of its hash.
-        private func home(_ redis: RedisServerProcess, _ room: String) -> [String: String] {
-            let lines = cluster.redisCLI(redis, ["HGETALL", "swiftlet:room:\(room)"]).split(separator: "\n").map(String.init)
-            var fields: [String: String] = [:]
-            for i in stride(from: 0, to: lines.count - 1, by: 2) { fields[lines[i]] = lines[i + 1] }
-            return fields
-        }
-
         @Test(.timeLimit(.minutes(1)))
         func aDeadRoomNodesClientsGetMediaAgainThroughTheEntryNode() throws {
             let redis = try RedisServerProcess()
@@ -48,7 +40,7 @@ extension ClusterProcessSuite {
             #expect(bot.wait(for: "2 flowing", seconds: 15), "\(bot.output)")
 
             // The room lives on B or C, never on A.
-            let before = home(redis, "phoenix")
+            let before = ClusterCascadeTesting.home(redis, "phoenix")
             let dead = try #require(before["node"], "\(before)")
             let epoch = try #require(before["epoch"].flatMap { Int($0) }, "\(before)")
             let (victim, survivor) = dead.hasPrefix("node-b~") ? (b, c) : (c, b)
@@ -67,7 +59,7 @@ extension ClusterProcessSuite {
             var rejoined = false
             var flowing = false
             while !flowing, Date().timeIntervalSince(killed) < 15 {
-                let now = home(redis, "phoenix")
+                let now = ClusterCascadeTesting.home(redis, "phoenix")
                 if let node = now["node"], homes.last != node { homes.append(node) }
                 if now.keys.sorted() != ["epoch", "node"] { twoHomes.append("hash \(now)") }
                 let holding = [a, survivor].filter { ($0.metric("swiftlet_rooms") ?? 0) > 0 }.count
@@ -87,7 +79,7 @@ extension ClusterProcessSuite {
             #expect((recordGoneAfter ?? .infinity) <= 8, "record of \(dead) gone after \(String(describing: recordGoneAfter)) s")
 
             // Placed again on the survivor, with a new, higher epoch.
-            let after = home(redis, "phoenix")
+            let after = ClusterCascadeTesting.home(redis, "phoenix")
             let moved = try #require(after["node"])
             #expect(moved != dead && !moved.hasPrefix("node-a~"), "\(after)")
             #expect(homes == [dead, moved], "\(homes)")
