@@ -97,7 +97,7 @@ extension ClusterProcessSuite {
             let third = try roombot(["--publishers", "0", "--subscribers", "2", "--layout", "5x5"])
             #expect(third.wait(for: " 4 flowing", seconds: 20), "\(third.output)")
             let flowing = Date()
-            #expect(holders(redis, "demand", holding: "-subscriber-") == [far, other])
+            #expect(Cascade.holders(redis, "demand", holding: "-subscriber-") == [far, other])
             var perSubscriber = Double.infinity
             var narrowedAfter: Double?
             while narrowedAfter == nil, Date().timeIntervalSince(flowing) < 12 {

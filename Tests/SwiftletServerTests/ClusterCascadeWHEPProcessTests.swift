@@ -19,8 +19,8 @@ extension ClusterProcessSuite {
     /// session on the node its id names. Real processes, a real Redis, all
     /// on loopback.
     @Suite(.serialized) struct ClusterCascadeWHEPProcessTests {
-        private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
         private let cluster = ClusterProxyProcessTests()
+        private typealias Cascade = ClusterCascadeTesting
 
         @Test(.timeLimit(.minutes(2)))
         func whepViewersBeyondTheHomeAreServedByOtherPartsAndLeaveByDeleteThroughAnyNode() throws {
@@ -45,14 +45,16 @@ extension ClusterProcessSuite {
                     }
                 })
 
-            let json = FileManager.default.temporaryDirectory.appendingPathComponent("roombot-\(UUID().uuidString).json")
+            let json = Cascade.reportPath()
             defer { try? FileManager.default.removeItem(at: json) }
             // Two bots a second: each session is placed after the previous
             // one's part reached Redis (written within 250 ms).
-            let bot = try RoomBotFailureTests.BotProcess([
-                "--url", a.http, "--room", "audience", "--publishers", "1", "--subscribers", "5", "--whip", "--whep",
-                "--dev", "--ramp", "3", "--duration", "12", "--cache-dir", cache, "--json", json.path,
-            ])
+            let bot = try Cascade.roombot(
+                a.http, room: "audience",
+                [
+                    "--publishers", "1", "--subscribers", "5", "--whip", "--whep", "--ramp", "3", "--duration", "12", "--json",
+                    json.path,
+                ])
             defer { if bot.process.isRunning { kill(bot.process.processIdentifier, SIGKILL) } }
             #expect(bot.wait(for: " 10 flowing", seconds: 25), "\(bot.output)")
 
@@ -65,11 +67,9 @@ extension ClusterProcessSuite {
             // Only A sends relayed media, to both far nodes; they relay
             // nothing on.
             func relayed(_ node: ClusterProxyProcessTests.Node, to peer: String) -> Double {
-                let metrics = (try? serverMetrics(node.url)) ?? [:]
-                return metrics.filter { key, _ in
-                    key.hasPrefix("swiftlet_cluster_relay_bytes_total{") && key.contains("peer=\"\(peer)~")
-                        && key.contains("direction=\"out\"")
-                }.values.reduce(0, +)
+                Cascade.sum(
+                    (try? serverMetrics(node.url)) ?? [:], "swiftlet_cluster_relay_bytes_total",
+                    ["peer=\"\(peer)~", "direction=\"out\""])
             }
             #expect(relayed(a, to: "node-b") > 10_000 && relayed(a, to: "node-c") > 10_000)
             #expect(relayed(b, to: "node-c") == 0 && relayed(c, to: "node-b") == 0)
@@ -97,8 +97,7 @@ extension ClusterProcessSuite {
             #expect(try curl(["-X", "DELETE", "\(a.http)\(session)"]).hasPrefix("HTTP/1.1 404"))
 
             #expect(bot.finish(within: 30) == 0, "\(bot.output)")
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any]
-            let overall = try #require((object?["groups"] as? [String: Any])?["overall"] as? [String: Any])
+            let overall = try #require((Cascade.report(at: json)["groups"] as? [String: Any])?["overall"] as? [String: Any])
             #expect(overall["joined"] as? Int == 6)
             #expect(overall["tracksFlowing"] as? Int == 10, "\(overall)")
             // roombot leaves with a DELETE to A and closes its transports at
