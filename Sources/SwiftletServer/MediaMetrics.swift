@@ -69,6 +69,16 @@ enum MediaMetrics {
                 "Reports of a relayed simulcast track's per-layer bitrates received from its source (one a second).",
                 sum(\.relayLayerBitratesReceived)
             ),
+            (
+                "swiftlet_relay_nacks_sent_total",
+                "NACK entries sent to a source worker or node for packets a far subscriber asked for and this worker lacks.",
+                sum(\.relayNACKsSent)
+            ),
+            (
+                "swiftlet_relay_retransmissions_sent_total",
+                "Packets resent from the buffer to a far worker or node for its NACKs.",
+                sum(\.relayRetransmissionsSent)
+            ),
         ]
         var out = ""
         for (name, help, value) in rows {

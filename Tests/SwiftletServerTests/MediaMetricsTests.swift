@@ -23,6 +23,8 @@ import Testing
         b.rtpBytesIn = 1200
         b.failures.dtlsFingerprintMismatch = 1
         b.dropped.duplicate = 2
+        a.relayNACKsSent = 4
+        b.relayRetransmissionsSent = 6
         let text = MediaMetrics.prometheus([
             MediaPlane.WorkerSnapshot(counters: a, transports: 2, tracks: 1, subscriptions: 3),
             MediaPlane.WorkerSnapshot(counters: b, transports: 1, tracks: 0, subscriptions: 0),
@@ -43,6 +45,9 @@ import Testing
         #expect(lines.contains("swiftlet_ice_failures_total{reason=\"connect_timeout\"} 0"))
         #expect(lines.contains("swiftlet_dtls_failures_total{reason=\"fingerprint_mismatch\"} 3"))
         #expect(lines.contains("swiftlet_dropped_packets_total{reason=\"duplicate\"} 2"))
+        // A relay's repairs (between workers, and between nodes).
+        #expect(lines.contains("swiftlet_relay_nacks_sent_total 4"))
+        #expect(lines.contains("swiftlet_relay_retransmissions_sent_total 6"))
         #expect(lines.contains("swiftlet_media_transports 3"))
         #expect(lines.contains("swiftlet_tracks_published 1"))
         #expect(lines.contains("swiftlet_tracks_subscribed 3"))
