@@ -73,11 +73,18 @@ final class OutputReader: @unchecked Sendable {
 
 /// The dev server's Prometheus counters (`/metrics`, next to the room
 /// WebSocket at `wsURL`), through curl: name (with labels) to value.
-func serverMetrics(_ wsURL: String) throws -> [String: Double] {
+/// `namespace`: curl runs inside that network namespace (`ip netns exec`).
+func serverMetrics(_ wsURL: String, namespace: String? = nil) throws -> [String: Double] {
     let http = wsURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/rtc", with: "/metrics")
     let curl = Process()
-    curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    curl.arguments = ["-s", "--max-time", "5", http]
+    let arguments = ["-s", "--max-time", "5", http]
+    if let namespace {
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = ["ip", "netns", "exec", namespace, "/usr/bin/curl"] + arguments
+    } else {
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = arguments
+    }
     let output = Pipe()
     curl.standardOutput = output
     try curl.run()

@@ -17,9 +17,16 @@ import Testing
         private(set) var output = ""
         let started = Date()
 
-        init(_ arguments: [String]) throws {
-            process.executableURL = builtProduct("roombot")
-            process.arguments = arguments
+        /// `namespace`: run inside that network namespace (`ip netns exec`,
+        /// which execs roombot: the pid is roombot's).
+        init(_ arguments: [String], namespace: String? = nil) throws {
+            if let namespace {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = ["ip", "netns", "exec", namespace, builtProduct("roombot").path] + arguments
+            } else {
+                process.executableURL = builtProduct("roombot")
+                process.arguments = arguments
+            }
             process.standardOutput = pipe
             process.standardError = pipe
             try process.run()
