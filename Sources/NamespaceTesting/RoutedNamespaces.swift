@@ -9,19 +9,19 @@ import Foundation
 /// a default route through the router's end, 10.79.(k+1).1. The router
 /// forwards between leaves (`net.ipv4.ip_forward` set inside the router
 /// namespace only; the machine's own namespace is not touched), so
-/// leaf-to-leaf traffic crosses the router's forward hook while a process
-/// in the router namespace reaches every leaf directly (its input and
-/// output hooks): an impairment in the forward chain (`dropForwardedUDP`)
-/// hits the links between leaves and nothing else. Nothing leaves these
-/// namespaces. Names carry the pid and a random suffix; `delete()` (call it
-/// on every path, after stopping what runs inside) removes them, their veth
-/// pairs and nftables tables with them.
+/// leaf-to-leaf traffic is forwarded by the router while a process in the
+/// router namespace reaches every leaf directly: an impairment of what
+/// the router forwards (`impairForwardedUDP`) hits the links between
+/// leaves and nothing else. Nothing leaves these namespaces. Names carry
+/// the pid and a random suffix; `delete()` (call it on every path, after
+/// stopping what runs inside) stops the impairment and removes the
+/// namespaces, their veth pairs and routes with them.
 package final class RoutedNamespaces {
     package struct Unavailable: Error, CustomStringConvertible { package let description: String }
 
     package let router: String
     package let leaves: [String]
-    private static let table = "swiftlet_impair"
+    private var impairment: SeededImpairment?
 
     /// Throws `Unavailable` (after cleaning up) when a namespace, veth
     /// pair, address, route or the router's forwarding cannot be set: no
@@ -60,50 +60,51 @@ package final class RoutedNamespaces {
     /// The router's address on leaf k's link.
     package func routerAddress(_ k: Int) -> String { "10.79.\(k + 1).1" }
 
-    /// Drops about `perMille` in 1000 of the UDP datagrams the router
-    /// forwards between leaves, at random (nftables `numgen random`: the
-    /// kernel's generator, not seeded), and counts what it forwarded and
-    /// dropped (`forwardedUDP`). Deletes every namespace and throws if
-    /// nftables is missing or refuses.
-    package func dropForwardedUDP(perMille: Int) throws(Unavailable) {
-        precondition((0...1000).contains(perMille))
-        let rules = """
-            table inet \(Self.table) {
-                counter udp_forwarded {}
-                counter udp_dropped {}
-                chain forward {
-                    type filter hook forward priority 0; policy accept;
-                    meta l4proto udp counter name "udp_forwarded"
-                    meta l4proto udp numgen random mod 1000 < \(perMille) counter name "udp_dropped" drop
-                }
-            }
-            """
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(router).nft")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let failure: String?
+    /// Sends the UDP the router forwards from one leaf to another through
+    /// a `SeededImpairment` (a TUN device in the router namespace, policy
+    /// routing: one rule per pair of leaves, table 100 to the TUN; what
+    /// comes back out of the TUN is routed on by the main table): seeded
+    /// loss and delay on the links between leaves only, while the router's
+    /// own traffic with each leaf, and TCP between leaves, pass untouched.
+    /// Stopped by `delete()`. Deletes every namespace and throws if a step
+    /// fails.
+    package func impairForwardedUDP(
+        seed: UInt64, lossPerMille: Int, delay: Duration, jitter: Duration
+    ) throws(Unavailable) -> SeededImpairment {
+        let device = "swimp"
+        let impairment: SeededImpairment
         do {
-            try rules.write(to: file, atomically: true, encoding: .utf8)
-            failure = IPCommand.run(["netns", "exec", router, "nft", "-f", file.path])
+            impairment = try SeededImpairment(
+                namespace: router, device: device, seed: seed, lossPerMille: lossPerMille, delay: delay, jitter: jitter)
         } catch {
-            failure = "\(error)"
-        }
-        if let failure {
             delete()
-            throw Unavailable(description: "nft -f (drops in the router's forward chain): \(failure)")
+            throw Unavailable(description: "the impairment's TUN device: \(error)")
         }
-    }
-
-    /// UDP datagrams the router forwarded between leaves (before the
-    /// drop) and those it dropped, since `dropForwardedUDP`; nil if
-    /// nftables does not answer.
-    package func forwardedUDP() -> (forwarded: Int, dropped: Int)? {
-        func packets(_ counter: String) -> Int? {
-            let (ok, text) = IPCommand.capture(["netns", "exec", router, "nft", "list", "counter", "inet", Self.table, counter])
-            guard ok, let range = text.range(of: "packets ") else { return nil }
-            return Int(text[range.upperBound...].prefix { $0.isNumber })
+        self.impairment = impairment
+        var steps: [[String]] = [
+            ["-n", router, "link", "set", device, "up"],
+            // What comes back out of the TUN has a leaf's source address;
+            // strict reverse-path filtering (inherited from the machine's
+            // namespace) would drop it. Inside the router namespace only.
+            ["netns", "exec", router, "sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0"],
+            ["netns", "exec", router, "sysctl", "-qw", "net.ipv4.conf.\(device).rp_filter=0"],
+            ["-n", router, "route", "add", "default", "dev", device, "table", "100"],
+        ]
+        for k in leaves.indices {
+            for j in leaves.indices where j != k {
+                steps.append([
+                    "-n", router, "rule", "add", "pref", "100", "iif", "swr\(k)", "to", "\(address(j))/32", "ipproto", "udp",
+                    "lookup", "100",
+                ])
+            }
         }
-        guard let forwarded = packets("udp_forwarded"), let dropped = packets("udp_dropped") else { return nil }
-        return (forwarded, dropped)
+        for step in steps {
+            if let failure = IPCommand.run(step) {
+                delete()
+                throw Unavailable(description: "ip \(step.joined(separator: " ")): \(failure)")
+            }
+        }
+        return impairment
     }
 
     /// `ip netns exec NAMESPACE executable arguments...`, as a Process not
@@ -115,10 +116,11 @@ package final class RoutedNamespaces {
         return process
     }
 
-    /// Deletes every namespace (their veth pairs and nftables tables go
-    /// with them). Processes still running inside keep a namespace alive,
+    /// Stops the impairment and deletes every namespace (their veth pairs,
+    /// rules and routes go with them). Processes still running inside keep a namespace alive,
     /// nameless, until they exit: stop them first.
     package func delete() {
+        impairment?.stop()
         for leaf in leaves { _ = IPCommand.run(["netns", "del", leaf]) }
         _ = IPCommand.run(["netns", "del", router])
     }

@@ -8,30 +8,31 @@ import Testing
 #endif
 
 extension ClusterProcessSuite {
-    /// Issue #15, test 2 ("cascade") in network namespaces, with loss on
-    /// the relay links. A router namespace and one namespace per node, each
-    /// joined to the router by a veth pair (`RoutedNamespaces`: 10.79.k.0/24,
-    /// the router forwarding between them inside its own namespace only).
-    /// Each `swiftlet serve` runs in its node's namespace, HTTP and media on
-    /// that namespace's address; Redis listens on a Unix socket (the file
-    /// system is shared); roombot runs in the router namespace, so clients
-    /// reach every node directly while node-to-node traffic crosses the
-    /// router's forward chain, where nftables drops about 2 % of UDP at
-    /// random (`numgen random`: the kernel's generator, not seeded; no
-    /// delay: `tc netem` is missing from this kernel). The relay links lose
-    /// packets (and their feedback); the clients' own links lose nothing.
+    /// Issue #15, test 2 ("cascade") in network namespaces, with seeded
+    /// loss and delay on the relay links. A router namespace and one
+    /// namespace per node, each joined to the router by a veth pair
+    /// (`RoutedNamespaces`: 10.79.k.0/24, forwarding on inside the router
+    /// namespace only). Each `swiftlet serve` runs in its node's namespace,
+    /// HTTP and media on that namespace's address; Redis listens on a Unix
+    /// socket (the file system is shared); roombot runs in the router
+    /// namespace, so clients reach every node directly while UDP from node
+    /// to node goes through the router's `SeededImpairment` (a TUN device
+    /// the test process serves: `tc netem` is missing from this kernel),
+    /// which drops 2 % of it and holds the rest 10 to 15 ms, from a fixed
+    /// seed. The relay links lose packets and their feedback; the clients'
+    /// own links lose nothing.
     /// As in test 2: three nodes of at most two participants of the room
     /// each, two VP8-simulcast + Opus publishers on the home A, two
     /// subscribers on B and two on C, every track received without a
     /// freeze, and only A sends relayed media. Then what the loss changes:
-    /// it was there (the router's counters), the far nodes NACKed the
+    /// it was there (the impairment's count), the far nodes NACKed the
     /// relay's losses and A resent them (`swiftlet_relay_nacks_sent_total`,
     /// `swiftlet_relay_retransmissions_sent_total`), the subscribers' loss
     /// after repair stays well under what was injected, and a far node
     /// drops no more duplicates than the resends could cause. One media
     /// worker per node, so that every relay repair counted is a node
-    /// relay's. Skipped, saying why, where namespaces or nftables cannot be
-    /// had (not root, no `ip netns`, no `nft`).
+    /// relay's. Skipped, saying why, where the namespaces or the TUN device
+    /// cannot be made (not root, no `ip netns`, no /dev/net/tun).
     @Suite(.serialized) struct ClusterCascadeNamespaceProcessTests {
         private let cache = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlet-roombot-test-cache").path
         private let cluster = ClusterProxyProcessTests()
@@ -39,6 +40,9 @@ extension ClusterProcessSuite {
         private static let secret = "a-long-random-secret-0123456789"
         /// The loss on the relay links, in 1000.
         private static let dropPerMille = 20
+        /// The impairment's seed: SWIFTLET_IMPAIRMENT_SEED replays a run's
+        /// decisions (printed at the end).
+        private static let seed = ProcessInfo.processInfo.environment["SWIFTLET_IMPAIRMENT_SEED"].flatMap { UInt64($0) } ?? 15
 
         /// A `swiftlet serve` in a node's namespace; its metrics are read
         /// from the router's namespace.
@@ -96,21 +100,20 @@ extension ClusterProcessSuite {
         @Test(.timeLimit(.minutes(2)))
         func aCascadeOverLossyRelayLinksRepairsTheLossAndEachPacketCrossesOnce() throws {
             let net: RoutedNamespaces
+            let impairment: SeededImpairment
             do {
                 net = try RoutedNamespaces(leaves: 3)
-                try net.dropForwardedUDP(perMille: Self.dropPerMille)
+                impairment = try net.impairForwardedUDP(
+                    seed: Self.seed, lossPerMille: Self.dropPerMille, delay: .milliseconds(10), jitter: .milliseconds(5))
             } catch {
-                print("ClusterCascadeNamespaceProcessTests skipped: cannot make network namespaces: \(error)")
+                print("ClusterCascadeNamespaceProcessTests skipped: cannot make the network namespaces: \(error)")
                 return
             }
             // Declared first, so run last: after every process inside is gone.
             defer { net.delete() }
             let redis = try RedisServerProcess()
             defer { redis.stop() }
-            // UDP GSO off: a GSO message crosses the router's forward hook
-            // as one packet, so nftables would drop runs of datagrams
-            // together (and count them as one).
-            let capacity = ["--room-node-capacity", "2", "--workers", "1", "--udp-gso", "off"]
+            let capacity = ["--room-node-capacity", "2", "--workers", "1"]
             var nodes: [Node] = []
             defer { for n in nodes { n.stop() } }
             for (k, (name, region)) in [("node-a", "here"), ("node-b", "there"), ("node-c", "there")].enumerated() {
@@ -176,8 +179,8 @@ extension ClusterProcessSuite {
             // A, which holds the publishers' packets, resent them; it asked
             // nobody (no relayed track of its own).
             #expect(resent[0] > 0 && nacks[0] == 0, "relay resends \(resent), relay NACKs \(nacks)")
-            let impairment = try #require(net.forwardedUDP())
-            #expect(impairment.dropped > 0, "\(impairment)")
+            let impaired = impairment.figures
+            #expect(impaired.dropped > 0, "\(impaired)")
 
             let status = bot.finish(within: 40)
             #expect(status == 0, "\(bot.output)")
@@ -203,7 +206,7 @@ extension ClusterProcessSuite {
             // what never arrived, resends counted as arrived).
             let subscribers = try #require(groups["subscriber"] as? [String: Any])
             let loss = subscribers["lossPercent"] as? Double ?? .infinity
-            let injected = Double(impairment.dropped) / Double(max(impairment.forwarded, 1)) * 100
+            let injected = Double(impaired.dropped) / Double(max(impaired.packets, 1)) * 100
             // Audio is not NACKed (roombot repairs video only: about a third
             // of a subscriber's packets here, `audioShare`), so its loss
             // stays; video's is repaired. Without repair the loss would be
@@ -213,8 +216,9 @@ extension ClusterProcessSuite {
                 "subscribers lost \(loss) % after repair, \(injected) % injected: \(subscribers)")
             print(
                 "cascade in namespaces: relay links up in \(String(format: "%.1f", linked)) s; "
-                    + "injected loss \(impairment.dropped) of \(impairment.forwarded) forwarded UDP datagrams "
-                    + "(\(String(format: "%.2f", injected)) %); relay packets sent per node \(sent), received \(received); "
+                    + "injected loss \(impaired.dropped) of \(impaired.packets) UDP datagrams between nodes "
+                    + "(\(String(format: "%.2f", injected)) %, seed \(Self.seed)), "
+                    + "mean delay \(String(format: "%.2f", impaired.meanDelayMilliseconds)) ms; relay packets sent per node \(sent), received \(received); "
                     + "relay NACK entries sent per node \(nacks), relay resends per node \(resent); "
                     + "duplicates dropped per node \(duplicates); subscribers' loss after repair "
                     + "\(String(format: "%.3f", loss)) % (\(subscribers["lost"] ?? "?") of \(subscribers["packets"] ?? "?"); "
