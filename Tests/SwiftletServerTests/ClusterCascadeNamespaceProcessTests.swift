@@ -207,12 +207,14 @@ extension ClusterProcessSuite {
             let subscribers = try #require(groups["subscriber"] as? [String: Any])
             let loss = subscribers["lossPercent"] as? Double ?? .infinity
             let injected = Double(impaired.dropped) / Double(max(impaired.packets, 1)) * 100
-            // Audio is not NACKed (roombot repairs video only: about a third
-            // of a subscriber's packets here, `audioShare`), so its loss
-            // stays; video's is repaired. Without repair the loss would be
-            // the injected one.
+            // Without repair the loss would be the injected one. Audio is
+            // not NACKed (roombot repairs video only; `audioShare`, about a
+            // quarter of a subscriber's packets here), so its loss stays: a
+            // full repair of the video leaves about a quarter of the
+            // injected loss (0.23 to 0.39 of it in 12 runs), none leaves
+            // all of it, half of it leaves over 0.6.
             #expect(
-                injected > 1 && loss < injected / 2,
+                injected > 1 && loss < injected * 0.6,
                 "subscribers lost \(loss) % after repair, \(injected) % injected: \(subscribers)")
             print(
                 "cascade in namespaces: relay links up in \(String(format: "%.1f", linked)) s; "
