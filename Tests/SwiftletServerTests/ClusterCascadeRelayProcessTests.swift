@@ -116,7 +116,13 @@ extension ClusterProcessSuite {
                     m.filter { k, _ in k.contains("relay") || k.contains("unknown_relay") || k.contains("layer") }
                         .sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: "\n")
                 }
-                return "home:\n\(relevant(home))\n\(other):\n\(relevant(there))"
+                // The far node's rooms log (debug with --dev): what its
+                // subscribers asked and the media commands that followed.
+                let log = nodes[other]!.output.text.split(separator: "\n").filter {
+                    $0.contains("media:") || $0.contains("preference") || $0.contains("error")
+                }
+                return "home:\n\(relevant(home))\n\(other):\n\(relevant(there))\n\(other)'s log:\n"
+                    + log.suffix(80).joined(separator: "\n")
             }
             #expect(narrowedAfter.map { $0 <= 3 } == true, "relay \(perSubscriber)x a capped subscriber's bytes\n\(diagnosis())")
             #expect(cappedPerSubscriber < 1.4, "relay \(cappedPerSubscriber)x a capped subscriber's bytes\n\(diagnosis())")
