@@ -76,6 +76,22 @@ struct SubscriberState {
     var remoteKnown = false
     /// What this participant receives, by published track id.
     var subscriptions: [String: OutgoingTrack] = [:]
+    /// The last `set-preference` per track id, kept when the track's
+    /// subscription ends, so that a new subscription to the same id starts
+    /// with it: a remote publisher whose node's part was briefly unread
+    /// (the cascade) or a track republished under its id comes back
+    /// without the client asking again (roombot's `--layout` asks once per
+    /// track; a capped far subscriber lost its cap that way and its node's
+    /// relay carried every layer). At most the subscription limit of
+    /// entries for tracks not subscribed now (`rememberPreference`).
+    var preferences: [String: ReceivePreference] = [:]
+
+    /// Records `preference` for `trackID`; past `limit` entries, those of
+    /// tracks not subscribed now are forgotten.
+    mutating func rememberPreference(_ preference: ReceivePreference, for trackID: String, limit: Int) {
+        preferences[trackID] = preference
+        if preferences.count > 2 * limit { preferences = preferences.filter { subscriptions[$0.key] != nil } }
+    }
 }
 
 /// How a participant reaches the server. HTTP participants (WHIP, WHEP)

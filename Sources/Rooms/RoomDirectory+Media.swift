@@ -168,6 +168,10 @@ extension RoomDirectory {
         state.subscriptions[trackID] = outgoing
         participants[member]?.subscriber = state
         effects.append(.media(.forward(room: room.name, trackID: trackID, subscriber: member, outgoing: outgoing)))
+        if let preference = state.preferences[trackID] {
+            effects.append(
+                .media(.setPreference(room: room.name, trackID: trackID, subscriber: member, preference: preference)))
+        }
         if again { effects += renegotiate(member) }
         return effects
     }
@@ -323,6 +327,8 @@ extension RoomDirectory {
             guard p.subscriber?.subscriptions[trackID] != nil else {
                 return send(p.id, .error(code: .unknownTrack, message: "not subscribed to \(trackID)"))
             }
+            let limit = configuration.limits.subscriptionsPerParticipant
+            participants[p.id]?.subscriber?.rememberPreference(preference, for: trackID, limit: limit)
             return [.media(.setPreference(room: p.room, trackID: trackID, subscriber: p.id, preference: preference))]
         default: return []
         }

@@ -92,6 +92,38 @@ import WorkerRelay
         #expect(directory.remoteNodes(in: "r").isEmpty)
     }
 
+    /// A subscriber's preference outlives a blink of the remote publisher
+    /// (its node's part unread once: it leaves and comes back under the
+    /// same ids): the new subscription starts with it. roombot's
+    /// `--layout` asks once per track, and without this a capped far
+    /// subscriber came back uncapped.
+    @Test func aPreferenceIsKeptWhenTheRemotePublisherBlinks() throws {
+        var (directory, _, track) = try aliceWithRemoteBob()
+        let alice = ConnectionID(1)
+        let capped = ReceivePreference(maxWidth: 256)
+        let asked = directory.handle(.setPreference(trackID: "TR_bob1", preference: capped), from: alice, now: now)
+        let aliceID = try #require(directory.participant(on: alice))
+        #expect(asked == [.media(.setPreference(room: "r", trackID: "TR_bob1", subscriber: aliceID, preference: capped))])
+        _ = directory.setRemoteShard(room: "r", node: "n2", participants: [])
+        let back = directory.setRemoteShard(room: "r", node: "n2", participants: [remoteBob(tracks: [track])])
+        let forward = try #require(
+            back.firstIndex { if case .media(.forward("r", "TR_bob1", aliceID, _)) = $0 { true } else { false } })
+        let preference = try #require(
+            back.firstIndex(of: .media(.setPreference(room: "r", trackID: "TR_bob1", subscriber: aliceID, preference: capped))))
+        #expect(forward < preference)
+    }
+
+    @Test func rememberedPreferencesAreBounded() {
+        var state = SubscriberState(
+            credentials: .random(),
+            builder: SubscriberOfferBuilder(
+                sessionID: 1,
+                local: LocalTransportParameters(
+                    credentials: .random(), fingerprint: .init(algorithm: .sha256, digest: Array(0..<32))!, candidates: [])))
+        for i in 0..<1_000 { state.rememberPreference(ReceivePreference(maxLayer: 0), for: "TR_\(i)", limit: 8) }
+        #expect(state.preferences.count <= 16)
+    }
+
     @Test func aLocalJoinerSeesRemoteMembersAndReceivesTheirTracks() throws {
         var (directory, _, _) = try aliceWithRemoteBob()
         let carol = ConnectionID(2)

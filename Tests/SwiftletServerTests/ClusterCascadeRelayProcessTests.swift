@@ -72,7 +72,7 @@ extension ClusterProcessSuite {
             let first = try roombot(["--publishers", "1", "--subscribers", "2"])
             #expect(first.wait(for: " 4 flowing", seconds: 25), "\(first.output)")
             let far = try #require(Cascade.holders(redis, "demand", holding: "-subscriber-").first)
-            usleep(6_000_000)  // the subscribers' estimates reach the top layer
+            usleep(8_000_000)  // the subscribers' estimates reach the top layer (6 s was short on a loaded machine: egress x2.8)
             let two = try window(nodes, far: far, seconds: 4)
 
             // Two more subscribers on X: same relay bytes, twice the egress.
