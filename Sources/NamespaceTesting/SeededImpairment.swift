@@ -109,7 +109,7 @@ package final class SeededImpairment: @unchecked Sendable {
     private func openDevice(_ device: String, in namespace: String) -> String? {
         let ns = open("/run/netns/\(namespace)", O_RDONLY | O_CLOEXEC)
         defer { if ns >= 0 { close(ns) } }
-        guard ns >= 0, Self.setns(ns, 0x4000_0000) == 0 else {
+        guard ns >= 0, NetworkNamespaceEntry.enter(ns) == 0 else {
             return "setns \(namespace): \(String(cString: strerror(errno)))"
         }
         let tun = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC)
@@ -128,12 +128,6 @@ package final class SeededImpairment: @unchecked Sendable {
         }
         fd = tun
         return nil
-    }
-
-    private static func setns(_ fd: Int32, _ type: Int32) -> Int32 {
-        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "setns") else { return -1 }
-        return unsafeBitCast(symbol, to: SetNS.self)(fd, type)
     }
 
     private func run(seed: UInt64, lossPerMille: UInt64, delay: UInt64, jitter: UInt64) {

@@ -75,7 +75,7 @@ package final class VethNamespaces {
             let thread = WorkerThread {
                 let fd = open("/run/netns/\(name)", O_RDONLY | O_CLOEXEC)
                 defer { if fd >= 0 { close(fd) } }
-                guard fd >= 0, Self.setns(fd, Self.newNetworkNamespace) == 0 else {
+                guard fd >= 0, NetworkNamespaceEntry.enter(fd) == 0 else {
                     result.value = .failure(Unavailable(description: "setns \(name): \(String(cString: strerror(errno)))"))
                     return
                 }
@@ -86,15 +86,6 @@ package final class VethNamespaces {
         }
     }
 
-    /// CLONE_NEWNET from <sched.h>, which Swift's Glibc module leaves out
-    /// with setns itself.
-    private static let newNetworkNamespace: Int32 = 0x4000_0000
-
-    private static func setns(_ fd: Int32, _ type: Int32) -> Int32 {
-        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "setns") else { return -1 }
-        return unsafeBitCast(symbol, to: SetNS.self)(fd, type)
-    }
 }
 
 /// Hands a value to and from the namespace thread, which is joined before

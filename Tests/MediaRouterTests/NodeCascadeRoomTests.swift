@@ -178,13 +178,12 @@ import WorkerRelay
     }
 
     @Test func aFarWorkersLayerDemandReachesThePublishersDynacast() throws {
-        let dynacast = RoomRouterDynacastTests()
         let room = try Cascade(description: RoomRouterDynacastTests.description, subscribe: [1])
         let bed = room.bed
         var stream = SimulcastStream.threeLayers(temporalPattern: [0])
         var next = bed.clock.now
         func send(for duration: Duration) {
-            dynacast.sendFrames(&stream, next: &next, from: room.publisher, on: bed, for: duration)
+            RoomRouterDynacastTests.sendFrames(&stream, next: &next, from: room.publisher, on: bed, for: duration)
         }
         send(for: .seconds(1))
         let layers = { RoomRouterDynacastTests.layers(bed.events[1]) }

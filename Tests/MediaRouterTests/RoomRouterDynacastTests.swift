@@ -44,16 +44,10 @@ import WorkerRelay
     /// media through a switch down (the layer it is on crosses until the
     /// switch is done).
     @Test func theRelayCarriesOnlyTheLayersTheFarSideNeeds() throws {
-        let bed = try RouterTestbed(workers: 2)
-        let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
-        let far = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
-        #expect(bed.connect())
-        relayTrack(on: bed)
-        var stream = SimulcastStream.threeLayers(temporalPattern: [0])
-        var next = bed.clock.now
-        func send(for duration: Duration) {
-            sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
-        }
+        let room = try RelayedTrackRoom()
+        let bed = room.bed
+        let far = room.far
+        func send(for duration: Duration) { room.send(for: duration) }
         let ring = try #require(bed.media[0][1])
         // Until the far worker has said, every layer crosses.
         send(for: .milliseconds(20))
@@ -97,16 +91,10 @@ import WorkerRelay
     /// measured (a second per layer, which made a Chromium upgrade on four
     /// workers slower than its 2 s bound).
     @Test func aFarSubscriberWhoseCapRisesAsksForTheTopLayerBeforeItCrosses() throws {
-        let bed = try RouterTestbed(workers: 2)
-        let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
-        let far = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
-        #expect(bed.connect())
-        relayTrack(on: bed)
-        var stream = SimulcastStream.threeLayers(temporalPattern: [0])
-        var next = bed.clock.now
-        func send(for duration: Duration) {
-            sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
-        }
+        let room = try RelayedTrackRoom()
+        let bed = room.bed
+        let far = room.far
+        func send(for duration: Duration) { room.send(for: duration) }
         var preference = ReceivePreference()
         preference.maxLayer = 0
         bed.execute(
@@ -148,6 +136,30 @@ import WorkerRelay
         #expect(announced.last == 2, "stream-state layers \(announced)")
     }
 
+    /// Where every test here starts: PA_pub on worker 0 publishes TR_v
+    /// (three rid layers of VP8), PA_far on worker 1 receives it over the
+    /// relay; `send` plays the stream for a stretch of virtual time.
+    final class RelayedTrackRoom {
+        let bed: RouterTestbed
+        let publisher: TestPeer
+        let far: TestPeer
+        private var stream = SimulcastStream.threeLayers(temporalPattern: [0])
+        private var next: Instant
+
+        init() throws {
+            bed = try RouterTestbed(workers: 2)
+            publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
+            far = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
+            #expect(bed.connect())
+            RoomRouterDynacastTests.relayTrack(on: bed)
+            next = bed.clock.now
+        }
+
+        func send(for duration: Duration) {
+            RoomRouterDynacastTests.sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
+        }
+    }
+
     /// The relay of TR_v from worker 0 to worker 1, with one subscriber on 1.
     /// The far side says its demand again every second though it did not
     /// change: a sink the source added again (a cluster node's wants read
@@ -155,16 +167,9 @@ import WorkerRelay
     /// layers would otherwise stay at the lowest for good. Seen with
     /// three processes: far subscribers stuck at 180p.
     @Test func aSinkAddedAgainHearsTheDemandWithinASecond() throws {
-        let bed = try RouterTestbed(workers: 2)
-        let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
-        _ = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
-        #expect(bed.connect())
-        relayTrack(on: bed)
-        var stream = SimulcastStream.threeLayers(temporalPattern: [0])
-        var next = bed.clock.now
-        func send(for duration: Duration) {
-            sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
-        }
+        let room = try RelayedTrackRoom()
+        let bed = room.bed
+        func send(for duration: Duration) { room.send(for: duration) }
         send(for: .seconds(1))
         let settled = try #require(Self.layers(bed.events[0]).last)
         #expect(settled == [true, true, true])
@@ -178,7 +183,7 @@ import WorkerRelay
         #expect(Self.layers(bed.events[0]).last == settled)
     }
 
-    func relayTrack(on bed: RouterTestbed) {
+    static func relayTrack(on bed: RouterTestbed) {
         bed.execute(
             .addIncomingTrack(room: "r", participant: ParticipantID("PA_pub"), trackID: "TR_v", description: Self.description),
             on: 0)
@@ -194,7 +199,7 @@ import WorkerRelay
     }
 
     /// Frames of `stream` from `publisher` for `duration` of virtual time.
-    func sendFrames(
+    static func sendFrames(
         _ stream: inout SimulcastStream, next: inout Instant, from publisher: TestPeer, on bed: RouterTestbed,
         for duration: Duration
     ) {
@@ -215,16 +220,9 @@ import WorkerRelay
     }
 
     @Test func theSourceAnnouncesWhatFarSubscribersNeed() throws {
-        let bed = try RouterTestbed(workers: 2)
-        let publisher = try bed.addPeer("PA_pub", role: .publisher, room: "r", worker: 0)
-        _ = try bed.addPeer("PA_far", role: .subscriber, room: "r", worker: 1)
-        #expect(bed.connect())
-        relayTrack(on: bed)
-        var stream = SimulcastStream.threeLayers(temporalPattern: [0])
-        var next = bed.clock.now
-        func send(for duration: Duration) {
-            sendFrames(&stream, next: &next, from: publisher, on: bed, for: duration)
-        }
+        let room = try RelayedTrackRoom()
+        let bed = room.bed
+        func send(for duration: Duration) { room.send(for: duration) }
         send(for: .seconds(1))
         // The far subscriber gets the top layer: every layer stays on at
         // the publisher though no subscriber on the source worker wants one.
