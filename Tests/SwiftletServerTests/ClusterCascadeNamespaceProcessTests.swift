@@ -71,17 +71,8 @@ extension ClusterProcessSuite {
                     "serve", "--http", "\(ip):0", "--udp-port", "0", "--media-bind", ip, "--redis", "unix:\(redis.socketPath)",
                     "--node-name", name, "--drain-seconds", "1s",
                 ] + extra)
-            process.environment = ProcessInfo.processInfo.environment.merging([
-                "SWIFTLET_API_KEY": Self.key, "SWIFTLET_API_SECRET": Self.secret,
-            ]) { $1 }
-            let output = OutputReader()
-            process.standardOutput = output.pipe
-            process.standardError = output.pipe
-            try process.run()
-            _ = output.wait(for: "stop with Ctrl-C", seconds: 20)
-            let line = output.text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
-            return Node(
-                process: process, output: output, url: line.split(separator: " ").last.map(String.init) ?? "", router: net.router)
+            let (output, url) = try runKeyedServer(process, key: Self.key, secret: Self.secret)
+            return Node(process: process, output: output, url: url, router: net.router)
         }
 
         /// The identities a node's part of `room` lists.

@@ -34,6 +34,23 @@ func startDevServer(extraArguments: [String]) throws -> (Process, OutputReader, 
     return (process, output, text.range(of: "stop with Ctrl-C").map { String(text[..<$0.upperBound]) } ?? text)
 }
 
+/// Runs `process`, a configured `swiftlet serve` without `--dev`, with one
+/// API key in its environment, and waits (at most 20 s) until it says how
+/// to stop it; returns its output (read all along, as `startDevServer`'s)
+/// and its room WebSocket URL ("" if it never said).
+func runKeyedServer(_ process: Process, key: String, secret: String) throws -> (OutputReader, String) {
+    process.environment = ProcessInfo.processInfo.environment.merging([
+        "SWIFTLET_API_KEY": key, "SWIFTLET_API_SECRET": secret,
+    ]) { $1 }
+    let output = OutputReader()
+    process.standardOutput = output.pipe
+    process.standardError = output.pipe
+    try process.run()
+    _ = output.wait(for: "stop with Ctrl-C", seconds: 20)
+    let line = output.text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
+    return (output, line.split(separator: " ").last.map(String.init) ?? "")
+}
+
 /// A child's output, collected on a background thread so that reading it
 /// never blocks the test (waits are bounded).
 final class OutputReader: @unchecked Sendable {

@@ -234,16 +234,8 @@ extension ClusterProcessSuite {
             process.arguments = [
                 "serve", "--udp-port", "0", "--workers", "1", "--http", "127.0.0.1:0", "--media-bind", "127.0.0.1",
             ]
-            process.environment = ProcessInfo.processInfo.environment.merging([
-                "SWIFTLET_API_KEY": Self.apiKey, "SWIFTLET_API_SECRET": Self.apiSecret,
-            ]) { $1 }
-            let output = OutputReader()
-            process.standardOutput = output.pipe
-            process.standardError = output.pipe
-            try process.run()
-            _ = output.wait(for: "stop with Ctrl-C", seconds: 20)
-            let line = output.text.split(separator: "\n").first { $0.contains("room WebSocket") } ?? ""
-            return (process, output, line.split(separator: " ").last.map(String.init) ?? "")
+            let (output, url) = try runKeyedServer(process, key: Self.apiKey, secret: Self.apiSecret)
+            return (process, output, url)
         }
 
         private func jsonReport(_ path: URL) throws -> [String: Any] {
