@@ -205,7 +205,9 @@ final class HTTPSession: TCPConnectionHandler {
                         let leftover = parser.takeBufferedBytes()
                         mode = .webSocket(WebSocketConnection())
                         service.opened(id, remote: remote)
-                        if let via = request.headers[SignalingProxy.viaHeader] { service.arrived(id, via: via) }
+                        if let via = request.headers[SignalingProxy.viaHeader] {
+                            service.arrived(id, via: via, epoch: request.headers[SignalingProxy.epochHeader])
+                        }
                         lastPing = now
                         joinDeadline = now + timeouts.joinTimeout
                         var action = TCPConnectionAction.send(out + response.serialize())

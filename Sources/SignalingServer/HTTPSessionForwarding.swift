@@ -23,10 +23,11 @@ struct ForwardedHTTPRequest: Equatable, Sendable {
     static let forwardedFields: Set<String> = ["content-type", "authorization", "if-match"]
 
     /// What the entry node `via` sends for `request`: the routes' fields,
-    /// `X-Swiftlet-Via` (one hop: the room's node never proxies it again)
-    /// and `X-Forwarded-For` with the client's address as the entry node
+    /// `X-Swiftlet-Via` (one hop: the room's node never proxies it again),
+    /// `X-Swiftlet-Epoch` (the room's epoch as placed; none for a request
+    /// routed by its session's node) and `X-Forwarded-For` with the client's address as the entry node
     /// counts it (`client`, the host part only).
-    init(_ request: HTTPRequest, via node: String, client: String?) {
+    init(_ request: HTTPRequest, via node: String, client: String?, epoch: Int64? = nil) {
         method = request.method
         target = request.target
         headers = HTTPHeaders()
@@ -34,6 +35,7 @@ struct ForwardedHTTPRequest: Equatable, Sendable {
             headers.append(name: field.name, value: field.value)
         }
         headers.append(name: SignalingProxy.viaHeader, value: node)
+        if let epoch { headers.append(name: SignalingProxy.epochHeader, value: "\(epoch)") }
         if let client { headers.append(name: "X-Forwarded-For", value: client) }
         body = request.body
     }

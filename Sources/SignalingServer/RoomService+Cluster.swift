@@ -71,6 +71,9 @@ struct ClusterSessions {
     /// Connections that arrived through another node's proxy: never
     /// proxied again (one hop).
     var arrivedVia: [ConnectionID: String] = [:]
+    /// The room's epoch those connections' entry nodes placed them at
+    /// (`X-Swiftlet-Epoch`, as sent: checked by `ClusterEpochCheck`).
+    var arrivedEpoch: [ConnectionID: String] = [:]
     /// Messages a connection may send before its join is placed.
     static let maxHeld = 32
 }
@@ -87,8 +90,11 @@ extension RoomService {
 
     /// A connection that came through another node's proxy (its
     /// `X-Swiftlet-Via`).
-    func arrived(_ connection: ConnectionID, via node: String) {
-        state.withLock { $0.cluster.arrivedVia[connection] = node }
+    func arrived(_ connection: ConnectionID, via node: String, epoch: String?) {
+        state.withLock { s in
+            s.cluster.arrivedVia[connection] = node
+            s.cluster.arrivedEpoch[connection] = epoch.map { String($0.prefix(20)) }
+        }
     }
 
     /// The cluster's part of a received message: true when it took the
@@ -135,6 +141,11 @@ extension RoomService {
     private func placed(_ join: JoinRequest, on connection: ConnectionID, route: ClusterRoute, link: ClusterLink) {
         switch route {
         case .here(let epoch):
+            let sent = state.withLock { $0.cluster.arrivedEpoch[connection] }
+            if let stale = ClusterEpochCheck.mismatch(sent: sent, here: epoch, room: join.room) {
+                refuse(connection, stale)
+                return
+            }
             let now = MonotonicClock.now()
             let (held, effects): ([String]?, [RoomEffect]) = state.withLock { s in
                 guard let held = s.cluster.placing.removeValue(forKey: connection) else { return (nil, []) }
@@ -156,7 +167,9 @@ extension RoomService {
                 return
             }
             let remote = state.withLock { $0.logIDs.connections[connection]?.remote }
-            var headers = HTTPHeaders([(SignalingProxy.viaHeader, link.routing.nodeID)])
+            var headers = HTTPHeaders([
+                (SignalingProxy.viaHeader, link.routing.nodeID), (SignalingProxy.epochHeader, "\(epoch)"),
+            ])
             if let remote, let host = Self.host(of: remote) { headers.append(name: "X-Forwarded-For", value: host) }
             let opened: Bool = state.withLock { s in
                 guard let held = s.cluster.placing.removeValue(forKey: connection) else { return false }
@@ -187,7 +200,10 @@ extension RoomService {
         guard let link = cluster else { return }
         let proxied = state.withLock { s in
             _ = s.cluster.placing.removeValue(forKey: connection)
-            if code == nil { s.cluster.arrivedVia[connection] = nil }
+            if code == nil {
+                s.cluster.arrivedVia[connection] = nil
+                s.cluster.arrivedEpoch[connection] = nil
+            }
             return code == nil ? s.cluster.proxied.remove(connection) != nil : s.cluster.proxied.contains(connection)
         }
         if proxied { link.proxy.close(connection, code: code) }
@@ -230,5 +246,31 @@ extension RoomService {
         perform(effects)
         let outlet = outletBox.withLock { $0 }
         for connection in connections { outlet?.close(connection, code: .serviceRestart, reason: "room moved: join again") }
+    }
+}
+
+/// Issue #15: every message between nodes about a room carries the room's
+/// epoch. A join or WHIP/WHEP request proxied by an entry node carries the
+/// epoch it was placed at (`X-Swiftlet-Epoch`); the room's node places it
+/// again itself (one Redis script) and serves it only at that same epoch.
+/// Another epoch means the room was placed again since the entry node
+/// looked (its home died, or Redis restarted empty): the request is
+/// refused with the reason and the client comes back through the entry
+/// node, which places it afresh. Epochs compare for equality (a Redis
+/// restarted empty counts them from 1 again). Proxied media is not
+/// checked here: relay packets name tracks this node learnt from the
+/// parts' records, which carry the epoch, and a part at another epoch is
+/// dropped at its node's next resync.
+enum ClusterEpochCheck {
+    /// Why a request sent at epoch `sent` (the header as it came; nil: not
+    /// proxied, or proxied by its session's node) is not served here at
+    /// `here`; nil when it is.
+    static func mismatch(sent: String?, here: Int64, room: String) -> String? {
+        guard let sent else { return nil }
+        guard let epoch = Int64(sent), epoch > 0 else {
+            return "the entry node sent room '\(room)' with an unreadable epoch: join again"
+        }
+        guard epoch != here else { return nil }
+        return "room '\(room)' was placed again (epoch \(here); the entry node had epoch \(epoch)): join again"
     }
 }

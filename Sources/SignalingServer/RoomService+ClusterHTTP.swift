@@ -43,7 +43,16 @@ extension RoomService {
             if let client { fields.append(("remote", client)) }
             let answer: DeferredHTTPAnswer
             switch route {
-            case .here:
+            case .here(let epoch):
+                // Placed through another node at another epoch: that
+                // node's view is stale (the room was placed again since).
+                if let stale = ClusterEpochCheck.mismatch(
+                    sent: request.headers[SignalingProxy.epochHeader], here: epoch, room: room)
+                {
+                    log(.warning, "HTTP request refused: the room's epoch changed", fields + [("reason", stale)])
+                    link.answer(key, .response(HTTPSessionForwarding.unavailable(stale)))
+                    return
+                }
                 // A WHEP offer here while this node serves no part of the
                 // room: its answer lists the other nodes' tracks, read now.
                 if request.method == "POST", case .session(.whep, _, _)? = target, !servesPart(of: room) {
@@ -62,7 +71,8 @@ extension RoomService {
                     guard MonotonicClock.now() < deadline else { return }
                     log(.info, "HTTP request proxied to the room's node", fields)
                     link.proxy.exchange(
-                        ForwardedHTTPRequest(request, via: link.routing.nodeID, client: client), for: key, to: endpoint,
+                        ForwardedHTTPRequest(request, via: link.routing.nodeID, client: client, epoch: epoch > 0 ? epoch : nil),
+                        for: key, to: endpoint,
                         deadline: deadline)
                     return
                 } else {

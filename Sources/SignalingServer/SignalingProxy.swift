@@ -32,6 +32,9 @@ package final class SignalingProxy: Sendable {
     /// The header that marks a proxied upgrade: the entry node's id. A
     /// node never proxies such a session again (one hop at most).
     package static let viaHeader = "X-Swiftlet-Via"
+    /// The room's epoch as the entry node placed it (`ClusterEpochCheck`):
+    /// the room's node serves the join only at that same epoch.
+    package static let epochHeader = "X-Swiftlet-Epoch"
     /// How long an upstream may take to connect and answer the upgrade.
     package static let connectTimeout: Duration = .seconds(5)
     /// Messages held for one upstream that has not opened yet.

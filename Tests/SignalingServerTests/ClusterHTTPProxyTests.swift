@@ -3,10 +3,11 @@ import NetIO
 import RoomProtocol
 import Rooms
 import Signaling
-import SignalingServer
 import Synchronization
 import Testing
 import Wire
+
+@testable import SignalingServer
 
 extension ClusterProcessSuite {
     /// Issue #15, WHIP and WHEP through any node, in one process: node A (an
@@ -86,6 +87,46 @@ extension ClusterProcessSuite {
             let end = Date().addingTimeInterval(seconds)
             while !done(), Date() < end { usleep(10_000) }
             return done()
+        }
+
+        /// Every message between nodes about a room carries its epoch: A
+        /// proxies at the epoch it placed the room at (7), and B serves the
+        /// request only when its own placement gives the same epoch; at
+        /// another one (the room was placed again since) B refuses it with
+        /// the reason, and the client comes back through A.
+        @Test(.timeLimit(.minutes(1)))
+        func theRoomsNodeServesAProxiedRequestOnlyAtTheEpochItWasPlacedAt() throws {
+            let b = try Self.server()
+            defer { b.stop() }
+            let bRouting = StubRouting()
+            bRouting.route.withLock { $0 = .here(epoch: 8) }
+            b.joinCluster(bRouting)
+            let (a, _) = try Self.entry(Self.elsewhere(b.localAddress))
+            defer { a.stop() }
+
+            let stale = try rawHTTPRequest(
+                a.localAddress, "POST", "/whip/r", headers: Self.offerHeaders("alice"), body: Self.offer())
+            #expect(stale.status == 503, "\(stale.body)")
+            #expect(stale.body.contains("placed again (epoch 8; the entry node had epoch 7)"), "\(stale.body)")
+            #expect(stale.headers["retry-after"] == "1")
+            #expect(b.service.snapshot.participants == 0)
+
+            bRouting.route.withLock { $0 = .here(epoch: 7) }
+            let served = try rawHTTPRequest(
+                a.localAddress, "POST", "/whip/r", headers: Self.offerHeaders("alice"), body: Self.offer())
+            #expect(served.status == 201, "\(served.body)")
+            #expect(b.service.snapshot.participants == 1)
+        }
+
+        @Test func anEpochIsComparedForEqualityAndAnUnreadableOneRefused() {
+            #expect(ClusterEpochCheck.mismatch(sent: nil, here: 3, room: "r") == nil)
+            #expect(ClusterEpochCheck.mismatch(sent: "3", here: 3, room: "r") == nil)
+            // A Redis restarted empty counts from 1 again: lower is as stale as higher.
+            #expect(ClusterEpochCheck.mismatch(sent: "9", here: 3, room: "r")?.contains("placed again") == true)
+            #expect(ClusterEpochCheck.mismatch(sent: "2", here: 3, room: "r")?.contains("placed again") == true)
+            for bad in ["", "x", "-1", "0", "99999999999999999999"] {
+                #expect(ClusterEpochCheck.mismatch(sent: bad, here: 3, room: "r")?.contains("unreadable") == true, "\(bad)")
+            }
         }
 
         @Test(.timeLimit(.minutes(1)))

@@ -42,6 +42,9 @@ import Testing
 
         let anonymous = ForwardedHTTPRequest(try request("DELETE", "/whip/r/SE_x", []), via: "n~1", client: nil)
         #expect(anonymous.headers == HTTPHeaders([("X-Swiftlet-Via", "n~1")]))
+        // Placed at an epoch: it travels with the request.
+        let placed = ForwardedHTTPRequest(try request("POST", "/whip/r", []), via: "n~1", client: nil, epoch: 12)
+        #expect(placed.headers == HTTPHeaders([("X-Swiftlet-Via", "n~1"), ("X-Swiftlet-Epoch", "12")]))
         #expect(anonymous.body.isEmpty)
     }
 
