@@ -67,7 +67,13 @@ extension ClusterProcessSuite {
             }
             let recoveredAfter = Date().timeIntervalSince(killed)
             #expect(flowing, "no media for the dead node's clients within 20 s: \(bot.output)")
-            let after = Cascade.parts(redis, "wide")
+            // Their new node writes its part within 250 ms of their join.
+            var after = Cascade.parts(redis, "wide")
+            let listed = Date()
+            while !Set(after.values.flatMap { $0 }).isSuperset(of: moved), Date().timeIntervalSince(listed) < 2 {
+                usleep(100_000)
+                after = Cascade.parts(redis, "wide")
+            }
             #expect(after[victimID] == nil, "\(after)")
             #expect(Set(after.values.flatMap { $0 }).isSuperset(of: moved), "\(after)")
 

@@ -30,16 +30,40 @@ extension ClusterProcessSuite {
             func read() throws -> (Double, Double, Double) {
                 let a = try serverMetrics(nodes["node-a"]!.url)
                 let f = try serverMetrics(nodes[far]!.url)
+                // The far node's media egress: its RTP bytes less the
+                // padding it sends to probe its subscribers' bandwidth.
                 return (
                     a["swiftlet_rtp_bytes_received_total"] ?? 0,
                     Cascade.sum(a, "swiftlet_cluster_relay_bytes_total", ["peer=\"\(far)~", "direction=\"out\""]),
-                    f["swiftlet_rtp_bytes_sent_total"] ?? 0
+                    (f["swiftlet_rtp_bytes_sent_total"] ?? 0) - (f["swiftlet_probe_bytes_sent_total"] ?? 0)
                 )
             }
             let before = try read()
             usleep(useconds_t(seconds * 1_000_000))
             let after = try read()
             return ((after.0 - before.0) / seconds, (after.1 - before.1) / seconds, (after.2 - before.2) / seconds)
+        }
+
+        /// Until `far`'s subscribers receive the top layer (their
+        /// estimates ramp up by probing from the first allocation, which the
+        /// source's layer reports price: 6 to 20 s) and 2 s more, at most
+        /// 30 s: one-second windows
+        /// until each subscriber gets at least half of what the relay
+        /// carries (the top layer and the audio are about two thirds of it,
+        /// the middle layer and the audio about a quarter).
+        private func settle(
+            _ nodes: [String: ClusterProxyProcessTests.Node], far: String, subscribers: Int
+        ) throws {
+            let start = Date()
+            var settled = false
+            while !settled, Date().timeIntervalSince(start) < 30 {
+                let w = try window(nodes, far: far, seconds: 1)
+                settled = w.egress / Double(subscribers) >= 0.5 * w.relay
+            }
+            print(
+                "cascade relay: \(subscribers) subscribers on \(far) settled: \(settled) after \(Int(Date().timeIntervalSince(start))) s"
+            )
+            usleep(2_000_000)
         }
 
         @Test(.timeLimit(.minutes(2)))
@@ -72,14 +96,14 @@ extension ClusterProcessSuite {
             let first = try roombot(["--publishers", "1", "--subscribers", "2"])
             #expect(first.wait(for: " 4 flowing", seconds: 25), "\(first.output)")
             let far = try #require(Cascade.holders(redis, "demand", holding: "-subscriber-").first)
-            usleep(8_000_000)  // the subscribers' estimates reach the top layer (6 s was short on a loaded machine: egress x2.8)
+            try settle(nodes, far: far, subscribers: 2)
             let two = try window(nodes, far: far, seconds: 4)
 
             // Two more subscribers on X: same relay bytes, twice the egress.
             let second = try roombot(["--publishers", "0", "--subscribers", "2"])
             #expect(second.wait(for: " 4 flowing", seconds: 20), "\(second.output)")
             #expect(Cascade.holders(redis, "demand", holding: "-subscriber-") == [far])
-            usleep(6_000_000)
+            try settle(nodes, far: far, subscribers: 4)
             let four = try window(nodes, far: far, seconds: 4)
             let relayChange = (four.relay / four.ingress) / (two.relay / two.ingress) - 1
             let egressRatio = (four.egress / four.ingress) / (two.egress / two.ingress)
