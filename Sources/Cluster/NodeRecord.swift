@@ -17,6 +17,17 @@ package struct NodeID: Hashable, Comparable, Codable, Sendable, CustomStringConv
     package var description: String { rawValue }
     package static func < (a: NodeID, b: NodeID) -> Bool { a.rawValue < b.rawValue }
 
+    /// A node id as `init(name:nonce:)` writes it (`name~` and 16 hex
+    /// digits), parsed from untrusted text (a session id in a URL); nil for
+    /// anything else, so such text never names a Redis key.
+    package init?(validating text: String) {
+        guard let tilde = text.lastIndex(of: "~"), Self.isValidName(String(text[..<tilde])) else { return nil }
+        let nonce = text[text.index(after: tilde)...]
+        guard nonce.utf8.count == 16, nonce.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else { return nil }
+        rawValue = text
+    }
+
     /// Characters a node name may use: they appear in Redis keys and URLs.
     package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64

@@ -270,9 +270,11 @@ enum ServeCluster {
         }
 
         func route(sessionNode node: String) -> ClusterRoute {
-            guard node != agent.record.id.rawValue else { return .here(epoch: 0) }
+            // Not a node id (the session id came from a URL): no such
+            // session anywhere, answered here (404).
+            guard node != agent.record.id.rawValue, let id = NodeID(validating: node) else { return .here(epoch: 0) }
             let found: NodeRecord?
-            do { found = try agent.liveRecord(of: NodeID(rawValue: node)) } catch { return .unavailable(error.description) }
+            do { found = try agent.liveRecord(of: id) } catch { return .unavailable(error.description) }
             // No live record: the session went with its node, and this
             // node answers that it has no such session.
             guard let record = found else { return .here(epoch: 0) }

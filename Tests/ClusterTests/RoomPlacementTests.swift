@@ -52,6 +52,15 @@ import Testing
         #expect(a != NodeID(name: "sfu-1", nonce: 0xABD))
         #expect(NodeID.isValidName("sfu-1.eu_west"))
         #expect(!NodeID.isValidName("a:b") && !NodeID.isValidName("") && !NodeID.isValidName("a b"))
+        // A node id from untrusted text (a session id's `@node`).
+        let id = NodeID(name: "sfu-1", nonce: 0xAB)
+        #expect(NodeID(validating: id.rawValue) == id)
+        for bad in [
+            "", "sfu-1", "sfu-1~", "sfu-1~00000000000000AB", "sfu 1~00000000000000ab", "~00000000000000ab",
+            "a~00000000000000ab0", String(repeating: "a", count: 65) + "~00000000000000ab", "swiftlet:x~00000000000000ab",
+        ] {
+            #expect(NodeID(validating: bad) == nil, "\(bad)")
+        }
     }
 
     @Test func claimReplies() throws {
