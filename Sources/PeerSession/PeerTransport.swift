@@ -343,6 +343,14 @@ package final class PeerTransport {
     /// is the remote side of a valid pair (the client): only such
     /// addresses may send us media or receive DTLS.
     package func isValidated(_ address: TransportAddress) -> Bool {
+        Self.validates(&lite, full: &full, address)
+    }
+
+    // Called for every media packet. The agents are passed `inout` so that
+    // they are read in place: a plain read of a class's stored struct
+    // copies it, with a retain and release of each of its arrays (perf,
+    // issue #14).
+    private static func validates(_ lite: inout ICELiteAgent?, full: inout ICEAgent?, _ address: TransportAddress) -> Bool {
         lite?.isValidatedAddress(address) ?? full?.isValidRemote(address) ?? false
     }
 

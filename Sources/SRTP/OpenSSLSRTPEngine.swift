@@ -59,10 +59,8 @@ final class OpenSSLSRTPEngine {
     /// and the caller checked room for the trailer.
     func protectRTP(_ base: UnsafeMutableRawPointer, length: Int, header: Int) throws(SRTPError) -> Int {
         let ssrc = Self.uint32(base, 8), sequence = Self.uint16(base, 2)
-        let slot = streams.slot(of: ssrc)
-        let index = streams.rtpIndex(slot: slot, sequence: sequence)
         // One index, one packet: a repeat would reuse keystream or IV.
-        try streams.checkRTP(slot: slot, index: index)
+        let (slot, index) = try streams.lookupRTP(ssrc: ssrc, sequence: sequence)
         let target: Int
         if let slot { target = slot } else { target = try streams.insert(ssrc) }
         try withScratch { iv in
@@ -87,11 +85,9 @@ final class OpenSSLSRTPEngine {
 
     func unprotectRTP(_ base: UnsafeMutableRawPointer, length: Int, header: Int) throws(SRTPError) -> Int {
         let ssrc = Self.uint32(base, 8), sequence = Self.uint16(base, 2)
-        let slot = streams.slot(of: ssrc)
-        let index = streams.rtpIndex(slot: slot, sequence: sequence)
-        try streams.checkRTP(slot: slot, index: index)
+        let (slot, index) = try streams.lookupRTP(ssrc: ssrc, sequence: sequence)
         // State for a new SSRC is made only after its packet authenticates.
-        if slot == nil && streams.count >= streams.capacity { throw .tooManyStreams }
+        guard streams.hasRoom(for: slot) else { throw .tooManyStreams }
         let end = length - tagLength
         try withScratch { iv in
             let payload = base.assumingMemoryBound(to: UInt8.self)
@@ -124,8 +120,7 @@ final class OpenSSLSRTPEngine {
     /// encrypt) with the 31-bit index in the same word.
     func protectRTCP(_ base: UnsafeMutableRawPointer, length: Int) throws(SRTPError) -> Int {
         let ssrc = Self.uint32(base, 4)
-        let slot = streams.slot(of: ssrc)
-        let index = try streams.nextRTCPIndex(slot: slot)
+        let (slot, index) = try streams.lookupNextRTCP(ssrc: ssrc)
         let target: Int
         if let slot { target = slot } else { target = try streams.insert(ssrc) }
         let word = UInt32(0x8000_0000) | UInt32(index)
@@ -177,9 +172,8 @@ final class OpenSSLSRTPEngine {
         let encrypted = word & 0x8000_0000 != 0
         guard encrypted || isGCM else { throw .badParameter }
         let index = UInt64(word & 0x7FFF_FFFF)
-        let slot = streams.slot(of: ssrc)
-        try streams.checkRTCP(slot: slot, index: index)
-        if slot == nil && streams.count >= streams.capacity { throw .tooManyStreams }
+        let slot = try streams.lookupRTCP(ssrc: ssrc, index: index)
+        guard streams.hasRoom(for: slot) else { throw .tooManyStreams }
         try withScratch { iv in
             if isGCM {
                 // Encrypted: AAD is the header and the E/index word (section

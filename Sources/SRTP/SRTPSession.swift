@@ -183,7 +183,9 @@ package struct SRTPSession: ~Copyable {
         guard direction == .outbound else { throw .wrongDirection }
         try Self.checkRoom(buffer, length: length, trailer: Self.rtpTrailerRoom)
         let header = try PacketBounds.rtpHeaderLength(Self.packet(buffer, length))
-        if let engine, let base = buffer.baseAddress { return try engine.protectRTP(base, length: length, header: header) }
+        if let base = buffer.baseAddress, let sealed = try engine?.protectRTP(base, length: length, header: header) {
+            return sealed
+        }
         return try call(srtp_protect, buffer, length)
     }
 
@@ -196,7 +198,9 @@ package struct SRTPSession: ~Copyable {
         try Self.checkRoom(buffer, length: length, trailer: 0)
         let header = try PacketBounds.rtpHeaderLength(Self.packet(buffer, length))
         guard length - header >= profile.rtpTrailerLength else { throw .truncated }
-        if let engine, let base = buffer.baseAddress { return try engine.unprotectRTP(base, length: length, header: header) }
+        if let base = buffer.baseAddress, let opened = try engine?.unprotectRTP(base, length: length, header: header) {
+            return opened
+        }
         return try call(srtp_unprotect, buffer, length)
     }
 
@@ -208,7 +212,7 @@ package struct SRTPSession: ~Copyable {
         guard direction == .outbound else { throw .wrongDirection }
         try Self.checkRoom(buffer, length: length, trailer: Self.rtcpTrailerRoom)
         try PacketBounds.checkRTCPHeader(Self.packet(buffer, length))
-        if let engine, let base = buffer.baseAddress { return try engine.protectRTCP(base, length: length) }
+        if let base = buffer.baseAddress, let sealed = try engine?.protectRTCP(base, length: length) { return sealed }
         return try call(srtp_protect_rtcp, buffer, length)
     }
 
@@ -219,7 +223,7 @@ package struct SRTPSession: ~Copyable {
         try Self.checkRoom(buffer, length: length, trailer: 0)
         try PacketBounds.checkRTCPHeader(Self.packet(buffer, length))
         guard length - PacketBounds.rtcpHeaderLength >= profile.rtcpTrailerLength else { throw .truncated }
-        if let engine, let base = buffer.baseAddress { return try engine.unprotectRTCP(base, length: length) }
+        if let base = buffer.baseAddress, let opened = try engine?.unprotectRTCP(base, length: length) { return opened }
         return try call(srtp_unprotect_rtcp, buffer, length)
     }
 

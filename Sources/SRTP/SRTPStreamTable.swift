@@ -68,6 +68,40 @@ struct SRTPStreamTable {
         return slot
     }
 
+    // MARK: - Per-packet lookups
+
+    // The engine holds this table in a class's stored property. A
+    // non-mutating call there reads a copy of the struct: eight array
+    // retains and releases per packet (perf, issue #14). These lookups are
+    // `mutating` only so that the call is an in-place access; they change
+    // nothing.
+
+    /// The slot of `ssrc` and the packet index of `sequence`, checked
+    /// against the replay window (RFC 3711 section 3.3.2).
+    mutating func lookupRTP(ssrc: UInt32, sequence: UInt16) throws(SRTPError) -> (slot: Int?, index: UInt64) {
+        let slot = slot(of: ssrc)
+        let index = rtpIndex(slot: slot, sequence: sequence)
+        try checkRTP(slot: slot, index: index)
+        return (slot, index)
+    }
+
+    /// The slot of `ssrc` and the next SRTCP index to send on it.
+    mutating func lookupNextRTCP(ssrc: UInt32) throws(SRTPError) -> (slot: Int?, index: UInt64) {
+        let slot = slot(of: ssrc)
+        return (slot, try nextRTCPIndex(slot: slot))
+    }
+
+    /// The slot of `ssrc`, with `index` checked against its SRTCP replay
+    /// window.
+    mutating func lookupRTCP(ssrc: UInt32, index: UInt64) throws(SRTPError) -> Int? {
+        let slot = slot(of: ssrc)
+        try checkRTCP(slot: slot, index: index)
+        return slot
+    }
+
+    /// Whether a packet of a new SSRC may still get a slot.
+    mutating func hasRoom(for slot: Int?) -> Bool { slot != nil || count < capacity }
+
     // MARK: - SRTP
 
     /// The packet index of `sequence` (RFC 3711 section 3.3.1, appendix A).
