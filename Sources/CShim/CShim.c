@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <pthread.h>
 #include <string.h>
+#include <linux/sock_diag.h>
 
 int swiftlet_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_min_proto_version(ctx, version); }
 int swiftlet_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_max_proto_version(ctx, version); }
@@ -90,4 +91,23 @@ void swiftlet_set_thread_name(const char *name) {
     strncpy(cut, name, sizeof cut - 1);
     cut[sizeof cut - 1] = 0;
     pthread_setname_np(pthread_self(), cut);
+}
+
+static int swiftlet_set_buffer(int fd, int force, int plain, int bytes) {
+    if (bytes > 0 && setsockopt(fd, SOL_SOCKET, force, &bytes, sizeof bytes) != 0
+        && setsockopt(fd, SOL_SOCKET, plain, &bytes, sizeof bytes) != 0)
+        return -1;
+    int effective = 0;
+    socklen_t length = sizeof effective;
+    if (getsockopt(fd, SOL_SOCKET, plain, &effective, &length) != 0) return -1;
+    return effective / 2;
+}
+int swiftlet_set_receive_buffer(int fd, int bytes) { return swiftlet_set_buffer(fd, SO_RCVBUFFORCE, SO_RCVBUF, bytes); }
+int swiftlet_set_send_buffer(int fd, int bytes) { return swiftlet_set_buffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, bytes); }
+long long swiftlet_socket_receive_drops(int fd) {
+    unsigned int info[SK_MEMINFO_VARS];
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, info, &length) != 0 || length < sizeof(unsigned int) * (SK_MEMINFO_DROPS + 1))
+        return -1;
+    return (long long)info[SK_MEMINFO_DROPS];
 }

@@ -56,7 +56,7 @@ package final class MediaPlane: Sendable {
         count: Int, bindIP: String, firstPort: UInt16, announcedIP: String? = nil, announceLinkLocal: Bool = false,
         interfaces: [InterfaceAddress]? = nil, certificate: DTLSCertificate,
         configuration: RoomMediaEngine.Configuration = .init(), tcpFirstPort: UInt16? = nil,
-        tcpLimits: ICETCPLimits = .init(), udpGSO: Bool = true
+        tcpLimits: ICETCPLimits = .init(), udpGSO: Bool = true, socketBuffers: UDPSocketBuffers? = .standard
     ) throws(MediaPlaneError) {
         self.certificate = certificate
         var announce: TransportAddress?
@@ -91,12 +91,16 @@ package final class MediaPlane: Sendable {
             engine.onMediaEvent = { outbox.post(.media($0)) }
             do {
                 workers.append(
-                    try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, udpGSO: udpGSO, engine: engine))
+                    try Self.bind(
+                        bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, udpGSO: udpGSO, buffers: socketBuffers,
+                        engine: engine))
             } catch let error where i == 0 && bindIP == "::" && error.errno == EAFNOSUPPORT {
                 bindIP = "0.0.0.0"
                 do {
                     workers.append(
-                        try Self.bind(bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, udpGSO: udpGSO, engine: engine))
+                        try Self.bind(
+                            bindIP, port: port, tcpPort: tcpPort, limits: tcpLimits, udpGSO: udpGSO, buffers: socketBuffers,
+                            engine: engine))
                 } catch { throw .bind(error) }
             } catch {
                 throw .bind(error)
@@ -128,7 +132,8 @@ package final class MediaPlane: Sendable {
     }
 
     private static func bind(
-        _ ip: String, port: UInt16, tcpPort: UInt16?, limits: ICETCPLimits, udpGSO: Bool, engine: RoomMediaEngine
+        _ ip: String, port: UInt16, tcpPort: UInt16?, limits: ICETCPLimits, udpGSO: Bool, buffers: UDPSocketBuffers?,
+        engine: RoomMediaEngine
     ) throws(SocketError)
         -> UDPWorker<RoomMediaEngine>
     {
@@ -136,7 +141,7 @@ package final class MediaPlane: Sendable {
             throw SocketError(operation: "address \(ip)", errno: EINVAL)
         }
         let tcp = tcpPort.flatMap { SocketAddress(ip: ip, port: $0) }.map { (address: $0, limits: limits) }
-        return try UDPWorker(bindingTo: address, engine: engine, tcp: tcp, udpGSO: udpGSO)
+        return try UDPWorker(bindingTo: address, engine: engine, tcp: tcp, udpGSO: udpGSO, buffers: buffers)
     }
 
     /// Every worker's UDP send counters (UDP GSO, sendmmsg calls), as last
@@ -144,6 +149,12 @@ package final class MediaPlane: Sendable {
     package func udpSends() -> [UDPSegmentation] { workers.map(\.sendCounters.snapshot) }
     /// Each worker's receive-to-send delay histogram (any thread; atomics only).
     package func workerDelays() -> [DurationHistogram] { workers.map(\.delayHistogram) }
+    /// Each worker's UDP socket buffers as the kernel set them (nil: its
+    /// defaults).
+    package var socketBuffers: [UDPSocketBuffers?] { workers.map(\.socketBuffers) }
+    /// Each worker's datagrams dropped with its socket's receive buffer
+    /// full (any thread; nil where the kernel does not say).
+    package func receiveBufferDrops() -> [UInt64?] { workers.map(\.receiveBufferDrops) }
 
     package var localAddresses: [SocketAddress] { workers.map(\.localAddress) }
     /// Each worker's ICE-TCP listening address (empty without ICE-TCP).

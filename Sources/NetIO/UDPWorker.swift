@@ -73,6 +73,13 @@ package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     /// `run()` starts; called on the worker thread only.
     package var onTurn: ((Instant, TransmitQueue) -> Bool)?
 
+    /// The socket's kernel buffers as the kernel set them (nil: its
+    /// defaults, none asked for or refused).
+    package let socketBuffers: UDPSocketBuffers?
+    /// Datagrams the kernel dropped with the socket's receive buffer full
+    /// (nil where it does not say). Any thread.
+    package var receiveBufferDrops: UInt64? { socket.receiveBufferDrops() }
+
     private static var socketTag: UInt64 { 1 }
     private static var mailboxTag: UInt64 { 2 }
     private static var tcpTag: UInt64 { 3 }
@@ -87,10 +94,11 @@ package final class UDPWorker<Engine: WorkerEngine>: @unchecked Sendable {
     package init(
         bindingTo address: SocketAddress, engine: Engine, reusePort: Bool = false,
         batchSize: Int = 32, slotSize: Int = 2048, tcp: (address: SocketAddress, limits: ICETCPLimits)? = nil,
-        udpGSO: Bool = true, transmitCapacity: Int = 512
+        udpGSO: Bool = true, transmitCapacity: Int = 512, buffers: UDPSocketBuffers? = .standard
     ) throws(SocketError) {
         let s = try UDPSocket(bindingTo: address, reusePort: reusePort)
         s.setNonBlocking()
+        socketBuffers = buffers.flatMap { s.setBuffers($0) }
         localAddress = try s.localAddress()
         isDualStack = s.isDualStack
         transmit = TransmitQueue(

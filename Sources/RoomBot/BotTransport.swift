@@ -29,6 +29,10 @@ final class BotTransport {
         guard let address = SocketAddress(ip: bindIP, port: 0) else { throw BotError.badAddress(bindIP) }
         socket = try UDPSocket(bindingTo: address)
         socket.setNonBlocking()
+        // The server's socket sizes (UDPSocketBuffers): a bot's loop drains
+        // many sockets in turn, and a burst to one (a keyframe) must wait
+        // there, not be dropped as the bot's loss.
+        _ = socket.setBuffers(.standard)
         local = try socket.localAddress().transportAddress
         self.batch = batch
         transport = try PeerTransport(role: .client, certificate: certificate, now: now)

@@ -15,6 +15,22 @@ extension MediaMetrics {
     }
 }
 
+extension MediaMetrics {
+    /// Datagrams each worker's kernel socket dropped because its receive
+    /// buffer was full (`--udp-receive-buffer`): input lost before the
+    /// worker saw it, which no other counter shows.
+    static func receiveBufferDropsPrometheus(_ drops: [UInt64?]) -> String {
+        var out =
+            "# HELP swiftlet_udp_receive_buffer_drops_total Datagrams dropped by the kernel with a worker socket's receive buffer full.\n"
+        out += "# TYPE swiftlet_udp_receive_buffer_drops_total counter\n"
+        for (i, d) in drops.enumerated() {
+            guard let d else { continue }
+            out += "swiftlet_udp_receive_buffer_drops_total{worker=\"\(i)\"} \(d)\n"
+        }
+        return out
+    }
+}
+
 extension DurationHistogram {
     /// A Prometheus histogram in seconds: cumulative buckets by upper bound
     /// (`le`), `+Inf`, `_sum` and `_count`.

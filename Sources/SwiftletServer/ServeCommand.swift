@@ -80,7 +80,8 @@ enum ServeCommand {
             media = try MediaPlane(
                 count: count, bindIP: options.mediaBind, firstPort: options.udpPort,
                 announcedIP: options.announcedIP, announceLinkLocal: options.announceLinkLocal, certificate: certificate,
-                configuration: engineConfiguration, tcpFirstPort: options.iceTCPFirstPort, udpGSO: options.udpGSO)
+                configuration: engineConfiguration, tcpFirstPort: options.iceTCPFirstPort, udpGSO: options.udpGSO,
+                socketBuffers: options.socketBuffers)
         } catch {
             let tcp = options.iceTCPFirstPort.map { " tcp \($0)" } ?? ""
             FileHandleStderr.write("swiftlet serve: media on \(options.mediaBind) udp \(options.udpPort)\(tcp): \(error)\n")
@@ -116,6 +117,7 @@ enum ServeCommand {
                     MediaMetrics.prometheus(media.snapshots()) + MediaMetrics.relayPrometheus(media.relayCounts())
                         + MediaMetrics.udpSendPrometheus(media.udpSends())
                         + MediaMetrics.workerDelayPrometheus(media.workerDelays())
+                        + MediaMetrics.receiveBufferDropsPrometheus(media.receiveBufferDrops())
                         + ProcessMetrics.prometheus() + clusterSlot.prometheus()
                 },
                 timeouts: options.signalingTimeouts, connectionLimits: options.connectionLimits,
@@ -188,6 +190,18 @@ enum ServeCommand {
             print("  cluster          node \(agent.record.id) on \(redis)   (record every 2 s, live for 6 s)")
         }
         for warning in media.addresses.warnings { print("  warning: \(warning)") }
+        if options.socketBuffers != .kernelDefaults, let got = media.socketBuffers.first {
+            let asked = options.socketBuffers
+            // The kernel caps a size at net.core.rmem_max / wmem_max for a
+            // process without CAP_NET_ADMIN: say so, with the fix.
+            if let got, got.receive < asked.receive || got.send < asked.send {
+                print(
+                    "  warning: UDP socket buffers are \(got.receive) / \(got.send) bytes (receive / send), not the \(asked.receive) / \(asked.send) asked for: raise net.core.rmem_max and net.core.wmem_max (sysctl) or run with CAP_NET_ADMIN"
+                )
+            } else if got == nil {
+                print("  warning: the kernel refused the UDP socket buffer sizes; media sockets keep its defaults")
+            }
+        }
         print("  configuration (flag > environment > config file > default):")
         print(ServeOptions.parser.effectiveConfiguration(parsed), terminator: "")
         print("  DTLS certificate \(certificate.fingerprint(.sha256).sdpValue)")

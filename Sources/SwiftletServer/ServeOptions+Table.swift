@@ -74,6 +74,15 @@ extension ServeOptions {
                 }
                 return true
             }, show: { $0.udpGSO ? "on" : "off" }),
+        bufferOption(
+            key: "udpReceiveBuffer", flag: "--udp-receive-buffer", environment: "SWIFTLET_UDP_RECEIVE_BUFFER",
+            help:
+                "each media socket's kernel receive buffer (SO_RCVBUF): bursts queue here while a worker fans out; 0: the kernel's default",
+            keyPath: \.receive),
+        bufferOption(
+            key: "udpSendBuffer", flag: "--udp-send-buffer", environment: "SWIFTLET_UDP_SEND_BUFFER",
+            help: "each media socket's kernel send buffer (SO_SNDBUF); 0: the kernel's default",
+            keyPath: \.send),
         OptionSpec(
             key: "roomSpreadAfter", flag: "--room-spread-after", environment: "SWIFTLET_ROOM_SPREAD_AFTER",
             kind: .value(placeholder: "N", json: .integer), expects: "a whole number 0...100000", defaultText: "8",
@@ -415,6 +424,23 @@ extension ServeOptions {
                 o[keyPath: path] = n
                 return true
             }, show: { $0[keyPath: path].map { "\($0)" } ?? "no limit" })
+    }
+
+    /// A row for one of the media sockets' kernel buffer sizes.
+    private static func bufferOption(
+        key: String, flag: String, environment: String, help: String,
+        keyPath: WritableKeyPath<UDPSocketBuffers, Int> & Sendable
+    ) -> OptionSpec<ServeOptions> {
+        let range = UDPSocketBuffers.allowed
+        return OptionSpec(
+            key: key, flag: flag, environment: environment, kind: .value(placeholder: "BYTES", json: .integer),
+            expects: "0 or a whole number \(range.lowerBound)...\(range.upperBound)",
+            defaultText: "\(UDPSocketBuffers.standard[keyPath: keyPath])", help: help, example: "\(flag) 8388608",
+            set: { o, v in
+                guard let n = Int(v), n == 0 || range.contains(n) else { return false }
+                o.socketBuffers[keyPath: keyPath] = n
+                return true
+            }, show: { o in o.socketBuffers[keyPath: keyPath] == 0 ? "kernel default" : "\(o.socketBuffers[keyPath: keyPath])" })
     }
 
     private static func limit(

@@ -26,6 +26,9 @@ struct ServeOptions: Equatable {
     var workers = 0  // 0: one per core
     /// UDP GSO on media sends where the kernel has it (`--udp-gso`).
     var udpGSO = true
+    /// The media sockets' kernel buffers (`--udp-receive-buffer`,
+    /// `--udp-send-buffer`); a size of 0 keeps the kernel's default.
+    var socketBuffers = UDPSocketBuffers.standard
     /// A room's participants share one media worker up to this many, then
     /// spread by load (`WorkerPlacement`); 0 or 1: every participant by load.
     var roomSpreadAfter = 8

@@ -63,6 +63,16 @@ size_t swiftlet_pktinfo_space(void);
 // Asks the kernel to report each datagram's destination address
 // (IP_PKTINFO on AF_INET, IPV6_RECVPKTINFO on AF_INET6). 0 on success.
 int swiftlet_enable_pktinfo(int fd, int ipv6);
+// Socket buffers (socket(7)). Sets SO_RCVBUF / SO_SNDBUF to `bytes`,
+// first with the FORCE variant (allowed with CAP_NET_ADMIN, past
+// net.core.rmem_max / wmem_max), else the plain one (the kernel caps it
+// there); 0 only reads. Returns the size the kernel now uses, halved (it reports double
+// the value asked for, the rest being its bookkeeping), or -1.
+int swiftlet_set_receive_buffer(int fd, int bytes);
+int swiftlet_set_send_buffer(int fd, int bytes);
+// Datagrams the kernel dropped on this socket because its receive buffer
+// was full (SO_MEMINFO, SK_MEMINFO_DROPS: sock_diag), or -1.
+long long swiftlet_socket_receive_drops(int fd);
 // Points message `index` at `control` (capacity bytes, 0: no control).
 void swiftlet_mmsghdr_set_control(void *messages, unsigned index, void *control, size_t capacity);
 // After recvmmsg: the destination address of message `index` from its
