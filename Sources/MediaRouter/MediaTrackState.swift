@@ -100,6 +100,9 @@ final class IncomingTrack {
     /// instead of a publisher transport here (nil: the publisher's
     /// transport is on this worker).
     var relaySource: RelayKey?
+    /// Far side: what was asked of the source lately (made at the first
+    /// upstream NACK).
+    var upstreamNACKs: UpstreamNACKMemory?
     /// Source side: the far workers and nodes that get every packet of
     /// the track once each. A relayed track has some only across a node
     /// boundary: one relayed from a worker goes on to nodes, one relayed

@@ -198,7 +198,7 @@ extension RoomRouter {
                 case false?: counters.relayDrops &+= 1
                 case nil:
                     if let source = track.relaySource {
-                        nackUpstream(&upstream, layer: layer, sequenceNumber: n, of: track, from: source)
+                        nackUpstream(&upstream, layer: layer, sequenceNumber: n, of: track, from: source, now: now)
                     } else {
                         counters.retransmissionsUnavailable &+= 1
                     }
@@ -290,10 +290,17 @@ extension RoomRouter {
     }
 
     /// A far subscriber's NACK names `sequenceNumber` of `layer`, which
-    /// this worker does not hold: it joins the batch for the source.
+    /// this worker does not hold: it joins the batch for the source, unless
+    /// it was asked for within `UpstreamNACKMemory.window` (another
+    /// subscriber's NACK of the same loss).
     func nackUpstream(
-        _ batch: inout RelayNACKBatch, layer: Int, sequenceNumber: UInt16, of track: IncomingTrack, from source: RelayKey
+        _ batch: inout RelayNACKBatch, layer: Int, sequenceNumber: UInt16, of track: IncomingTrack, from source: RelayKey,
+        now: Instant
     ) {
+        if track.upstreamNACKs == nil { track.upstreamNACKs = UpstreamNACKMemory() }
+        guard track.upstreamNACKs?.shouldAsk(layer: layer, sequenceNumber: sequenceNumber, now: now) ?? true else {
+            return counters.relayNACKsSuppressed &+= 1
+        }
         if let entry = batch.add(layer: layer, sequenceNumber: sequenceNumber) {
             sendFeedback(
                 .nack(source.relay, layer: entry.layer, packetID: entry.packetID, lostBitmask: entry.lostBitmask),

@@ -75,6 +75,11 @@ enum MediaMetrics {
                 sum(\.relayNACKsSent)
             ),
             (
+                "swiftlet_relay_nacks_suppressed_total",
+                "Far subscribers' NACKs not sent upstream: the same loss was asked for within 100 ms.",
+                sum(\.relayNACKsSuppressed)
+            ),
+            (
                 "swiftlet_relay_retransmissions_sent_total",
                 "Packets resent from the buffer to a far worker or node for its NACKs.",
                 sum(\.relayRetransmissionsSent)
