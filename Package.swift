@@ -81,6 +81,8 @@ let package = Package(
         protocolTarget("RoomProtocol", []),
         // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
         protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol", "WorkerRelay"]),
+        // Webhook events, their signature and the delivery queue's policy (docs/API.md).
+        protocolTarget("Webhooks", ["Wire", "CryptoPrimitives", "Signaling", "Rooms", "RoomProtocol"]),
 
         // The cluster (issue #15): node records, room placement and the
         // Redis protocol (hiredis's reader and formatter, bounded), a
@@ -141,7 +143,7 @@ let package = Package(
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
         // Web/ (the browser client, docs/WEB_CLIENT.md) is compiled into the binary.
-        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient"],
+        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient", "Webhooks"],
                 resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
@@ -187,7 +189,7 @@ let package = Package(
                 "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO", "Negotiation", "SDP",
                 "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient", "Cluster", "NamespaceTesting",
             ]),
-        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient"]),
+        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient", "Webhooks"]),
         testTarget(
             "MediaWorkerTests",
             [
@@ -203,6 +205,7 @@ let package = Package(
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting", "Negotiation", "WorkerRelay", "SDP"]),
         testTarget("RoomProtocolTests", ["RoomProtocol"]),
+        testTarget("WebhooksTests", ["Webhooks", "Rooms", "RoomProtocol", "Signaling", "Wire"]),
         testTarget("WorkerRelayTests", ["WorkerRelay", "Wire"]),
         testTarget(
             "MediaRouterTests",
