@@ -55,6 +55,11 @@ package struct WebhookQueue: Sendable {
         package var failed = 0
         /// Events given up after `giveUpAfter`, or refused by a full queue.
         package var dropped = 0
+        package init(sent: Int = 0, failed: Int = 0, dropped: Int = 0) {
+            self.sent = sent
+            self.failed = failed
+            self.dropped = dropped
+        }
     }
 
     package let capacity: Int
