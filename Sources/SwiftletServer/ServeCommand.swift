@@ -133,6 +133,20 @@ enum ServeCommand {
             return 71
         }
 
+        var webhooks: WebhookNotifier?
+        if !options.webhookURLs.isEmpty, let signer = options.webhookSigner {
+            var configuration = WebhookNotifier.Configuration(urls: options.webhookURLs, key: signer.key, secret: signer.secret)
+            configuration.policy.giveUpAfter = options.webhookRetryFor
+            configuration.capacity = options.webhookQueue
+            let notifier = WebhookNotifier(
+                configuration,
+                log: ServerLog(minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values))
+            )
+            signaling.service.attachWebhooks(notifier)
+            webhooks = notifier
+        }
+        _ = webhooks
+
         media.onTransportEnded { participant, _, failed in
             signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
         }
