@@ -38,14 +38,14 @@ package final class WebhookNotifier: Sendable {
 
     /// Why a webhook URL is refused at start, or nil.
     package static func problem(url: String) -> String? {
-        WebhookTarget.parse(url) == nil ? "expected http://HOST[:PORT][/PATH] (https is not supported yet)" : nil
+        PlainHTTPURL(url) == nil ? "expected http://HOST[:PORT][/PATH] (https is not supported yet)" : nil
     }
 
     private final class Receiver: Sendable {
-        let target: WebhookTarget
+        let target: PlainHTTPURL
         let queue: Mutex<WebhookQueue>
         let wakeup = Mailbox<Never>()
-        init(target: WebhookTarget, queue: WebhookQueue) {
+        init(target: PlainHTTPURL, queue: WebhookQueue) {
             self.target = target
             self.queue = Mutex(queue)
         }
@@ -64,7 +64,7 @@ package final class WebhookNotifier: Sendable {
         self.configuration = configuration
         self.log = log
         receivers = configuration.urls.compactMap { url in
-            WebhookTarget.parse(url).map {
+            PlainHTTPURL(url).map {
                 Receiver(target: $0, queue: WebhookQueue(capacity: configuration.capacity, policy: configuration.policy))
             }
         }
@@ -137,12 +137,8 @@ package final class WebhookNotifier: Sendable {
         }
     }
 
-    private func log(_ level: ServerLog.Level, _ message: String, _ fields: [(String, String)]) {
-        log(level, message, fields)
-    }
-
     /// One POST; nil when the receiver answered 2xx, else why not.
-    private func post(_ body: [UInt8], to target: WebhookTarget) -> String? {
+    private func post(_ body: [UInt8], to target: PlainHTTPURL) -> String? {
         guard let endpoint = target.endpoint() else { return "cannot resolve \(target.host)" }
         let authorization = WebhookSignature.authorization(
             body: body, key: configuration.key, secret: configuration.secret, nowSeconds: Int64(Date().timeIntervalSince1970))
@@ -155,70 +151,12 @@ package final class WebhookNotifier: Sendable {
             return "connect: \(error)"
         }
         defer { exchange.stream.shutdown() }
-        let deadline = MonotonicClock.now() + configuration.attemptTimeout
-        while running.load(ordering: .acquiring) {
-            let left = (deadline - MonotonicClock.now()).nanoseconds / 1_000_000
-            guard left > 0 else { return "no answer within \(configuration.attemptTimeout)" }
-            var fd = pollfd(
-                fd: exchange.descriptor, events: Int16(POLLIN) | (exchange.wantsWritable ? Int16(POLLOUT) : 0), revents: 0)
-            let ready = poll(&fd, 1, Int32(min(left, 200)))
-            guard ready >= 0 || errno == EINTR else { return "poll failed" }
-            guard ready > 0 else { continue }
-            let hangup = fd.revents & Int16(POLLHUP | POLLERR) != 0
-            let outcome = exchange.handleReady(
-                readable: fd.revents & Int16(POLLIN) != 0, writable: fd.revents & Int16(POLLOUT) != 0, hangup: hangup)
-            switch outcome {
-            case .response(let head, _)?:
-                return (200..<300).contains(head.status) ? nil : "status \(head.status)"
-            case .failed(let why)?:
-                return why
-            case nil:
-                continue
-            }
+        let outcome = exchange.run(until: MonotonicClock.now() + configuration.attemptTimeout) {
+            running.load(ordering: .acquiring)
         }
-        return "stopped"
-    }
-}
-
-/// A webhook URL: `http://HOST[:PORT][/PATH]`, HOST an IP literal or a
-/// name (resolved at each attempt, so a receiver that moves is found).
-struct WebhookTarget: Equatable, Sendable {
-    var text: String
-    var host: String
-    var port: UInt16
-    var path: String
-
-    static func parse(_ url: String) -> WebhookTarget? {
-        guard url.utf8.count <= 2048, url.lowercased().hasPrefix("http://") else { return nil }
-        let rest = url.dropFirst("http://".count)
-        let authority = rest.prefix { $0 != "/" && $0 != "?" }
-        let path = rest.dropFirst(authority.count)
-        var host = Substring(authority)
-        var port: UInt16 = 80
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") {
-                guard let p = UInt16(after.dropFirst()), p > 0 else { return nil }
-                port = p
-            } else if !after.isEmpty {
-                return nil
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            guard let p = UInt16(authority[authority.index(after: colon)...]), p > 0 else { return nil }
-            host = authority[..<colon]
-            port = p
+        switch outcome {
+        case .response(let head, _): return (200..<300).contains(head.status) ? nil : "status \(head.status)"
+        case .failed(let why): return why
         }
-        guard !host.isEmpty, host.allSatisfy({ $0.isASCII && !$0.isWhitespace }),
-            path.allSatisfy({ $0.isASCII && !$0.isWhitespace })
-        else { return nil }
-        return WebhookTarget(text: url, host: String(host), port: port, path: path.isEmpty ? "/" : String(path))
-    }
-
-    func endpoint() -> ServerEndpoint? {
-        let literal = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        let address = SocketAddress(hostAndPort: literal) ?? (try? SocketAddress.resolve(host: host, port: port))?.first
-        guard let address else { return nil }
-        return ServerEndpoint(address: address, hostHeader: port == 80 ? host : "\(host):\(port)", serverName: host, tls: nil)
     }
 }
