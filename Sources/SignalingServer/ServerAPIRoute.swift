@@ -29,6 +29,24 @@ struct ServerAPIRoute: Sendable {
         }
     }
 
+    static func isAPI(_ path: String) -> Bool { path.hasPrefix(prefix) }
+
+    /// In a cluster (docs/API.md, "In a cluster"): the room a room-scoped
+    /// call must be carried to, because this node holds no part of it;
+    /// nil when it is answered here (not a room-scoped call, the room is
+    /// here, or the request came through another node: one hop at most).
+    static func roomToLocate(_ request: HTTPRequest, service: RoomService) -> String? {
+        guard isAPI(request.path), request.headers[SignalingProxy.viaHeader] == nil else { return nil }
+        let path = request.path.split(separator: "?", maxSplits: 1).first ?? ""
+        let segments = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 2, segments[0] == "rooms", let room = HTTPSessionRoutes.percentDecoded(segments[1]),
+            !room.isEmpty, room.utf8.count <= 256, service.roomSummary(room) == nil,
+            // A refused token never costs a Redis read: answered here.
+            (try? ServerAPIRoute(service: service).authorize(request, room: room)) != nil
+        else { return nil }
+        return room
+    }
+
     /// nil when the path is not under `/api/v1/`.
     func respond(to request: HTTPRequest) -> HTTPResponse? {
         guard request.path.hasPrefix(Self.prefix) || request.path == "/api/v1" else { return nil }
@@ -139,7 +157,7 @@ struct ServerAPIRoute: Sendable {
 
     /// Checks the Bearer token: valid (401), `admin` (403), and for a
     /// room-scoped call its room or `*` (403). Returns the token's room.
-    private func authorize(_ request: HTTPRequest, room: String?) throws(Failure) -> String {
+    func authorize(_ request: HTTPRequest, room: String?) throws(Failure) -> String {
         guard let token = HTTPSessionRoutes.bearerToken(request.headers["Authorization"]) else {
             throw Failure(401, "unauthorized", "missing Authorization: Bearer <admin access token>")
         }
@@ -208,6 +226,8 @@ struct ServerAPIRoute: Sendable {
             throw Failure(
                 501, "cluster_unsupported",
                 "creating rooms in a cluster is not supported yet: the first join places the room (docs/API.md)")
+            // (Placing an empty room would claim a home that the node's
+            // refresh releases again while it has no member.)
         }
         let timeout = body.emptyTimeout ?? Double(RoomOptions.defaultAPIEmptyTimeout.components.seconds)
         guard timeout.isFinite, timeout >= 0, timeout <= 86_400 else {
