@@ -111,7 +111,18 @@ package final class WebhookNotifier: Sendable {
         }
     }
 
-    /// Stops the threads (an attempt in progress ends within its timeout).
+    /// Waits until every queue is empty or `limit` passes, then stops:
+    /// at exit, so that the drain's events go out without holding the
+    /// exit on a dead receiver.
+    package func finish(within limit: Duration) {
+        let deadline = MonotonicClock.now() + limit
+        while MonotonicClock.now() < deadline, receivers.contains(where: { r in r.queue.withLock { $0.count > 0 } }) {
+            usleep(10_000)
+        }
+        stop()
+    }
+
+    /// Stops the threads (an attempt in progress ends within 200 ms).
     package func stop() {
         running.store(false, ordering: .releasing)
         for receiver in receivers { receiver.wakeup.wake() }

@@ -145,7 +145,6 @@ enum ServeCommand {
             signaling.service.attachWebhooks(notifier)
             webhooks = notifier
         }
-        _ = webhooks
 
         media.onTransportEnded { participant, _, failed in
             signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
@@ -229,6 +228,9 @@ enum ServeCommand {
         let status = ServeDrain.run(
             after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
         turn?.service.stop()
+        // The drain's last events (participants left, rooms finished):
+        // delivered for up to 2 s more, then given up.
+        webhooks?.finish(within: .seconds(2))
         // Off the cluster at once: the others stop placing rooms here.
         cluster?.stop()
         if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }
