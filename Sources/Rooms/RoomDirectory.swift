@@ -419,7 +419,12 @@ package struct RoomDirectory<IDs: IdentifierSource> {
             return send(p.id, .error(code: .unknownTrack, message: "no track \(trackID) of yours"))
         }
         participants[p.id]?.tracks[index].muted = muted
-        return broadcast(to: p.room, except: p.id, .trackMuted(participantID: p.id, trackID: trackID, muted: muted))
+        var effects = broadcast(to: p.room, except: p.id, .trackMuted(participantID: p.id, trackID: trackID, muted: muted))
+        // Enforced where the media is: a local SFU publisher's track.
+        if p.remote == nil, rooms[p.room]?.mode == .sfu {
+            effects.append(.media(.setTrackMuted(room: p.room, participant: p.id, trackID: trackID, muted: muted)))
+        }
+        return effects
     }
 
     // MARK: Mesh
