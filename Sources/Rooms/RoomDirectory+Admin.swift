@@ -11,6 +11,7 @@ extension RoomDirectory {
     /// Records a webhook event; past `RoomEvent.pendingLimit` undrained
     /// ones it is dropped and counted.
     mutating func record(_ event: RoomEvent) {
+        guard recordsEvents else { return }
         guard events.count < RoomEvent.pendingLimit else {
             droppedEvents += 1
             return

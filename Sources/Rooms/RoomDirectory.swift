@@ -62,6 +62,9 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     /// What happened since the shell last drained (`takeEvents`), for
     /// webhooks; at most `RoomEvent.pendingLimit`.
     var events: [RoomEvent] = []
+    /// Whether events are recorded at all: a server without webhooks
+    /// turns it off and pays nothing for them.
+    package var recordsEvents = true
     /// Events dropped because nobody drained (`RoomEvent.pendingLimit`).
     package internal(set) var droppedEvents = 0
     /// Empty rooms that keep an `emptyTimeout` and wait for

@@ -5,7 +5,10 @@ import Wire
 
 extension RoomService {
     /// Where the rooms' events go (`swiftlet serve --webhook-url`).
-    package func attachWebhooks(_ notifier: WebhookNotifier) { webhookBox.withLock { $0 = notifier } }
+    package func attachWebhooks(_ notifier: WebhookNotifier) {
+        webhookBox.withLock { $0 = notifier }
+        state.withLock { $0.directory.recordsEvents = true }
+    }
 
     /// Hands the directory's events to the webhooks, under the rooms lock
     /// so that batches from two threads reach the queues in the order the

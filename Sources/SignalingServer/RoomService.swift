@@ -61,7 +61,10 @@ package final class RoomService: Sendable {
         iceServers: (@Sendable (String) -> [ICEServer])? = nil
     ) {
         self.iceServers = iceServers
-        state = Mutex(State(directory: RoomDirectory(configuration: configuration, ids: RandomIdentifiers())))
+        var directory = RoomDirectory(configuration: configuration, ids: RandomIdentifiers())
+        // Until webhooks are attached nobody reads the rooms' events.
+        directory.recordsEvents = false
+        state = Mutex(State(directory: directory))
         self.verifier = verifier
         self.media = media
         self.log = log
@@ -220,7 +223,7 @@ package final class RoomService: Sendable {
     /// `logged`: the caller logged the refusal these effects carry.
     func perform(_ effects: [RoomEffect], logged: Bool = false) {
         // The events of the change these effects come from.
-        state.withLock { drainRoomEvents(&$0) }
+        if webhookBox.withLock({ $0 != nil }) { state.withLock { drainRoomEvents(&$0) } }
         let outlet = outletBox.withLock { $0 }
         for effect in effects {
             switch effect {
