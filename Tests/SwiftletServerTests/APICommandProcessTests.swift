@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import SwiftletServer
-
 /// `swiftlet rooms` and `swiftlet participants` against a running
 /// `swiftlet serve --dev` (docs/API.md, "The CLI").
 @Suite(.serialized) struct APICommandProcessTests {
