@@ -31,6 +31,25 @@ struct ServerAPIRoute: Sendable {
 
     static func isAPI(_ path: String) -> Bool { path.hasPrefix(prefix) }
 
+    /// `response` as the API's JSON error when it is a plain-text refusal
+    /// (the cluster proxy's 502, 503 and 504); anything else as it is.
+    static func jsonError(from response: HTTPResponse) -> HTTPResponse {
+        guard response.status >= 400, HTTPSessionRoutes.mediaType(response.headers["Content-Type"]) == "text/plain" else {
+            return response
+        }
+        let code: String
+        switch response.status {
+        case 502: code = "bad_gateway"
+        case 503: code = "unavailable"
+        case 504: code = "gateway_timeout"
+        default: code = "error"
+        }
+        let message = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var json = Self.json(response.status, ErrorBody(code: code, message: message))
+        if let retry = response.headers["Retry-After"] { json.headers.append(name: "Retry-After", value: retry) }
+        return json
+    }
+
     /// In a cluster (docs/API.md, "In a cluster"): the room a room-scoped
     /// call must be carried to, because this node holds no part of it;
     /// nil when it is answered here (not a room-scoped call, the room is
@@ -65,7 +84,7 @@ struct ServerAPIRoute: Sendable {
         }
     }
 
-    private struct ErrorBody: Encodable {
+    struct ErrorBody: Encodable {
         let code: String
         let message: String
     }

@@ -154,6 +154,11 @@ extension ClusterProcessSuite {
                 try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/r", headers: [("Authorization", "Bearer x")]).status
                     == 401)
             #expect(routing.calls.load(ordering: .relaxed) == before)
+            // Redis cannot say: the cluster's 503, as the API's JSON error.
+            routing.route.withLock { $0 = .unavailable("redis: connection refused") }
+            let down = try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/r", headers: auth)
+            #expect(down.status == 503 && down.body.contains(#""code":"unavailable""#), "\(down.body)")
+            #expect(down.headers["retry-after"] != nil)
             // No home anywhere: answered on A, and nothing is placed.
             routing.route.withLock { $0 = .here(epoch: 0) }
             #expect(try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/nowhere", headers: auth).status == 404)
