@@ -96,6 +96,8 @@ let package = Package(
         protocolTarget("RoomProtocol", []),
         // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
         protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol", "WorkerRelay"]),
+        // Webhook events, their signature and the delivery queue's policy (docs/API.md).
+        protocolTarget("Webhooks", ["Wire", "CryptoPrimitives", "Signaling", "Rooms", "RoomProtocol"]),
 
         // The cluster (issue #15): node records, room placement and the
         // Redis protocol (hiredis's reader and formatter, bounded), a
@@ -167,7 +169,7 @@ let package = Package(
         .target(
             name: "SignalingServer",
             dependencies: [
-                "NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient",
+                "NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient", "Webhooks",
             ],
             resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
@@ -223,7 +225,10 @@ let package = Package(
             ]),
         testTarget(
             "SignalingServerTests",
-            ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient"]),
+            [
+                "SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting",
+                "HTTPClient", "Webhooks",
+            ]),
         testTarget(
             "MediaWorkerTests",
             [
@@ -240,6 +245,7 @@ let package = Package(
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting", "Negotiation", "WorkerRelay", "SDP"]),
         testTarget("RoomProtocolTests", ["RoomProtocol"]),
+        testTarget("WebhooksTests", ["Webhooks", "Rooms", "RoomProtocol", "Signaling", "Wire"]),
         testTarget("WorkerRelayTests", ["WorkerRelay", "Wire"]),
         testTarget(
             "MediaRouterTests",

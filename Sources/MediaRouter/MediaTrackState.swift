@@ -96,6 +96,9 @@ final class IncomingTrack {
     /// announcement.
     var announcedLayerMask: UInt8?
     var subscriptions: [Subscription] = []
+    /// Muted by `setTrackMuted`: its packets are counted and dropped at
+    /// once (`LayerFilter.muted`).
+    var isMuted = false
     /// Far side: the worker and relay this track's packets come from
     /// instead of a publisher transport here (nil: the publisher's
     /// transport is on this worker).

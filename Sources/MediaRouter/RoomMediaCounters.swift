@@ -163,6 +163,9 @@ package struct LayerFilter: Equatable, Sendable {
     package var temporalLayerAbove: UInt64 = 0
     /// The subscriber paused the track (maxWidth 0, or audio off).
     package var paused: UInt64 = 0
+    /// The track is muted (`MediaCommand.setTrackMuted`): counted once per
+    /// packet, at its source.
+    package var muted: UInt64 = 0
     package init() {}
 }
 

@@ -50,4 +50,11 @@ package enum ErrorCode: String, Sendable, Codable, Equatable {
     /// node takes rooms), or the room moved and the client should
     /// reconnect. The message says which (docs/CLUSTER.md).
     case unavailable = "unavailable"
+    /// The server API removed this participant from its room (or closed
+    /// the room); the connection closes after this error.
+    case removed = "removed"
+    /// The server API: no room of that name.
+    case unknownRoom = "unknown_room"
+    /// The server API: creating a room that exists.
+    case roomExists = "room_exists"
 }

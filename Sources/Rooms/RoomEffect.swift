@@ -63,6 +63,10 @@ package enum MediaCommand: Equatable, Sendable {
     /// The participant is gone: close its transports and stop every
     /// forwarding to or from it.
     case releaseParticipant(room: String, participant: ParticipantID)
+    /// A muted track's packets go nowhere (no subscriber, no relay) until
+    /// it is unmuted, when its publisher is asked for a keyframe: what
+    /// `mute` (the publisher's own, or the server API's) enforces.
+    case setTrackMuted(room: String, participant: ParticipantID, trackID: String, muted: Bool)
 
     // The cascade (issue #15, docs/CLUSTER.md): a room whose participants
     // are served by several nodes. A track published on another node is

@@ -106,6 +106,7 @@ enum MediaMetrics {
             drops.map { reason, path in (reason, sum { $0.dropped[keyPath: path] }) })
         let filters: [(String, KeyPath<LayerFilter, UInt64>)] = [
             ("other_layer", \.otherLayer), ("temporal_layer_above", \.temporalLayerAbove), ("paused", \.paused),
+            ("muted", \.muted),
         ]
         out += labelled(
             "swiftlet_layer_filtered_packets_total",

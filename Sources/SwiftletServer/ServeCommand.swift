@@ -135,6 +135,19 @@ enum ServeCommand {
             return 71
         }
 
+        var webhooks: WebhookNotifier?
+        if !options.webhookURLs.isEmpty, let signer = options.webhookSigner {
+            var configuration = WebhookNotifier.Configuration(urls: options.webhookURLs, key: signer.key, secret: signer.secret)
+            configuration.policy.giveUpAfter = options.webhookRetryFor
+            configuration.capacity = options.webhookQueue
+            let notifier = WebhookNotifier(
+                configuration,
+                log: ServerLog(minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values))
+            )
+            signaling.service.attachWebhooks(notifier)
+            webhooks = notifier
+        }
+
         media.onTransportEnded { participant, _, failed in
             signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
         }
@@ -229,6 +242,9 @@ enum ServeCommand {
         let status = ServeDrain.run(
             after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
         turn?.service.stop()
+        // The drain's last events (participants left, rooms finished):
+        // delivered for up to 2 s more, then given up.
+        webhooks?.finish(within: .seconds(2))
         // Off the cluster at once: the others stop placing rooms here.
         cluster?.stop()
         if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }

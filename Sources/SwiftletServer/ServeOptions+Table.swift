@@ -254,6 +254,50 @@ extension ServeOptions {
                 return true
             }, show: { $0.allowedOrigins.isEmpty ? "any" : $0.allowedOrigins.joined(separator: ",") }),
         OptionSpec(
+            key: "webhook.urls", flag: "--webhook-url", environment: "SWIFTLET_WEBHOOK_URLS",
+            kind: .value(placeholder: "URL", json: .string),
+            expects: "http://HOST[:PORT][/PATH] (several: repeat the flag, or separate with commas)", defaultText: "none",
+            help: "receive room events as signed JSON POSTs (docs/API.md, Webhooks); repeatable",
+            example: "--webhook-url http://127.0.0.1:9000/hooks",
+            set: { o, v in
+                let urls = v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+                guard !urls.isEmpty, urls.count <= 16, urls.allSatisfy({ WebhookNotifier.problem(url: $0) == nil }) else {
+                    return false
+                }
+                o.webhookURLs = urls
+                return true
+            }, show: { $0.webhookURLs.isEmpty ? "none" : $0.webhookURLs.joined(separator: ",") }, repeatable: true),
+        OptionSpec(
+            key: "webhook.key", flag: "--webhook-key", environment: "SWIFTLET_WEBHOOK_KEY",
+            kind: .value(placeholder: "KEY", json: .string),
+            expects: "the name of one of the API keys", defaultText: "the only key, or the first by name",
+            help: "the API key whose secret signs webhook requests (the JWT's iss)",
+            set: { o, v in
+                guard !v.isEmpty else { return false }
+                o.webhookKey = v
+                return true
+            }, show: { $0.webhookKey ?? "(first key)" }),
+        OptionSpec(
+            key: "webhook.retryFor", flag: "--webhook-retry-for", environment: "SWIFTLET_WEBHOOK_RETRY_FOR",
+            kind: .value(placeholder: "D", json: .duration),
+            expects: "a duration from 0 to 1h", defaultText: "30s",
+            help: "how long a webhook event is retried (backoff 0.5 s doubling to 8 s) before it is dropped",
+            set: { o, v in
+                guard let d = Duration(parsing: v), d >= .zero, d <= .seconds(3600) else { return false }
+                o.webhookRetryFor = d
+                return true
+            }, show: { "\($0.webhookRetryFor)" }),
+        OptionSpec(
+            key: "webhook.queue", flag: "--webhook-queue", environment: "SWIFTLET_WEBHOOK_QUEUE",
+            kind: .value(placeholder: "N", json: .integer),
+            expects: "1 to 100000", defaultText: "1000",
+            help: "webhook events waiting per URL; when full, new events are dropped and counted",
+            set: { o, v in
+                guard let n = Int(v), (1...100_000).contains(n) else { return false }
+                o.webhookQueue = n
+                return true
+            }, show: { "\($0.webhookQueue)" }),
+        OptionSpec(
             key: "trustedProxies", flag: "--trusted-proxies", environment: "SWIFTLET_TRUSTED_PROXIES",
             kind: .value(placeholder: "PREFIXES", json: .string),
             expects: "comma-separated addresses or CIDR prefixes such as 127.0.0.1,10.0.0.0/8", defaultText: "none",
