@@ -7,7 +7,7 @@ import PackageDescription
 // Span-based parsers keep a `RawSpan` inside a non-escapable reader, which
 // needs lifetime annotations (`@_lifetime`), still experimental in Swift 6.3.
 let swiftSettings: [SwiftSetting] = [
-    .enableExperimentalFeature("Lifetimes"),
+    .enableExperimentalFeature("Lifetimes")
 ]
 
 func protocolTarget(_ name: String, _ deps: [Target.Dependency]) -> Target {
@@ -35,6 +35,10 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
+        // FFmpeg's container writer for recordings (docs/RECORDING.md);
+        // libavformat.pc pulls in libavcodec and libavutil.
+        .systemLibrary(
+            name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM
         // refuses (a warning per build); the header is <hiredis/hiredis.h>.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -94,8 +98,10 @@ let package = Package(
         // sinks (docs/ARCHITECTURE.md).
         protocolTarget(
             "MediaRouter",
-            ["Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "LossRecovery", "BandwidthEstimation", "PeerSession",
-             "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay"]),
+            [
+                "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "LossRecovery", "BandwidthEstimation", "PeerSession",
+                "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay",
+            ]),
 
         // Composition: one remote peer's secure transport and the receive
         // side of its RTP streams, shared by the server and roombot.
@@ -110,8 +116,11 @@ let package = Package(
         // corpus replay test, so both exercise exactly the same code.
         protocolTarget(
             "FuzzEntryPoints",
-            ["Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation", "BandwidthEstimation",
-             "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP", "Cluster"]),
+            [
+                "Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation",
+                "BandwidthEstimation",
+                "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP", "Cluster",
+            ]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
         // the real clock).
@@ -119,12 +128,14 @@ let package = Package(
 
         // A node's membership in the cluster: its Redis connection and the
         // thread that keeps its record alive.
-        .target(name: "ClusterService", dependencies: ["Cluster", "NetIO", "Wire"], exclude: ["README.md"],
-                swiftSettings: swiftSettings),
+        .target(
+            name: "ClusterService", dependencies: ["Cluster", "NetIO", "Wire"], exclude: ["README.md"],
+            swiftSettings: swiftSettings),
 
         // The built-in TURN server's sockets and thread (docs/TRANSPORT.md).
-        .target(name: "TURNService", dependencies: ["NetIO", "TURN", "TLS", "Wire", "CShim", "CryptoPrimitives"],
-                swiftSettings: swiftSettings),
+        .target(
+            name: "TURNService", dependencies: ["NetIO", "TURN", "TLS", "Wire", "CShim", "CryptoPrimitives"],
+            swiftSettings: swiftSettings),
 
         // The worker engine that owns a worker's peer transports.
         .target(
@@ -134,22 +145,47 @@ let package = Package(
                 "RoomProtocol", "Negotiation", "ICE", "DTLS", "LossRecovery", "BandwidthEstimation", "MediaRouter", "WorkerRelay",
             ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
+        // The recorder (docs/RECORDING.md): its thread drains the workers'
+        // recorder rings, runs Recording's decisions and writes WebM files
+        // with libavformat.
+        .target(
+            name: "MediaRecorder",
+            dependencies: [
+                "MediaWorker", "MediaRouter", "WorkerRelay", "Recording", "Negotiation", "RoomProtocol", "Rooms", "NetIO", "Wire",
+                "CAVFormat",
+            ],
+            exclude: ["README.md"], swiftSettings: swiftSettings),
+
         // HTTP and room-WebSocket clients over NetIO's TCP client socket (plain
         // or TLS): roombot's connections, and a node proxying a client to another.
-        .target(name: "HTTPClient", dependencies: ["NetIO", "Signaling", "TLS", "Wire"], exclude: ["README.md"],
-                swiftSettings: swiftSettings),
+        .target(
+            name: "HTTPClient", dependencies: ["NetIO", "Signaling", "TLS", "Wire"], exclude: ["README.md"],
+            swiftSettings: swiftSettings),
 
         // The signalling server: HTTP/WebSocket over NetIO's TCP shell, hosting Rooms.
         // Web/ (the browser client, docs/WEB_CLIENT.md) is compiled into the binary.
-        .target(name: "SignalingServer", dependencies: ["NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient"],
-                resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
+        .target(
+            name: "SignalingServer",
+            dependencies: [
+                "NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient",
+            ],
+            resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
         // Apps.
-        .executableTarget(name: "SwiftletServer", dependencies: ["Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE", "HTTPClient"],
-                          swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "SwiftletServer",
+            dependencies: [
+                "Wire", "NetIO", "MediaWorker", "MediaRecorder", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling",
+                "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE",
+                "HTTPClient",
+            ],
+            swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
         protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX", "COpenH264"]),
+        // What a recorder decides (docs/RECORDING.md): jitter buffer, Sender
+        // Report clock, layer choice, frames and the file's timeline; sans-IO.
+        protocolTarget("Recording", ["Wire", "RTP", "Codecs", "BotMedia"]),
         .executableTarget(
             name: "RoomBot",
             dependencies: [
@@ -157,7 +193,7 @@ let package = Package(
                 "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "Forwarding", "TLS", "RoomProtocol",
                 "BandwidthEstimation", "HTTPClient",
             ], exclude: ["README.md"],
-                          swiftSettings: swiftSettings),
+            swiftSettings: swiftSettings),
 
         // Test support: network namespaces for the tests that need more
         // than loopback (Sources/NamespaceTesting/README.md).
@@ -166,8 +202,9 @@ let package = Package(
         .target(name: "NamespaceTesting", dependencies: ["NetIO"], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // Benchmarks (Scripts/bench-*), never part of a test run.
-        .executableTarget(name: "TransportBench", dependencies: ["SRTP", "NetIO", "Wire", "RTCP", "BandwidthEstimation"],
-                          swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "TransportBench", dependencies: ["SRTP", "NetIO", "Wire", "RTCP", "BandwidthEstimation"],
+            swiftSettings: swiftSettings),
 
         // Tests: one target per target.
         testTarget("WireTests", ["Wire"]),
@@ -184,15 +221,19 @@ let package = Package(
         testTarget(
             "SwiftletServerTests",
             [
-                "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO", "Negotiation", "SDP",
+                "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO",
+                "Negotiation", "SDP",
                 "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient", "Cluster", "NamespaceTesting",
             ]),
-        testTarget("SignalingServerTests", ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient"]),
+        testTarget(
+            "SignalingServerTests",
+            ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient"]),
         testTarget(
             "MediaWorkerTests",
             [
                 "MediaWorker", "MediaRouter", "NetIO", "PeerSession", "SRTP", "Wire", "RTP", "RTCP", "Codecs", "Forwarding",
-                "RTPStreams", "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SDP", "SFUTesting", "NamespaceTesting", "WorkerRelay",
+                "RTPStreams", "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SDP", "SFUTesting", "NamespaceTesting",
+                "WorkerRelay",
             ]),
         testTarget("RTPStreamsTests", ["RTPStreams", "RTP", "RTCP", "Wire", "SFUTesting"]),
         testTarget("ForwardingTests", ["Forwarding", "RTP", "RTCP", "Codecs", "Wire", "SFUTesting"]),
@@ -207,7 +248,8 @@ let package = Package(
         testTarget(
             "MediaRouterTests",
             [
-                "MediaRouter", "WorkerRelay", "Rooms", "RoomProtocol", "Negotiation", "Wire", "RTP", "RTCP", "Codecs", "PeerSession", "SFUTesting",
+                "MediaRouter", "WorkerRelay", "Rooms", "RoomProtocol", "Negotiation", "Wire", "RTP", "RTCP", "Codecs",
+                "PeerSession", "SFUTesting",
                 "DTLS", "ICE", "SDP", "SRTP", "RTPStreams",
             ]),
         testTarget("ClusterTests", ["Cluster", "Negotiation", "SDP", "RTP", "Codecs", "Wire"]),
@@ -218,7 +260,13 @@ let package = Package(
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting", "CShim"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
-        testTarget("InteropTests", ["SwiftletServer", "Rooms", "RoomProtocol", "Signaling", "SignalingServer", "MediaWorker", "MediaRouter", "NetIO", "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService", "NamespaceTesting"]),
+        testTarget(
+            "InteropTests",
+            [
+                "SwiftletServer", "Rooms", "RoomProtocol", "Signaling", "SignalingServer", "MediaWorker", "MediaRouter", "NetIO",
+                "PeerSession", "DTLS", "ICE", "SRTP", "SDP", "RTP", "Wire", "SFUTesting", "TLS", "TURN", "TURNService",
+                "NamespaceTesting",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

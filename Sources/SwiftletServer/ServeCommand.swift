@@ -1,6 +1,7 @@
 import ClusterService
 import DTLS
 import Foundation
+import MediaRecorder
 import MediaWorker
 import NetIO
 import RoomProtocol
@@ -105,18 +106,26 @@ enum ServeCommand {
         let loads = WorkerLoadMeter(plane: media)
         rooms.workerLoads = { loads.read() }
         let clusterSlot = ServeCluster.Slot()
+        // Recording (docs/RECORDING.md): made before signalling so that it
+        // sees every track from the first; the rooms' identities come from
+        // the service once it exists.
+        let serviceSlot = ServeRecording.ServiceSlot()
+        let recorder = ServeRecording.start(options, media: media, service: serviceSlot)
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
                 bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) },
                 verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: rooms,
-                media: { media.post($0) },
+                media: { command in
+                    media.post(command)
+                    recorder?.observe(command)
+                },
                 mediaMetrics: {
                     MediaMetrics.prometheus(media.snapshots()) + MediaMetrics.relayPrometheus(media.relayCounts())
                         + MediaMetrics.udpSendPrometheus(media.udpSends())
                         + MediaMetrics.workerDelayPrometheus(media.workerDelays())
-                        + ProcessMetrics.prometheus() + clusterSlot.prometheus()
+                        + ProcessMetrics.prometheus() + clusterSlot.prometheus() + (recorder?.prometheus ?? "")
                 },
                 timeouts: options.signalingTimeouts, connectionLimits: options.connectionLimits,
                 log: ServerLog(
@@ -133,6 +142,7 @@ enum ServeCommand {
             return 71
         }
 
+        serviceSlot.service.withLock { $0 = signaling.service }
         media.onTransportEnded { participant, _, failed in
             signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
         }
@@ -176,6 +186,12 @@ enum ServeCommand {
             let announced = candidates.filter { $0.transport == .tcpPassive }.map { SocketAddress($0.address).description }
             print("  media worker on tcp \(address) (ICE-TCP), announcing \(announced.joined(separator: " "))")
         }
+        if let recorder {
+            let rooms = recorder.options.autoRecordRooms
+            print(
+                "  recording        to \(recorder.options.directory)/<room>/ (WebM)\(rooms.isEmpty ? "" : ", rooms \(rooms.joined(separator: ","))")"
+            )
+        }
         if let turn {
             print("  TURN             \(turn.urls.joined(separator: "   "))   (relays only to this node's media)")
         }
@@ -213,7 +229,8 @@ enum ServeCommand {
         // refresh (2 s) on; the record goes when the drain is over.
         cluster?.setDraining(true)
         let status = ServeDrain.run(
-            after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
+            after: received, seconds: options.drainSeconds, signaling: signaling, media: media, recorder: recorder,
+            reload: reload)
         turn?.service.stop()
         // Off the cluster at once: the others stop placing rooms here.
         cluster?.stop()
