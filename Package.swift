@@ -240,6 +240,7 @@ let package = Package(
         testTarget("LossRecoveryTests", ["LossRecovery", "RTP", "Wire", "SFUTesting"]),
         testTarget("BandwidthEstimationTests", ["BandwidthEstimation", "RTCP", "Wire", "SFUTesting"]),
         testTarget("BotMediaTests", ["BotMedia", "RTP", "RTCP", "Codecs", "Wire"]),
+        testTarget("RecordingTests", ["Recording", "BotMedia", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting", "Negotiation", "WorkerRelay", "SDP"]),

@@ -75,10 +75,13 @@ package struct SenderReportClock: Equatable, Sendable {
         return base.ntpMicroseconds + ticks * 1_000_000 / Int64(clockRate)
     }
 
-    /// NTP UQ32.32 to microseconds.
+    /// NTP UQ32.32 to microseconds (a fraction of 999,999.5 us or more
+    /// rounds up to the next second's 1,000,000: harmless for differences).
     package static func microseconds(ntp: UInt64) -> Int64 {
         let seconds = Int64(ntp >> 32)
-        let fraction = Int64((ntp & 0xFFFF_FFFF) * 1_000_000 >> 32)
+        // Rounded to the nearest microsecond. Parenthesized: in Swift `>>`
+        // binds tighter than `*`.
+        let fraction = Int64(((ntp & 0xFFFF_FFFF) * 1_000_000 + (1 << 31)) >> 32)
         return seconds * 1_000_000 + fraction
     }
 }

@@ -37,6 +37,8 @@ package struct VideoTrackRecorder {
         package var framesUntimed = 0
         package var malformed = 0
         package var keyframeRequests = 0
+        /// Packets the jitter buffer gave up (no repair in time).
+        package var packetsGivenUp = 0
         package var layerSwitches = 0
         package init() {}
     }
@@ -115,7 +117,7 @@ package struct VideoTrackRecorder {
         case .record: break
         }
         buffer.insert(sequenceNumber: header.sequenceNumber, packet: packet, now: now) { p, skipped in
-            assemble(p, now: now, output: output)
+            assemble(p, skipped: skipped, now: now, output: output)
         }
         drain(now: now, flush: false, output: output)
         requestKeyframeIfWorthIt(now: now, output: output)
@@ -137,19 +139,29 @@ package struct VideoTrackRecorder {
 
     private mutating func drain(now: Instant, flush: Bool, output: (Output) -> Void) {
         if flush {
-            buffer.flush { p, _ in assemble(p, now: now, output: output) }
+            buffer.flush { p, skipped in assemble(p, skipped: skipped, now: now, output: output) }
             var frame = assembler.flush(now: now)
             while let f = frame {
                 emit(f, output: output)
                 frame = assembler.nextFrame()
             }
         } else {
-            buffer.drain(now: now) { p, _ in assemble(p, now: now, output: output) }
+            buffer.drain(now: now) { p, skipped in assemble(p, skipped: skipped, now: now, output: output) }
         }
     }
 
-    private mutating func assemble(_ packet: UnsafeRawBufferPointer, now: Instant, output: (Output) -> Void) {
+    private mutating func assemble(
+        _ packet: UnsafeRawBufferPointer, skipped: Int, now: Instant, output: (Output) -> Void
+    ) {
         guard let header = try? RTPHeader(parsing: RawSpan(_unsafeBytes: packet)) else { return }
+        // A packet given up for good: whether the frames after it decode
+        // is the assembler's call (a lost frame of an upper temporal layer
+        // breaks nothing below it), but a keyframe is asked for now rather
+        // than when the next frame proves undecodable.
+        if skipped > 0 {
+            statistics.packetsGivenUp += skipped
+            requestKeyframe(layer: layers.current, now: now, output: output)
+        }
         var frame = assembler.handle(header, packet: RawSpan(_unsafeBytes: packet), arrival: now)
         while let f = frame {
             emit(f, output: output)
@@ -187,6 +199,14 @@ package struct VideoTrackRecorder {
     /// A keyframe is worth asking for while nothing can be written (the
     /// start, a loss, an untimed start) or a higher layer than the one
     /// written is arriving; at most once per `keyframeRequestInterval`.
+    private mutating func requestKeyframe(layer: Int?, now: Instant, output: (Output) -> Void) {
+        guard let layer else { return }
+        if let at = lastRequest, now - at < keyframeRequestInterval { return }
+        lastRequest = now
+        statistics.keyframeRequests += 1
+        output(.keyframeRequest(layer: layer))
+    }
+
     private mutating func requestKeyframeIfWorthIt(now: Instant, output: (Output) -> Void) {
         if let at = lastRequest, now - at < keyframeRequestInterval { return }
         let wanted = layers.wantedLayer(now: now)
