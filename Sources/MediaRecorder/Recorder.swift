@@ -70,6 +70,11 @@ package final class Recorder: @unchecked Sendable {
         self.identity = identity
         self.onFinished = onFinished
         rings = media.connectRecorder()
+        // Checked before the first recording can start, then every 5 s.
+        lowDisk = Self.isLow(options)
+        if lowDisk {
+            RecorderLog.line("less than \(options.minimumFreeBytes >> 20) MB free in \(options.directory): not recording")
+        }
         thread = WorkerThread(name: "recorder") { [self] in run() }
     }
 
@@ -199,9 +204,19 @@ package final class Recorder: @unchecked Sendable {
         }
         if lastDiskCheck.map({ now - $0 >= .seconds(5) }) ?? true {
             lastDiskCheck = now
-            lowDisk = Self.freeBytes(options.directory).map { $0 < options.minimumFreeBytes } ?? true
+            let wasLow = lowDisk
+            lowDisk = Self.isLow(options)
+            if lowDisk != wasLow {
+                RecorderLog.line(
+                    lowDisk
+                        ? "less than \(options.minimumFreeBytes >> 20) MB free in \(options.directory): recordings stop"
+                        : "free space in \(options.directory) is back: recording again")
+            }
             if lowDisk {
                 for id in Array(recordings.keys) { finish(id, reason: .lowDisk, now: now) }
+            } else if wasLow {
+                // The rooms still recorded start new files.
+                for (room, tracks) in recordedRooms { recordPublished(in: room, tracks: tracks, now: now) }
             }
         }
     }
@@ -231,15 +246,20 @@ package final class Recorder: @unchecked Sendable {
         case .observe: break
         case .start(let room, let tracks):
             recordedRooms[room] = .some(tracks)
-            for (participant, published) in catalog[room] ?? [:] {
-                for (trackID, description) in published.sorted(by: { $0.key < $1.key })
-                where tracks?.contains(trackID) ?? true {
-                    record(room: room, participant: participant, trackID: trackID, description, now: now)
-                }
-            }
+            recordPublished(in: room, tracks: tracks, now: now)
         case .stop(let room):
             recordedRooms[room] = nil
             for (id, r) in recordings where r.room == room { finish(id, reason: .stopped, now: now) }
+        }
+    }
+
+    /// Records what `room`'s participants publish now (`tracks`: only
+    /// these ids).
+    private func recordPublished(in room: String, tracks: Set<String>?, now: Instant) {
+        for (participant, published) in catalog[room] ?? [:] {
+            for (trackID, description) in published.sorted(by: { $0.key < $1.key }) where tracks?.contains(trackID) ?? true {
+                record(room: room, participant: participant, trackID: trackID, description, now: now)
+            }
         }
     }
 
@@ -330,6 +350,12 @@ package final class Recorder: @unchecked Sendable {
         }
         let name = String(kept)
         return name.isEmpty || name.allSatisfy({ $0 == "." }) ? "_" : name
+    }
+
+    /// Whether the directory's file system is under the minimum (or
+    /// cannot be read: then nothing could be written either).
+    static func isLow(_ options: RecorderOptions) -> Bool {
+        freeBytes(options.directory).map { $0 < options.minimumFreeBytes } ?? true
     }
 
     /// Free bytes for an unprivileged writer on `path`'s file system

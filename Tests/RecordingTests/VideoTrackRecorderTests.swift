@@ -109,3 +109,16 @@ private struct Run {
     #expect(run.recorder.statistics.framesSkipped == 1)
     #expect(run.recorder.statistics.packetsGivenUp == 1)
 }
+
+@Test func aRecordingStartedMidStreamAsksForAKeyframeAndWritesFromIt() throws {
+    let p = try packets([frame(key: false), frame(key: false), frame(key: true), frame(key: false)])
+    var run = Run()
+    run.recorder.senderReport(layer: 0, ntp: 100 << 32, rtpTimestamp: 0) { _ in }
+    // Delta frames: no layer chosen yet, nothing written, one request.
+    for (i, f) in p.enumerated().prefix(2) { for packet in f { run.feed(packet, at: Int64(i) * 33) } }
+    #expect(run.written.isEmpty)
+    #expect(run.requests == 1)
+    for (i, f) in p.enumerated().dropFirst(2) { for packet in f { run.feed(packet, at: Int64(i) * 33) } }
+    #expect(run.written.map(\.ms) == [66, 99])
+    #expect(run.written.first?.key == true)
+}

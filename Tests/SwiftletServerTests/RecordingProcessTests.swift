@@ -202,10 +202,11 @@ import Testing
         #expect(lastAudio >= killedAfter - 2.5, "audio to \(lastAudio) s of \(killedAfter) s")
     }
 
-    /// SIGTERM's drain closes every file with its trailer before the
-    /// workers stop: the file has its duration and plays.
+    /// A publisher that leaves and joins again gets a new file (a rejoin
+    /// is a new participant); SIGTERM's drain closes every open file with
+    /// its trailer before the workers stop: it has its duration and plays.
     @Test(.timeLimit(.minutes(1)))
-    func aSIGTERMDrainClosesTheFileWithItsTrailer() throws {
+    func aRejoinStartsANewFileAndASIGTERMDrainClosesItWithItsTrailer() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (server, output, url) = try startDevServer([
@@ -217,23 +218,32 @@ import Testing
                 server.waitUntilExit()
             }
         }
-        let bot = try startBot(url, room: "rec-term", seconds: 20)
+        let first = try startBot(url, room: "rec-term", seconds: 3)
+        first.waitUntilExit()
+        #expect(output.wait(for: "reason=participant-left", seconds: 5), "\(output.text)")
+        let again = try startBot(url, room: "rec-term", seconds: 20)
         defer {
-            if bot.isRunning {
-                bot.terminate()
-                bot.waitUntilExit()
+            if again.isRunning {
+                again.terminate()
+                again.waitUntilExit()
             }
         }
-        #expect(output.wait(for: "media: track", seconds: 10))
+        // The second publisher's first track, then 3 s of media.
+        let end = Date().addingTimeInterval(10)
+        while output.text.components(separatedBy: "media: track").count < 4, Date() < end { usleep(20_000) }
         usleep(3_000_000)
         server.terminate()
         #expect(output.waitForExit(server, seconds: 10))
         #expect(output.text.contains("reason=server-stopping"), "\(output.text)")
-        let path = try #require(recordings(in: dir, room: "rec-term").first)
-        let p = try probe(path)
-        let duration = try #require(p.duration, "no duration: trailer missing")
-        #expect(duration > 2)
-        let errors = try decodeErrors(path)
-        #expect(errors.isEmpty, "\(errors)")
+        let files = recordings(in: dir, room: "rec-term")
+        #expect(files.count == 2, "\(files)")
+        for path in files {
+            let p = try probe(path)
+            #expect(p.codecs.sorted() == ["opus", "vp8"])
+            let duration = try #require(p.duration, "no duration: trailer missing in \(path)")
+            #expect(duration > 2, "\(path): \(duration) s")
+            let errors = try decodeErrors(path)
+            #expect(errors.isEmpty, "\(path): \(errors)")
+        }
     }
 }
