@@ -84,7 +84,10 @@ package final class Recorder: @unchecked Sendable {
     /// learns of tracks and participants from them.
     package func observe(_ command: MediaCommand) {
         switch command {
-        case .addIncomingTrack, .removeIncomingTrack, .releaseParticipant, .addRemoteTrack: enqueue(.observe(command))
+        // A track published on another node of a cascaded room is not
+        // recorded here: each node records its own publishers, so a room
+        // over several nodes is recorded once (docs/RECORDING.md).
+        case .addIncomingTrack, .removeIncomingTrack, .releaseParticipant: enqueue(.observe(command))
         default: break
         }
     }
@@ -223,8 +226,7 @@ package final class Recorder: @unchecked Sendable {
 
     private func handle(_ control: Control, now: Instant) {
         switch control {
-        case .observe(.addIncomingTrack(let room, let participant, let trackID, let description)),
-            .observe(.addRemoteTrack(let room, let participant, let trackID, let description, _, _)):
+        case .observe(.addIncomingTrack(let room, let participant, let trackID, let description)):
             catalog[room, default: [:]][participant, default: [:]][trackID] = description
             if recordedRooms[room] == nil, options.autoRecords(room) { recordedRooms[room] = .some(nil) }
             if let chosen = recordedRooms[room], chosen?.contains(trackID) ?? true {
@@ -233,7 +235,7 @@ package final class Recorder: @unchecked Sendable {
         case .observe(.removeIncomingTrack(let room, let participant, let trackID)):
             catalog[room]?[participant]?[trackID] = nil
             if let r = recordings[participant], r.tracks.contains(where: { $0.trackID == trackID }) {
-                finish(participant, reason: .participantLeft, now: now)
+                finish(participant, reason: .participantLeft, now: now, gone: [trackID])
             }
         case .observe(.releaseParticipant(let room, let participant)):
             catalog[room]?[participant] = nil
@@ -242,7 +244,9 @@ package final class Recorder: @unchecked Sendable {
                 if !options.autoRecords(room) { recordedRooms[room] = nil }
             }
             ended.remove(participant)
-            if recordings[participant] != nil { finish(participant, reason: .participantLeft, now: now) }
+            if let r = recordings[participant] {
+                finish(participant, reason: .participantLeft, now: now, gone: Set(r.tracks.map(\.trackID)))
+            }
         case .observe: break
         case .start(let room, let tracks):
             recordedRooms[room] = .some(tracks)
@@ -304,11 +308,17 @@ package final class Recorder: @unchecked Sendable {
         }
     }
 
-    private func finish(_ participant: ParticipantID, reason: RecordingFinished.Reason, now: Instant) {
+    /// Closes a participant's file. `gone`: its tracks the worker has
+    /// removed already (with their sinks), so no removal is sent for them.
+    private func finish(
+        _ participant: ParticipantID, reason: RecordingFinished.Reason, now: Instant, gone: Set<String> = []
+    ) {
         guard let r = recordings.removeValue(forKey: participant) else { return }
         for t in r.tracks {
             byRelay[t.relay] = nil
-            media.removeRecorderSink(room: r.room, trackID: t.trackID, worker: t.worker)
+            if !gone.contains(t.trackID), reason != .serverStopping {
+                media.removeRecorderSink(room: r.room, trackID: t.trackID, worker: t.worker)
+            }
         }
         // What still waits for a repair is written, gaps skipped.
         r.audio?.finish { ntp, bytes in r.add(.audio, ntp: ntp, isKeyframe: true, bytes: bytes) }
