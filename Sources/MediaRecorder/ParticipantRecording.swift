@@ -28,6 +28,8 @@ final class ParticipantRecording {
     var writer: WebMFileWriter?
     var videoSize: (width: Int32, height: Int32)?
     var lastFlush: Instant
+    /// The file's size at the last flush.
+    var bytes: Int64 = 0
     var failed = false
 
     init(room: String, participant: ParticipantID, identity: String?, path: String, now: Instant) {

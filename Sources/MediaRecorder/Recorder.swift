@@ -35,6 +35,8 @@ package final class Recorder: @unchecked Sendable {
     private let running = Atomic<Bool>(true)
     private let active = Atomic<Int>(0)
     private let finishedCount = Atomic<Int>(0)
+    private let controlsDropped = Atomic<Int>(0)
+    private let roomsSnapshot = Mutex<Set<String>>([])
     private var thread: WorkerThread?
 
     // The recorder thread's own state.
@@ -95,7 +97,14 @@ package final class Recorder: @unchecked Sendable {
     /// Records `room`: every participant's published audio and video, one
     /// file each, from now on and for tracks published later, until
     /// `stopRecording`. `tracks`: only these track ids (nil: all).
-    package func startRecording(room: String, tracks: Set<String>? = nil) { enqueue(.start(room: room, tracks: tracks)) }
+    /// Returns false (nothing queued) for a room name over 256 bytes or
+    /// more than 64 track ids: bounds on what an API caller can ask.
+    @discardableResult
+    package func startRecording(room: String, tracks: Set<String>? = nil) -> Bool {
+        guard room.utf8.count <= 256, (tracks?.count ?? 0) <= 64 else { return false }
+        enqueue(.start(room: room, tracks: tracks))
+        return true
+    }
 
     /// Stops recording `room`: its files are closed (reason `stopped`).
     package func stopRecording(room: String) { enqueue(.stop(room: room)) }
@@ -126,22 +135,54 @@ package final class Recorder: @unchecked Sendable {
             + "swiftlet_recorder_packets_dropped_total \(packetsDropped)\n"
     }
 
-    private func enqueue(_ c: Control) { controls.withLock { $0.append(c) } }
+    /// Controls waiting for the recorder thread: bounded, so a recorder
+    /// stuck on a disk cannot make the signalling side grow memory; past
+    /// the bound a control is dropped and counted (a track published then
+    /// is not recorded).
+    package static let controlLimit = 10_000
+
+    private func enqueue(_ c: Control) {
+        let queued = controls.withLock { q in
+            guard q.count < Self.controlLimit else { return false }
+            q.append(c)
+            return true
+        }
+        if !queued { controlsDropped.add(1, ordering: .relaxed) }
+    }
+
+    /// Controls dropped on a full queue (`controlLimit`).
+    package var droppedControls: Int { controlsDropped.load(ordering: .relaxed) }
+
+    /// The rooms being recorded now (started, or auto-recorded with
+    /// participants), as of the recorder thread's last turn (10 ms).
+    package var recordingRooms: Set<String> { roomsSnapshot.withLock { $0 } }
 
     // MARK: The recorder thread
 
     private func run() {
         while running.load(ordering: .acquiring) {
             let now = MonotonicClock.now()
-            for c in controls.withLock({ q in
-                defer { q.removeAll() }; return q
-            }) { handle(c, now: now) }
+            let pending = controls.withLock { q in
+                defer { q.removeAll(keepingCapacity: true) }
+                return q
+            }
+            for c in pending { handle(c, now: now) }
+            publishRecordedRooms()
             drainRings(now: now)
             housekeeping(now: now)
             usleep(10_000)
         }
         drainRings(now: MonotonicClock.now())
         for id in Array(recordings.keys) { finish(id, reason: .serverStopping, now: MonotonicClock.now()) }
+    }
+
+    private var publishedRooms: Set<String> = []
+
+    private func publishRecordedRooms() {
+        let rooms = Set(recordedRooms.keys)
+        guard rooms != publishedRooms else { return }
+        publishedRooms = rooms
+        roomsSnapshot.withLock { $0 = rooms }
     }
 
     private func drainRings(now: Instant) {
@@ -197,12 +238,20 @@ package final class Recorder: @unchecked Sendable {
                 recording.video = video
             }
             if recording.writer != nil, now - recording.lastFlush >= .seconds(1) {
-                recording.writer!.flush()
+                recording.bytes = recording.writer!.flush()
                 recording.lastFlush = now
             }
         }
-        for (id, recording) in recordings where now - recording.startedAt >= options.maximumDuration {
-            finish(id, reason: .maximumDuration, now: now)
+        for (id, recording) in recordings {
+            let reason: RecordingFinished.Reason
+            if now - recording.startedAt >= options.maximumDuration {
+                reason = .maximumDuration
+            } else if recording.bytes >= options.maximumFileBytes {
+                reason = .maximumSize
+            } else {
+                continue
+            }
+            finish(id, reason: reason, now: now)
             ended.insert(id)
         }
         if lastDiskCheck.map({ now - $0 >= .seconds(5) }) ?? true {
@@ -240,8 +289,10 @@ package final class Recorder: @unchecked Sendable {
         case .observe(.releaseParticipant(let room, let participant)):
             catalog[room]?[participant] = nil
             if catalog[room]?.isEmpty == true {
+                // The room's recording ends with its last participant; an
+                // auto-recorded room starts again with its next track.
                 catalog[room] = nil
-                if !options.autoRecords(room) { recordedRooms[room] = nil }
+                recordedRooms[room] = nil
             }
             ended.remove(participant)
             if let r = recordings[participant] {

@@ -11,6 +11,9 @@ package struct RecorderOptions: Equatable, Sendable {
     package var minimumFreeBytes: Int64 = 512 << 20
     /// A file is closed at this length (reason `max-duration`).
     package var maximumDuration: Duration = .seconds(4 * 3600)
+    /// A file is closed at this size (reason `max-size`), checked every
+    /// second: a bound whatever the publisher sends.
+    package var maximumFileBytes: Int64 = 16 << 30
     /// How long a missing packet is waited for (the server's NACK to the
     /// publisher and its retransmission) before it is given up.
     package var repairWait: Duration = .milliseconds(400)
@@ -34,6 +37,7 @@ package struct RecordingFinished: Equatable, Sendable, CustomStringConvertible {
         /// `stopRecording(room:)`.
         case stopped
         case maximumDuration = "max-duration"
+        case maximumSize = "max-size"
         /// Free space under `minimumFreeBytes`.
         case lowDisk = "low-disk"
         /// SIGTERM drain, or the server stopping.

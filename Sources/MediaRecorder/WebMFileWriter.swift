@@ -116,10 +116,13 @@ struct WebMFileWriter: ~Copyable {
         guard rc >= 0 else { throw Failure(operation: "write", code: rc) }
     }
 
-    /// Closes the open cluster and pushes everything written to the file.
-    mutating func flush() {
+    /// Closes the open cluster and pushes everything written to the file;
+    /// returns the bytes written so far.
+    @discardableResult
+    mutating func flush() -> Int64 {
         av_write_frame(context, nil)
         avio_flush(context.pointee.pb)
+        return avio_tell(context.pointee.pb)
     }
 
     /// Writes the trailer (Cues, Duration, sizes) and closes the file;
