@@ -222,7 +222,7 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO",
-                "Negotiation", "SDP",
+                "Negotiation", "SDP", "MediaRecorder", "SignalingServer", "Rooms", "RoomProtocol",
                 "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient", "Cluster", "NamespaceTesting",
             ]),
         testTarget(

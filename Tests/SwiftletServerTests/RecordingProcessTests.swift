@@ -26,7 +26,7 @@ import Testing
 
     /// Runs a tool to its end (bounded by its own arguments); its stdout
     /// and stderr.
-    private func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = arguments
@@ -56,7 +56,7 @@ import Testing
 
     /// ffprobe's view of a file: each stream's codec and start time, and
     /// the container's duration (nil when the file has none: no trailer).
-    private struct Probe {
+    struct Probe {
         var codecs: [String] = []
         var starts: [String: Double] = [:]
         var duration: Double?
@@ -64,7 +64,7 @@ import Testing
         var lastPacket: [String: Double] = [:]
     }
 
-    private func probe(_ path: String) throws -> Probe {
+    func probe(_ path: String) throws -> Probe {
         let r = try run(
             "/usr/bin/ffprobe",
             ["-v", "error", "-show_entries", "format=duration:stream=codec_name,start_time", "-of", "json", path])
@@ -87,7 +87,7 @@ import Testing
 
     /// `ffmpeg -v error -i FILE -f null -`: decodes every frame; what it
     /// says at level error (nothing when everything decodes).
-    private func decodeErrors(_ path: String) throws -> String {
+    func decodeErrors(_ path: String) throws -> String {
         let r = try run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
         return r.status == 0 ? r.err : "exit \(r.status): \(r.err)"
     }
