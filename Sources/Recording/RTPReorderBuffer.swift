@@ -93,7 +93,7 @@ package final class RTPReorderBuffer {
         }
         // Past the window: give up the oldest numbers until it fits.
         while let start = next, n >= start + UInt64(capacity) {
-            releaseHead(force: true, release: release)
+            releaseHead(release: release)
         }
         let slot = Int(n % UInt64(capacity))
         if held[slot] == n {
@@ -118,33 +118,30 @@ package final class RTPReorderBuffer {
     package func drain(now: Instant, release: (UnsafeRawBufferPointer, _ skippedBefore: Int) -> Void) {
         while let start = next, start <= highest {
             if held[Int(start % UInt64(capacity))] == start {
-                releaseHead(force: false, release: release)
+                releaseHead(release: release)
                 continue
             }
             let since = gapSince ?? now
             gapSince = since
             guard now - since >= repairWait else { return }
-            releaseHead(force: true, release: release)
+            releaseHead(release: release)
         }
     }
 
     /// Releases everything held, skipping every gap (end of the stream).
     package func flush(release: (UnsafeRawBufferPointer, _ skippedBefore: Int) -> Void) {
-        while let start = next, start <= highest { releaseHead(force: true, release: release) }
+        while let start = next, start <= highest { releaseHead(release: release) }
     }
 
     /// When `drain` will next give up a missing packet; nil when nothing
     /// waits for a repair.
     package var repairDeadline: Instant? { gapSince.map { $0 + repairWait } }
 
-    /// Packets held now.
-    package var count: Int { held.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
-
     private var pendingSkips = 0
 
-    /// Releases the packet at `next` if held; with `force`, gives up the
-    /// number when it is not.
-    private func releaseHead(force: Bool, release: (UnsafeRawBufferPointer, _ skippedBefore: Int) -> Void) {
+    /// Releases the packet at `next` if held, else gives its number up
+    /// (counted, and reported with the next packet released).
+    private func releaseHead(release: (UnsafeRawBufferPointer, _ skippedBefore: Int) -> Void) {
         guard let start = next else { return }
         let slot = Int(start % UInt64(capacity))
         next = start + 1
@@ -158,7 +155,7 @@ package final class RTPReorderBuffer {
             bytes.withUnsafeBytes { all in
                 release(UnsafeRawBufferPointer(rebasing: all[slot * packetBytes..<slot * packetBytes + length]), skipped)
             }
-        } else if force {
+        } else {
             statistics.skipped += 1
             pendingSkips += 1
         }
