@@ -13,9 +13,8 @@
 /// Successive reports of one stream disagree: a sender extrapolates the
 /// report's RTP timestamp from its last packet's send time, and packets
 /// leave after their capture by a varying delay (pacing, a video frame's
-/// packets spread out), so reports jitter by tens of milliseconds
-/// (roombot's by up to about 30 ms here); and the sender's wall clock and
-/// media clock drift apart slowly. So frames are timed from an anchor,
+/// packets spread out), so reports can jitter by tens of milliseconds;
+/// and the sender's wall clock and media clock drift apart slowly. So frames are timed from an anchor,
 /// the first mapped frame, by their RTP timestamp distance (exact
 /// spacing: 960 ticks at 48 kHz are exactly 20 ms), and the anchor moves
 /// to the latest report's mapping only when the two differ by more than
