@@ -50,6 +50,10 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
+        // FFmpeg's container writer for recordings (docs/RECORDING.md);
+        // libavformat.pc pulls in libavcodec and libavutil.
+        .systemLibrary(
+            name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM
         // refuses (a warning per build); the header is <hiredis/hiredis.h>.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -158,6 +162,17 @@ let package = Package(
                 "RoomProtocol", "Negotiation", "ICE", "DTLS", "LossRecovery", "BandwidthEstimation", "MediaRouter", "WorkerRelay",
             ], exclude: ["README.md"], swiftSettings: mediaPathSettings),
 
+        // The recorder (docs/RECORDING.md): its thread drains the workers'
+        // recorder rings, runs Recording's decisions and writes WebM files
+        // with libavformat.
+        .target(
+            name: "MediaRecorder",
+            dependencies: [
+                "MediaWorker", "MediaRouter", "WorkerRelay", "Recording", "Negotiation", "RoomProtocol", "Rooms", "NetIO", "Wire",
+                "CAVFormat",
+            ],
+            exclude: ["README.md"], swiftSettings: swiftSettings),
+
         // HTTP and room-WebSocket clients over NetIO's TCP client socket (plain
         // or TLS): roombot's connections, and a node proxying a client to another.
         .target(
@@ -177,13 +192,17 @@ let package = Package(
         .executableTarget(
             name: "SwiftletServer",
             dependencies: [
-                "Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer",
-                "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE", "HTTPClient",
+                "Wire", "NetIO", "MediaWorker", "MediaRecorder", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling",
+                "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE",
+                "HTTPClient",
             ],
             swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
         protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX", "COpenH264"]),
+        // What a recorder decides (docs/RECORDING.md): jitter buffer, Sender
+        // Report clock, layer choice, frames and the file's timeline; sans-IO.
+        protocolTarget("Recording", ["Wire", "RTP", "Codecs", "BotMedia"]),
         .executableTarget(
             name: "RoomBot",
             dependencies: [
@@ -220,7 +239,7 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO",
-                "Negotiation", "SDP",
+                "Negotiation", "SDP", "MediaRecorder", "SignalingServer", "Rooms", "RoomProtocol",
                 "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient", "Cluster", "NamespaceTesting",
             ]),
         testTarget(
@@ -241,6 +260,7 @@ let package = Package(
         testTarget("LossRecoveryTests", ["LossRecovery", "RTP", "Wire", "SFUTesting"]),
         testTarget("BandwidthEstimationTests", ["BandwidthEstimation", "RTCP", "Wire", "SFUTesting"]),
         testTarget("BotMediaTests", ["BotMedia", "RTP", "RTCP", "Codecs", "Wire"]),
+        testTarget("RecordingTests", ["Recording", "BotMedia", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting", "Negotiation", "WorkerRelay", "SDP"]),

@@ -82,9 +82,42 @@ extension RoomRouter {
                 track.relaySinks.contains(where: { $0.key.worker == to })
             else { return ignored() }
             removeRelaySinks(of: track, to: to)
+        case .addRecorderSink(let room, let trackID, let relay):
+            guard let track = tracks[TrackKey(room: room, trackID: trackID)], let link = recorderLink else {
+                return ignored()
+            }
+            removeRelaySinks(of: track, to: Self.recorderSlot)
+            // The recorder wants the top layer, so every layer stays on at
+            // the publisher (dynacast counts this demand) and crosses.
+            var sink = RelaySink(key: RelayKey(worker: Self.recorderSlot, relay: relay), link: link)
+            sink.demand = 0xFF
+            track.relaySinks.append(sink)
+            relaySinkTracks[sink.key] = track
+            // The last Sender Report of each layer at once: the recorder
+            // times nothing without one, and the next may be seconds away.
+            for (layer, state) in track.layers.enumerated() {
+                if let sr = state.senderReport,
+                    !link.sendSenderReport(relay, layer: layer, ntp: sr.ntp, rtpTimestamp: sr.rtpTimestamp)
+                {
+                    counters.relayDrops &+= 1
+                }
+            }
+        case .removeRecorderSink(let room, let trackID):
+            guard let track = tracks[TrackKey(room: room, trackID: trackID)] else { return ignored() }
+            removeRelaySinks(of: track, to: Self.recorderSlot)
         case .setSpeakerReporter(let room, let reports):
             if reports { silentSpeakerRooms.remove(room) } else { silentSpeakerRooms.insert(room) }
         }
+    }
+
+    /// The slot a recorder sink's `RelayKey` and the recorder's feedback
+    /// name: no worker or node relay has a negative index.
+    package static let recorderSlot = -1
+
+    /// The ring to the server's recorder thread (docs/RECORDING.md), once,
+    /// before any `addRecorderSink`.
+    package func connectRecorder(_ link: any RelaySourceLink) {
+        recorderLink = link
     }
 
     /// Once, before any relay command: the links to every other worker

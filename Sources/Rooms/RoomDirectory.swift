@@ -107,6 +107,9 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     package func participant(on connection: ConnectionID) -> ParticipantID? { byConnection[connection] }
     package func members(of room: String) -> [ParticipantID] { rooms[room]?.members ?? [] }
     package func room(of participant: ParticipantID) -> String? { participants[participant]?.room }
+    /// The token identity a participant joined with (a recording's file
+    /// name and event carry it).
+    package func identity(of participant: ParticipantID) -> String? { participants[participant]?.identity }
     package func mode(of room: String) -> RoomMode? { rooms[room]?.mode }
 
     /// The earliest grace deadline.

@@ -43,6 +43,11 @@ struct ServeOptions: Equatable {
     var announceLinkLocal = false
     /// How long SIGTERM waits for sessions to end.
     var drainSeconds: Int64 = 30
+    /// Recording (docs/RECORDING.md): on when a directory is given.
+    var recordDirectory: String?
+    var recordRooms: [String] = []
+    var recordMaxDuration: Duration = .seconds(4 * 3600)
+    var recordMinFreeMB: Int64 = 512
     /// SSRCs a peer may send SRTP/SRTCP from per media transport
     /// (docs/SECURITY.md).
     var maxSSRCsPerTransport = PeerTransport.defaultMaxInboundSSRCs
