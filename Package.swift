@@ -194,7 +194,7 @@ let package = Package(
             dependencies: [
                 "Wire", "NetIO", "MediaWorker", "MediaRecorder", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling",
                 "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE",
-                "HTTPClient",
+                "HTTPClient", "Webhooks",
             ],
             swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,

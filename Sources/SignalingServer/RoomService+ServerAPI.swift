@@ -10,6 +10,10 @@ extension RoomService {
         state.withLock { $0.directory.recordsEvents = true }
     }
 
+    /// The webhook sender, when the server has one (the recorder's events
+    /// go there too).
+    package var webhookNotifier: WebhookNotifier? { webhookBox.withLock { $0 } }
+
     /// Hands the directory's events to the webhooks, under the rooms lock
     /// so that batches from two threads reach the queues in the order the
     /// directory recorded them (`notify` only appends to bounded queues:

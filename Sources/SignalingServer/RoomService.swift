@@ -47,6 +47,7 @@ package final class RoomService: Sendable {
     let outletBox = Mutex<(any SignalingOutlet)?>(nil)
     let clusterBox = Mutex<ClusterLink?>(nil)
     let webhookBox = Mutex<WebhookNotifier?>(nil)
+    let recorderBox = Mutex<(any RecordingControl)?>(nil)
     let log: ServerLog
     /// A copy of the directory's limits, read without the lock: SDPs are
     /// parsed under them before the lock is taken.

@@ -114,7 +114,9 @@ struct ServerAPIRoute: Sendable {
         case ("GET", 1):
             _ = try authorize(request, room: rest[0])
             guard let room = service.roomSummary(rest[0]) else { throw Self.noRoom(rest[0]) }
-            return Self.json(200, RoomJSON(room))
+            var json = RoomJSON(room)
+            json.recording = service.recorder.map { $0.recordingRooms.contains(room.name) }
+            return Self.json(200, json)
         case ("PATCH", 1):
             _ = try authorize(request, room: rest[0])
             let body: UpdateMetadata = try decode(request)
@@ -129,6 +131,25 @@ struct ServerAPIRoute: Sendable {
             _ = try authorize(request, room: rest[0])
             throw Failure(
                 501, "not_implemented", "sending data messages waits for data channels (issue #16); this route is reserved")
+        case ("POST", 2) where rest[1] == "recording":
+            _ = try authorize(request, room: rest[0])
+            let recorder = try recordingControl()
+            guard service.roomSummary(rest[0]) != nil else { throw Self.noRoom(rest[0]) }
+            let body: StartRecording = request.body.isEmpty ? StartRecording() : try decode(request)
+            guard recorder.startRecording(room: rest[0], tracks: body.tracks.map(Set.init)) else {
+                throw Failure(400, "bad_request", "at most 64 track ids")
+            }
+            service.log(.info, "recording started by the server API", [("room", rest[0])])
+            return Self.json(202, ["recording": rest[0]])
+        case ("DELETE", 2) where rest[1] == "recording":
+            _ = try authorize(request, room: rest[0])
+            let recorder = try recordingControl()
+            guard recorder.recordingRooms.contains(rest[0]) else {
+                throw Failure(404, "not_recording", "room '\(rest[0])' is not being recorded")
+            }
+            recorder.stopRecording(room: rest[0])
+            service.log(.info, "recording stopped by the server API", [("room", rest[0])])
+            return Self.json(200, ["stopped": rest[0]])
         case ("GET", 2) where rest[1] == "participants":
             _ = try authorize(request, room: rest[0])
             guard let list = service.participantSummaries(of: rest[0]) else { throw Self.noRoom(rest[0]) }
@@ -209,6 +230,18 @@ struct ServerAPIRoute: Sendable {
 
     struct Mute: Decodable {
         var muted: Bool
+    }
+
+    /// `POST .../recording`: every track without a body or `tracks`.
+    struct StartRecording: Decodable {
+        var tracks: [String]?
+    }
+
+    private func recordingControl() throws(Failure) -> any RecordingControl {
+        guard let recorder = service.recorder else {
+            throw Failure(501, "recording_unavailable", "this server runs without --record-dir: nothing can be recorded")
+        }
+        return recorder
     }
 
     private func decode<T: Decodable>(_ request: HTTPRequest) throws(Failure) -> T {
@@ -299,6 +332,8 @@ struct ServerAPIRoute: Sendable {
         var metadata: String
         var participants: Int
         var tracks: Int
+        /// Set by `withRecording`: whether the recorder records the room.
+        var recording: Bool?
         init(_ r: RoomSummary) {
             name = r.name
             mode = r.options.mode.rawValue

@@ -158,6 +158,7 @@ enum ServeCommand {
         }
 
         serviceSlot.service.withLock { $0 = signaling.service }
+        if let recorder { signaling.service.attachRecorder(recorder) }
         media.onTransportEnded { participant, _, failed in
             signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
         }

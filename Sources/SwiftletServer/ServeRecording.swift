@@ -2,14 +2,15 @@ import MediaRecorder
 import MediaWorker
 import SignalingServer
 import Synchronization
+import Webhooks
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// `swiftlet serve --record-dir`: the recorder, and where its events go
-/// (docs/RECORDING.md). A finished recording is one log line on stdout
-/// now; the webhook sender (issue #16) will take the same value.
+/// (docs/RECORDING.md): a finished file is a log line on stdout and, with
+/// webhooks, a `recording_finished` event (docs/API.md).
 enum ServeRecording {
     /// The room service, set once it exists (it is made after the
     /// recorder, which must see the first track).
@@ -29,6 +30,17 @@ enum ServeRecording {
             onFinished: { event in
                 print("swiftlet: \(event)")
                 fflush(nil)
+                guard let notifier = service.service.withLock({ $0 })?.webhookNotifier else { return }
+                let stamp = notifier.nextEventStamp()
+                let info = WebhookEvent.RecordingInfo(
+                    id: event.participant, files: [event.path], durationSeconds: Double(event.milliseconds) / 1000,
+                    status: event.reason.rawValue)
+                notifier.notify(
+                    WebhookEvent.recordingFinished(room: event.room, recording: info, id: stamp.id, createdAt: stamp.createdAt))
             })
     }
 }
+
+// The server API starts and stops recordings through this (its methods
+// are the recorder's own).
+extension Recorder: RecordingControl {}

@@ -12,10 +12,11 @@ import Testing
 
 @testable import SwiftletServer
 
-/// The recorder's Swift API, as the server API will call it
-/// (docs/RECORDING.md): an in-process server (media plane, signalling,
-/// recorder wired as `swiftlet serve` wires them) and a real roombot
-/// publisher. Debug build only, with the other recording process tests.
+/// Recording started and stopped through the server API (docs/API.md,
+/// docs/RECORDING.md): an in-process server (media plane, signalling,
+/// recorder wired as `swiftlet serve` wires them), a real roombot
+/// publisher and curl. Debug build only, with the other recording
+/// process tests.
 extension RecordingProcessTests {
     final class Finished: Sendable {
         let events = Mutex<[RecordingFinished]>([])
@@ -60,21 +61,41 @@ extension RecordingProcessTests {
                 bot.waitUntilExit()
             }
         }
+        let now = Int64(Date().timeIntervalSince1970)
+        let admin = AccessToken.mint(
+            claims: AccessTokenClaims(
+                issuer: ServeOptions.devKey, subject: "backend", notBefore: now - 5, expiresAt: now + 600, room: "live",
+                grants: AccessTokenGrants(admin: true)),
+            secret: ServeOptions.devSecret)
+        let api = "http://\(server.localAddress)/api/v1/rooms/live/recording"
+        func call(_ method: String) throws -> String {
+            try curl(["-X", method, "-H", "Authorization: Bearer \(admin)", api])
+        }
+        // Without a recorder attached the route says why.
+        #expect(try call("POST").contains("501"))
+        server.service.attachRecorder(recorder)
         // Media has flowed for a while (the publisher's first keyframe is
         // long gone) before the recording starts.
         usleep(3_000_000)
-        #expect(recorder.startRecording(room: "live"))
-        #expect(!recorder.startRecording(room: String(repeating: "x", count: 300)))
+        let started = try call("POST")
+        #expect(started.hasPrefix("HTTP/1.1 202"), "\(started)")
+        #expect(!recorder.startRecording(room: String(repeating: "x", count: 300), tracks: nil))
         usleep(3_000_000)
         #expect(recorder.recordingRooms == ["live"])
         #expect(recorder.activeRecordings == 1)
-        recorder.stopRecording(room: "live")
+        #expect(
+            try curl(["-H", "Authorization: Bearer \(admin)", "http://\(server.localAddress)/api/v1/rooms/live"])
+                .contains(#""recording":true"#))
+        let stopped = try call("DELETE")
+        #expect(stopped.hasPrefix("HTTP/1.1 200"), "\(stopped)")
         let end = Date().addingTimeInterval(3)
         while finished.events.withLock({ $0.isEmpty }), Date() < end { usleep(20_000) }
         let event = try #require(finished.events.withLock { $0.first })
         #expect(event.room == "live")
         #expect(event.reason == .stopped)
         #expect(recorder.recordingRooms.isEmpty)
+        // Nothing to stop any more.
+        #expect(try call("DELETE").hasPrefix("HTTP/1.1 404"))
         // The file covers all but the first 400 ms of the 3 s: its first
         // keyframe answered the recorder's request (roombot's clip has
         // its own only every 2 s, docs/ROOMBOT.md).
