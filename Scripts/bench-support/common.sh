@@ -46,9 +46,11 @@ threads() { # pid
     echo "${t##*/} ${comm// /_} $run"
   done
 }
-# ns on CPU over all threads, now.
+# ns on CPU over all threads, now. A thread that ends between the glob and
+# the read makes cat fail: that is not an error here (with pipefail it
+# ended the whole bench, 2026-12-07); neither is a process already gone.
 cpu_ns() { # pid
-  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s+=$1} END{printf "%.0f\n", s}'
+  { cat /proc/"$1"/task/*/schedstat 2>/dev/null || true; } | awk '{s+=$1} END{printf "%.0f\n", s}'
 }
 # Resident set size in KiB (VmRSS), 0 once the process is gone.
 rss_kib() { # pid
