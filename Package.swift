@@ -56,6 +56,11 @@ let package = Package(
         // One-line C wrappers for what Swift cannot import: function-like
         // macros, variadic calls, recvmmsg/sendmmsg.
         .target(name: "CShim", dependencies: ["COpenSSL", "COpus"]),
+        // SCTP for data channels (RFC 8261): usrsctp in its conn mode, no
+        // sockets or threads of its own; the C half of its callbacks and
+        // socket options.
+        .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
+        .target(name: "CSCTPShim", dependencies: ["CUsrsctp"]),
 
         // Base.
         protocolTarget("Wire", []),
@@ -74,6 +79,11 @@ let package = Package(
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
         // TLS over a byte stream (HTTPS, WSS) on memory BIOs.
         protocolTarget("TLS", ["CryptoPrimitives", "COpenSSL", "CShim"]),
+        // Data channels: one SCTP association over DTLS on usrsctp
+        // (RFC 8261), and DCEP with the channel table (RFC 8831, 8832),
+        // pure and fuzzable.
+        protocolTarget("SCTP", ["CSCTPShim", "Wire", "DataChannel"]),
+        protocolTarget("DataChannel", ["Wire"]),
         // The TURN server's engine (RFC 8656): allocations, permissions,
         // channels, REST-API credentials; sans-IO.
         protocolTarget("TURN", ["Wire", "STUN", "CryptoPrimitives", "Signaling"]),
@@ -118,7 +128,10 @@ let package = Package(
         // side of its RTP streams, shared by the server and roombot.
         protocolTarget(
             "PeerSession",
-            ["Wire", "STUN", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "LossRecovery", "BandwidthEstimation"]),
+            [
+                "Wire", "STUN", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "LossRecovery", "BandwidthEstimation",
+                "SCTP", "DataChannel",
+            ]),
 
         // Test support: virtual clock, packet builders.
         protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs", "ICE", "DTLS", "SRTP", "PeerSession"]),
@@ -130,7 +143,7 @@ let package = Package(
             [
                 "Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation",
                 "BandwidthEstimation",
-                "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP", "Cluster",
+                "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP", "Cluster", "DataChannel",
             ]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
@@ -256,6 +269,8 @@ let package = Package(
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting", "CShim"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
+        testTarget("SCTPTests", ["SCTP", "DataChannel", "Wire"]),
+        testTarget("DataChannelTests", ["DataChannel", "Wire"]),
         testTarget(
             "InteropTests",
             [
