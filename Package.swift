@@ -264,7 +264,9 @@ let package = Package(
         testTarget("ClusterTests", ["Cluster", "Negotiation", "SDP", "RTP", "Codecs", "Wire"]),
         testTarget(
             "ClusterServiceTests", ["ClusterService", "Cluster", "NetIO", "Wire", "RedisTesting", "Negotiation", "SDP", "RTP"]),
-        testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
+        testTarget(
+            "PeerSessionTests",
+            ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting", "SCTP", "DataChannel"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting", "CShim"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),

@@ -123,7 +123,7 @@ final class BotTransport {
             case .failed(let f): failure = failure ?? Self.kind(of: f)
             // close_notify (RFC 5246 section 7.2.1): the server ended DTLS.
             case .closed: failure = failure ?? ("dtls_closed", "close_notify from the server")
-            case .selectedAddressChanged: break
+            case .selectedAddressChanged, .dataChannel: break
             }
         }
     }
