@@ -59,8 +59,10 @@ let package = Package(
         // SCTP for data channels (RFC 8261): usrsctp in its conn mode, no
         // sockets or threads of its own; the C half of its callbacks and
         // socket options.
-        .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
-        .target(name: "CSCTPShim", dependencies: ["CUsrsctp"]),
+        // No pkgConfig: usrsctp.pc adds -DINET -DINET6, which SwiftPM
+        // refuses (a warning per build) and usrsctp.h does not use.
+        .systemLibrary(name: "CUsrsctp", providers: [.apt(["libusrsctp-dev"])]),
+        .target(name: "CSCTPShim", dependencies: ["CUsrsctp"], linkerSettings: [.linkedLibrary("usrsctp")]),
 
         // Base.
         protocolTarget("Wire", []),
@@ -121,7 +123,7 @@ let package = Package(
             "MediaRouter",
             [
                 "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "LossRecovery", "BandwidthEstimation", "PeerSession",
-                "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay",
+                "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay", "SCTP", "DataChannel",
             ]),
 
         // Composition: one remote peer's secure transport and the receive

@@ -87,6 +87,11 @@ extension RoomDirectory {
         let local = LocalTransportParameters(
             credentials: state.credentials, fingerprint: media.fingerprint, candidates: candidates)
         let answer = state.answerer.makeAnswer(to: offer, local: local)
+        if let data = offer.dataChannel, !state.dataChannels {
+            state.dataChannels = true
+            transport.append(
+                .media(.enableDataChannels(room: room.name, participant: p.id, remotePort: data.remotePort)))
+        }
 
         // Tracks that appeared, and tracks whose m-section stopped sending.
         var published: [(String, PublishedTrackDescription)] = []
