@@ -2,7 +2,9 @@
 tabs: each joins (publishing its fake camera and microphone, which opens
 the "chat" data channel on its publisher connection), sends one line,
 and must show the other's line with the sender's name the server
-attached. Prints one JSON line.
+attached. Then each opens an unordered channel without retransmissions
+("state") and sends ten messages the other must get. Prints one JSON
+line.
 
   .venv/bin/python Scripts/interop/chromium_page_chat.py --url ws://127.0.0.1:PORT/rtc --tokens '["t1","t2"]'
 """
@@ -40,7 +42,22 @@ async def run(url, tokens, room):
                     chats.append(await tab.wait_for(
                         "chat()", lambda c: any(e.get("from") == other for e in c or []), 10,
                         f"a line from {other}"))
-                return {"chats": chats}
+                # An unordered channel without retransmissions, opened
+                # after the fact (DCEP over the running association).
+                for tab in tabs:
+                    await tab.hook("openDataChannel('state', {ordered: false, maxRetransmits: 0})")
+                for i, tab in enumerate(tabs):
+                    await tab.wait_for(f"sendData('state', 'first from {NAMES[i]}')", lambda sent: sent is True, 10,
+                                       "the state channel open")
+                    for n in range(1, 10):
+                        await tab.hook(f"sendData('state', '{n} from {NAMES[i]}')")
+                unordered = []
+                for i, tab in enumerate(tabs):
+                    other = NAMES[1 - i]
+                    unordered.append(await tab.wait_for(
+                        "dataMessages('state')", lambda m: len([x for x in m or [] if x[0] == other]) >= 10, 10,
+                        f"ten unordered messages from {other}"))
+                return {"chats": chats, "unordered": unordered}
         finally:
             stop_chromium(chromium)
 

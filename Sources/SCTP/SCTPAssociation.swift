@@ -13,22 +13,28 @@ import Wire
 /// with its own locks, so this type takes `SCTPStack`'s lock around each
 /// call into it (never on the RTP path), and a timer advanced by another
 /// association's owner can queue packets here; they leave on our next poll,
-/// at most one timer tick later.
+/// at most one timer tick (50 ms) later.
 ///
 /// Single owner, not `Sendable`. `close()` (or deinit) aborts the
 /// association: SO_LINGER 0 makes usrsctp free it at once, so no callback
 /// can name its address afterwards.
 package final class SCTPAssociation {
-    /// usrsctp's timers tick in milliseconds; we advance them at most this
-    /// often while the association lives (its smallest timeout, the
-    /// delayed SACK, is 200 ms by default; retransmissions start at 1 s).
-    package static let timerTick: Duration = .milliseconds(10)
+    /// usrsctp's timers tick in milliseconds; we advance them this often
+    /// while the association lives. usrsctp has no "next timer" call, so
+    /// this is a fixed wake-up per association: 50 ms keeps it at 20 a
+    /// second while staying well under its shortest timeout (the delayed
+    /// SACK, 200 ms; retransmissions start at 1 s).
+    package static let timerTick: Duration = .milliseconds(50)
 
     package let configuration: SCTPConfiguration
     private let queues: SCTPAssociationQueues
     private let context: UnsafeMutableRawPointer
     private var socket: UnsafeMutableRawPointer?
     private var lastTimerAdvance: Instant
+    /// Our own clock's origin and usrsctp's fed total then: our timeouts
+    /// run the wheel to base + (now - origin) (see `SCTPStack`).
+    private let timerOrigin: Instant
+    private var timerBase: Int64 = 0
 
     /// Registers the association and sends INIT (both ends of a WebRTC
     /// association connect; SCTP resolves the collision, RFC 4960 section
@@ -38,11 +44,13 @@ package final class SCTPAssociation {
         self.queues = SCTPAssociationQueues(configuration: configuration)
         self.context = Unmanaged.passRetained(queues).toOpaque()
         self.lastTimerAdvance = now
+        self.timerOrigin = now
         let stack = SCTPStack.shared
         var socket: UnsafeMutableRawPointer?
+        var base: Int64 = 0
         let context = self.context
         stack.withLock {
-            stack.advanceTimers(now: now)
+            base = stack.totalMilliseconds
             swiftlet_sctp_register(context)
             socket = swiftlet_sctp_open(
                 context, configuration.localPort, configuration.remotePort, configuration.streams,
@@ -54,6 +62,7 @@ package final class SCTPAssociation {
             throw .setupFailed
         }
         self.socket = socket
+        self.timerBase = base
     }
 
     deinit {
@@ -79,12 +88,13 @@ package final class SCTPAssociation {
     }
 
     /// Advances usrsctp's timers (shared by every association in the
-    /// process) to `now`.
+    /// process) by the time elapsed on our clock since we began.
     package func handleTimeout(now: Instant) {
         lastTimerAdvance = now
-        guard socket != nil else { return }
+        guard socket != nil, now > timerOrigin else { return }
+        let target = timerBase + (now - timerOrigin).nanoseconds / 1_000_000
         let stack = SCTPStack.shared
-        stack.withLock { stack.advanceTimers(now: now) }
+        stack.withLock { stack.advanceTimers(toTotal: target) }
     }
 
     /// Sends one message. Refused, with nothing sent, when larger than the

@@ -17,11 +17,13 @@ import Wire
 final class SCTPStack: Sendable {
     static let shared = SCTPStack()
 
-    /// usrsctp's timers run on elapsed milliseconds we give it: the latest
-    /// `now` it was advanced to. Owners must pass instants of one
-    /// monotonic clock; an earlier instant (a new virtual clock in a test)
-    /// starts the count again without advancing.
-    private let clock = Mutex<Instant?>(nil)
+    /// Milliseconds fed to usrsctp's timer wheel so far. Each association
+    /// measures its own elapsed time on its owner's clock from the total
+    /// at its creation, and the wheel runs to the furthest of them
+    /// (`advanceTimers(toTotal:)`): associations on one clock never count
+    /// the same milliseconds twice, and a test on a virtual clock never
+    /// compares its instants with another clock's.
+    private let fedMilliseconds = Mutex<Int64>(0)
     /// Serialises every call into usrsctp (see the type's comment).
     private let stackLock = Mutex<Void>(())
 
@@ -49,20 +51,22 @@ final class SCTPStack: Sendable {
         stackLock.withLock { _ in body() }
     }
 
-    /// Advances usrsctp's timers to `now` in whole milliseconds (its
-    /// timer wheel ticks in milliseconds). Caller holds `withLock`.
-    func advanceTimers(now: Instant) {
-        let elapsed: UInt32 = clock.withLock { last in
-            guard let previous = last, previous <= now else {
-                last = now
-                return 0
-            }
-            let milliseconds = (now - previous).nanoseconds / 1_000_000
-            guard milliseconds > 0 else { return 0 }
-            let step = min(milliseconds, Int64(UInt32.max))
-            last = previous + .milliseconds(step)
-            return UInt32(step)
+    /// The milliseconds fed so far (an association's base).
+    var totalMilliseconds: Int64 { fedMilliseconds.withLock { $0 } }
+
+    /// Runs usrsctp's timers up to `target` milliseconds in total; nothing
+    /// when already there. Caller holds `withLock`.
+    func advanceTimers(toTotal target: Int64) {
+        let elapsed: Int64 = fedMilliseconds.withLock { fed in
+            guard target > fed else { return 0 }
+            defer { fed = target }
+            return target - fed
         }
-        if elapsed > 0 { swiftlet_sctp_handle_timers(elapsed) }
+        var left = elapsed
+        while left > 0 {
+            let step = min(left, Int64(UInt32.max))
+            swiftlet_sctp_handle_timers(UInt32(step))
+            left -= step
+        }
     }
 }

@@ -139,6 +139,9 @@ window.swiftlet = {
   outbound: () => outboundVideo(),
   selectedPairs: () => selectedPairs(),
   sendChat: (text) => (client ? client.sendChat(text) : false),
+  openDataChannel: (label, options) => (client ? client.openDataChannel(label, options) : false),
+  sendData: (label, text) => (client ? client.sendData(label, text) : false),
+  dataMessages: (label) => (client && client.dataMessages ? (client.dataMessages[label] || []).slice() : []),
   chat: () => (client ? client.chat.slice() : []),
 };
 

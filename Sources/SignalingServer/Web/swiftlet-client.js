@@ -488,6 +488,34 @@ export class SwiftletClient extends EventTarget {
     this.emit('chat', entry);
   }
 
+  // Opens another data channel on the publisher connection (no new offer:
+  // DCEP opens it over the running association, RFC 8832). Messages the
+  // server relays on it are kept in `dataMessages[label]` ([from, text]).
+  openDataChannel(label, options) {
+    if (!this.publisher) return false;
+    const channel = this.publisher.createDataChannel(label, options);
+    this.dataChannels = this.dataChannels || new Map();
+    this.dataMessages = this.dataMessages || {};
+    this.dataChannels.set(label, channel);
+    this.dataMessages[label] = [];
+    channel.onmessage = ({ data }) => {
+      if (typeof data !== 'string') return;
+      const i = data.indexOf('\n');
+      const list = this.dataMessages[label];
+      list.push([data.slice(0, i), data.slice(i + 1)]);
+      if (list.length > 1000) list.shift();
+    };
+    return true;
+  }
+
+  // Sends on a channel from `openDataChannel`; false until it is open.
+  sendData(label, text) {
+    const channel = this.dataChannels && this.dataChannels.get(label);
+    if (!channel || channel.readyState !== 'open') return false;
+    channel.send(text);
+    return true;
+  }
+
   // Sends one chat line to the room; false while the channel is not open.
   // A line starting with "@" must be escaped ("@\n" first): the server
   // reads "@names\n" as a recipient list.
