@@ -202,7 +202,7 @@ let package = Package(
             dependencies: [
                 "Wire", "CShim", "COpus", "CVPX", "BotMedia", "Codecs", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
                 "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "Forwarding", "TLS", "RoomProtocol",
-                "BandwidthEstimation", "HTTPClient",
+                "BandwidthEstimation", "HTTPClient", "SCTP", "DataChannel",
             ], exclude: ["README.md"],
             swiftSettings: swiftSettings),
 
