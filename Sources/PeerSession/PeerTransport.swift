@@ -370,6 +370,17 @@ package final class PeerTransport {
         return stream
     }
 
+    /// Sends `packet` as one DTLS application data record, bypassing SCTP:
+    /// for tests and fuzzing of the peer's SCTP input (garbage must cost
+    /// the record only). False when DTLS is not connected.
+    @discardableResult
+    package func sendRawApplicationRecord(_ packet: [UInt8], now: Instant) -> Bool {
+        guard state == .connected else { return false }
+        let sent = packet.withUnsafeBytes { dtls.send(applicationData: $0) }
+        drain(now: now)
+        return sent
+    }
+
     private func startDataChannels(now: Instant) {
         guard dataChannels == nil, let configuration = dataChannelConfiguration else { return }
         do {
