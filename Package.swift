@@ -50,6 +50,10 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
+        // FFmpeg's container writer for recordings (docs/RECORDING.md);
+        // libavformat.pc pulls in libavcodec and libavutil.
+        .systemLibrary(
+            name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM
         // refuses (a warning per build); the header is <hiredis/hiredis.h>.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -108,6 +112,8 @@ let package = Package(
         protocolTarget("RoomProtocol", []),
         // Domain: rooms, participants, calls, mesh relay; who forwards what to whom.
         protocolTarget("Rooms", ["Wire", "SDP", "Negotiation", "ICE", "DTLS", "RoomProtocol", "WorkerRelay"]),
+        // Webhook events, their signature and the delivery queue's policy (docs/API.md).
+        protocolTarget("Webhooks", ["Wire", "CryptoPrimitives", "Signaling", "Rooms", "RoomProtocol"]),
 
         // The cluster (issue #15): node records, room placement and the
         // Redis protocol (hiredis's reader and formatter, bounded), a
@@ -171,6 +177,17 @@ let package = Package(
                 "RoomProtocol", "Negotiation", "ICE", "DTLS", "LossRecovery", "BandwidthEstimation", "MediaRouter", "WorkerRelay",
             ], exclude: ["README.md"], swiftSettings: mediaPathSettings),
 
+        // The recorder (docs/RECORDING.md): its thread drains the workers'
+        // recorder rings, runs Recording's decisions and writes WebM files
+        // with libavformat.
+        .target(
+            name: "MediaRecorder",
+            dependencies: [
+                "MediaWorker", "MediaRouter", "WorkerRelay", "Recording", "Negotiation", "RoomProtocol", "Rooms", "NetIO", "Wire",
+                "CAVFormat",
+            ],
+            exclude: ["README.md"], swiftSettings: swiftSettings),
+
         // HTTP and room-WebSocket clients over NetIO's TCP client socket (plain
         // or TLS): roombot's connections, and a node proxying a client to another.
         .target(
@@ -182,7 +199,7 @@ let package = Package(
         .target(
             name: "SignalingServer",
             dependencies: [
-                "NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient",
+                "NetIO", "Signaling", "Rooms", "RoomProtocol", "SDP", "CryptoPrimitives", "Wire", "TLS", "HTTPClient", "Webhooks",
             ],
             resources: [.embedInCode("Web")], swiftSettings: swiftSettings),
 
@@ -190,13 +207,17 @@ let package = Package(
         .executableTarget(
             name: "SwiftletServer",
             dependencies: [
-                "Wire", "NetIO", "MediaWorker", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling", "SignalingServer",
-                "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE", "HTTPClient",
+                "Wire", "NetIO", "MediaWorker", "MediaRecorder", "MediaRouter", "PeerSession", "DTLS", "SRTP", "Signaling",
+                "SignalingServer", "Rooms", "RoomProtocol", "TLS", "TURN", "TURNService", "Cluster", "ClusterService", "ICE",
+                "HTTPClient", "Webhooks",
             ],
             swiftSettings: swiftSettings),
         // roombot's media: real Opus and VP8 encoded once and looped,
         // packetized; received media checked (no I/O).
         protocolTarget("BotMedia", ["Wire", "RTP", "Codecs", "CShim", "COpus", "CVPX", "COpenH264"]),
+        // What a recorder decides (docs/RECORDING.md): jitter buffer, Sender
+        // Report clock, layer choice, frames and the file's timeline; sans-IO.
+        protocolTarget("Recording", ["Wire", "RTP", "Codecs", "BotMedia"]),
         .executableTarget(
             name: "RoomBot",
             dependencies: [
@@ -233,12 +254,15 @@ let package = Package(
             "SwiftletServerTests",
             [
                 "SwiftletServer", "Signaling", "MediaWorker", "MediaRouter", "RoomBot", "Wire", "RTP", "RTCP", "NetIO",
-                "Negotiation", "SDP",
+                "Negotiation", "SDP", "MediaRecorder", "SignalingServer", "Rooms", "RoomProtocol",
                 "DTLS", "ICE", "PeerSession", "TLS", "SFUTesting", "RedisTesting", "HTTPClient", "Cluster", "NamespaceTesting",
             ]),
         testTarget(
             "SignalingServerTests",
-            ["SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting", "HTTPClient"]),
+            [
+                "SignalingServer", "Signaling", "Rooms", "RoomProtocol", "NetIO", "Wire", "TLS", "DTLS", "SFUTesting",
+                "HTTPClient", "Webhooks",
+            ]),
         testTarget(
             "MediaWorkerTests",
             [
@@ -251,10 +275,12 @@ let package = Package(
         testTarget("LossRecoveryTests", ["LossRecovery", "RTP", "Wire", "SFUTesting"]),
         testTarget("BandwidthEstimationTests", ["BandwidthEstimation", "RTCP", "Wire", "SFUTesting"]),
         testTarget("BotMediaTests", ["BotMedia", "RTP", "RTCP", "Codecs", "Wire"]),
+        testTarget("RecordingTests", ["Recording", "BotMedia", "Wire"]),
         testTarget("SignalingTests", ["Signaling", "Wire", "CryptoPrimitives"]),
         testTarget("NegotiationTests", ["Negotiation", "SDP", "ICE", "DTLS", "RTP", "Codecs", "Wire"]),
         testTarget("RoomsTests", ["Rooms", "RoomProtocol", "Wire", "SFUTesting", "Negotiation", "WorkerRelay", "SDP"]),
         testTarget("RoomProtocolTests", ["RoomProtocol"]),
+        testTarget("WebhooksTests", ["Webhooks", "Rooms", "RoomProtocol", "Signaling", "Wire"]),
         testTarget("WorkerRelayTests", ["WorkerRelay", "Wire"]),
         testTarget(
             "MediaRouterTests",

@@ -161,6 +161,12 @@ package final class ClusterAgent: @unchecked Sendable {
         return home
     }
 
+    /// The room's home as Redis holds it now, without placing it (the
+    /// server API reads where a room lives).
+    package func storedHome(_ room: String) throws(ClusterError) -> StoredRoomHome {
+        try onPlacingConnection { registry throws(ClusterError) in try registry.storedHomes([room]).first ?? .missing }
+    }
+
     /// A live node's record: from the last refresh's read, else from
     /// Redis (a node that registered since, or whose room this node has
     /// just been told to join). Nil when its record has expired.

@@ -96,10 +96,16 @@ final class IncomingTrack {
     /// announcement.
     var announcedLayerMask: UInt8?
     var subscriptions: [Subscription] = []
+    /// Muted by `setTrackMuted`: its packets are counted and dropped at
+    /// once (`LayerFilter.muted`).
+    var isMuted = false
     /// Far side: the worker and relay this track's packets come from
     /// instead of a publisher transport here (nil: the publisher's
     /// transport is on this worker).
     var relaySource: RelayKey?
+    /// Far side: what was asked of the source lately (made at the first
+    /// upstream NACK).
+    var upstreamNACKs: UpstreamNACKMemory?
     /// Source side: the far workers and nodes that get every packet of
     /// the track once each. A relayed track has some only across a node
     /// boundary: one relayed from a worker goes on to nodes, one relayed

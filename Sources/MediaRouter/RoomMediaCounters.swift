@@ -81,6 +81,9 @@ package struct RoomMediaCounters: Equatable, Sendable {
     package var relayFeedbackReceived: UInt64 = 0
     package var relayRetransmissionsSent: UInt64 = 0
     package var relayNACKsSent: UInt64 = 0
+    /// Far side: subscriber NACKs not sent upstream, the same loss having
+    /// been asked for within `UpstreamNACKMemory.window`.
+    package var relayNACKsSuppressed: UInt64 = 0
     /// Source side: packets of a layer a far worker said it does not need
     /// (not sent to it), and layer demands received from far workers.
     package var relayPacketsNotWanted: UInt64 = 0
@@ -168,6 +171,9 @@ package struct LayerFilter: Equatable, Sendable {
     package var temporalLayerAbove: UInt64 = 0
     /// The subscriber paused the track (maxWidth 0, or audio off).
     package var paused: UInt64 = 0
+    /// The track is muted (`MediaCommand.setTrackMuted`): counted once per
+    /// packet, at its source.
+    package var muted: UInt64 = 0
     package init() {}
 }
 

@@ -54,6 +54,14 @@ extension RoomRouter {
             t.enableDataChannels(sctp, now: now)
         case .sendData(_, let participant, let label, let isText, let payload):
             sendData(to: participant, label: label, isText: isText, payload: payload, now: now)
+        case .setTrackMuted(let room, _, let trackID, let muted):
+            guard let track = tracks[TrackKey(room: room, trackID: trackID)] else { return ignored() }
+            let wasMuted = track.isMuted
+            track.isMuted = muted
+            // Subscribers' decoders start again from a keyframe.
+            if wasMuted, !muted, track.isVideo {
+                for layer in track.layers.indices { requestKeyframe(.pli, of: track, layer: layer, now: now, output: output) }
+            }
         case .addRemoteTrack, .addRemoteSink, .removeRemoteSink:
             // The media plane turns these into relay commands
             // (`RoomSpanPlanner`): a worker never runs them as such.

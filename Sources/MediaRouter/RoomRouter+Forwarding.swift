@@ -90,6 +90,9 @@ extension RoomRouter {
         if let due = track.layers[layer].stream?.nextRepairDeadline, nextNACKRound.map({ due < $0 }) ?? true {
             nextNACKRound = due
         }
+        // Muted: received (reports and NACKs go on) but passed to nobody,
+        // and not live for layer choice or active speakers.
+        if track.isMuted { return counters.filtered.muted &+= 1 }
         if !isRetransmission, header.payloadLength > 0 { track.layers[layer].lastArrival = now }
 
         // What a decoder needs to know of the payload: the keyframe start

@@ -212,7 +212,7 @@ extension RoomRouter {
                     if let source = track.relaySource, let (ssrc, number) = Self.unforwardedSource(of: n, in: history),
                         let layer = track.layerIndex(ssrc: ssrc)
                     {
-                        nackUpstream(&upstream, layer: layer, sequenceNumber: number, of: track, from: source)
+                        nackUpstream(&upstream, layer: layer, sequenceNumber: number, of: track, from: source, now: now)
                     } else {
                         counters.retransmissionsUnavailable &+= 1
                     }
@@ -245,7 +245,9 @@ extension RoomRouter {
                 case false?: break
                 case nil:
                     if let source = track.relaySource, let layer = track.layerIndex(ssrc: entry.sourceSSRC) {
-                        nackUpstream(&upstream, layer: layer, sequenceNumber: entry.sourceSequenceNumber, of: track, from: source)
+                        nackUpstream(
+                            &upstream, layer: layer, sequenceNumber: entry.sourceSequenceNumber, of: track, from: source, now: now
+                        )
                     } else {
                         counters.retransmissionsUnavailable &+= 1
                     }

@@ -82,9 +82,42 @@ extension RoomRouter {
                 track.relaySinks.contains(where: { $0.key.worker == to })
             else { return ignored() }
             removeRelaySinks(of: track, to: to)
+        case .addRecorderSink(let room, let trackID, let relay):
+            guard let track = tracks[TrackKey(room: room, trackID: trackID)], let link = recorderLink else {
+                return ignored()
+            }
+            removeRelaySinks(of: track, to: Self.recorderSlot)
+            // The recorder wants the top layer, so every layer stays on at
+            // the publisher (dynacast counts this demand) and crosses.
+            var sink = RelaySink(key: RelayKey(worker: Self.recorderSlot, relay: relay), link: link)
+            sink.demand = 0xFF
+            track.relaySinks.append(sink)
+            relaySinkTracks[sink.key] = track
+            // The last Sender Report of each layer at once: the recorder
+            // times nothing without one, and the next may be seconds away.
+            for (layer, state) in track.layers.enumerated() {
+                if let sr = state.senderReport,
+                    !link.sendSenderReport(relay, layer: layer, ntp: sr.ntp, rtpTimestamp: sr.rtpTimestamp)
+                {
+                    counters.relayDrops &+= 1
+                }
+            }
+        case .removeRecorderSink(let room, let trackID):
+            guard let track = tracks[TrackKey(room: room, trackID: trackID)] else { return ignored() }
+            removeRelaySinks(of: track, to: Self.recorderSlot)
         case .setSpeakerReporter(let room, let reports):
             if reports { silentSpeakerRooms.remove(room) } else { silentSpeakerRooms.insert(room) }
         }
+    }
+
+    /// The slot a recorder sink's `RelayKey` and the recorder's feedback
+    /// name: no worker or node relay has a negative index.
+    package static let recorderSlot = -1
+
+    /// The ring to the server's recorder thread (docs/RECORDING.md), once,
+    /// before any `addRecorderSink`.
+    package func connectRecorder(_ link: any RelaySourceLink) {
+        recorderLink = link
     }
 
     /// Once, before any relay command: the links to every other worker
@@ -198,7 +231,7 @@ extension RoomRouter {
                 case false?: counters.relayDrops &+= 1
                 case nil:
                     if let source = track.relaySource {
-                        nackUpstream(&upstream, layer: layer, sequenceNumber: n, of: track, from: source)
+                        nackUpstream(&upstream, layer: layer, sequenceNumber: n, of: track, from: source, now: now)
                     } else {
                         counters.retransmissionsUnavailable &+= 1
                     }
@@ -290,10 +323,17 @@ extension RoomRouter {
     }
 
     /// A far subscriber's NACK names `sequenceNumber` of `layer`, which
-    /// this worker does not hold: it joins the batch for the source.
+    /// this worker does not hold: it joins the batch for the source, unless
+    /// it was asked for within `UpstreamNACKMemory.window` (another
+    /// subscriber's NACK of the same loss).
     func nackUpstream(
-        _ batch: inout RelayNACKBatch, layer: Int, sequenceNumber: UInt16, of track: IncomingTrack, from source: RelayKey
+        _ batch: inout RelayNACKBatch, layer: Int, sequenceNumber: UInt16, of track: IncomingTrack, from source: RelayKey,
+        now: Instant
     ) {
+        if track.upstreamNACKs == nil { track.upstreamNACKs = UpstreamNACKMemory() }
+        guard track.upstreamNACKs?.shouldAsk(layer: layer, sequenceNumber: sequenceNumber, now: now) ?? true else {
+            return counters.relayNACKsSuppressed &+= 1
+        }
         if let entry = batch.add(layer: layer, sequenceNumber: sequenceNumber) {
             sendFeedback(
                 .nack(source.relay, layer: entry.layer, packetID: entry.packetID, lostBitmask: entry.lostBitmask),

@@ -132,6 +132,8 @@ package final class RoomRouter {
     /// Source side: tracks relayed out, by (far worker, relay): what the
     /// far worker's feedback names.
     var relaySinkTracks: [RelayKey: IncomingTrack] = [:]
+    /// This worker's ring to the recorder thread, when recording is on.
+    var recorderLink: (any RelaySourceLink)?
 
     /// `wallClock` gives the NTP time of SRs (the server passes the real
     /// clock, tests a fixed one); it is read once per report round.

@@ -124,6 +124,11 @@ package struct RoomSpanPlanner: Sendable {
             // A remote track has no source here: its copy on the relay
             // worker went with `removeTrack`.
             if track.origin == nil { out.append(PlannedCommand(worker: track.source, .media(command))) }
+        case .setTrackMuted(_, _, let trackID, _):
+            // At the track's source only: what it does not pass on, no
+            // relay carries. A remote track is muted on its own node.
+            guard let track = room.tracks[trackID], track.origin == nil else { break }
+            out.append(PlannedCommand(worker: track.source, .media(command)))
         case .forward(_, let trackID, let subscriber, let outgoing):
             let key = PlannedSubscription(trackID: trackID, subscriber: subscriber)
             room.pending.removeAll { $0.key == key }
@@ -450,6 +455,7 @@ extension MediaCommand {
         case .openTransport(let room, _, _, _, _, _), .setRemote(let room, _, _, _), .addIncomingTrack(let room, _, _, _),
             .removeIncomingTrack(let room, _, _), .forward(let room, _, _, _), .stopForward(let room, _, _),
             .setPreference(let room, _, _, _), .releaseParticipant(let room, _), .addRemoteTrack(let room, _, _, _, _, _),
+            .setTrackMuted(let room, _, _, _),
             .addRemoteSink(let room, _, _, _), .removeRemoteSink(let room, _, _), .enableDataChannels(let room, _, _),
             .sendData(let room, _, _, _, _):
             room

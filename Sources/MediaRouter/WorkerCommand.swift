@@ -21,6 +21,12 @@ package enum WorkerCommand: Equatable, Sendable {
     /// `relay`, once per packet.
     case addRelaySink(room: String, trackID: String, relay: RelayTrackID, to: Int)
     case removeRelaySink(room: String, trackID: String, to: Int)
+    /// Source side: also send the track's packets, every layer, and its
+    /// Sender Reports to the server's recorder as `relay`
+    /// (docs/RECORDING.md); the recorder asks for keyframes as a far
+    /// worker does, from `RoomRouter.recorderSlot`.
+    case addRecorderSink(room: String, trackID: String, relay: RelayTrackID)
+    case removeRecorderSink(room: String, trackID: String)
     /// Whether this worker reports the room's active speakers (one worker
     /// per room does, so participants get one list).
     case setSpeakerReporter(room: String, Bool)

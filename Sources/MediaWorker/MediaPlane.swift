@@ -36,6 +36,8 @@ package final class MediaPlane: Sendable {
 
     /// Relay slots of peer nodes (MediaPlane+NodeRelays).
     let nodeRelaySlots = Mutex<[String: Int]>([:])
+    /// The rings to the recorder, once recording is on (MediaPlane+Recorder).
+    let recorderRings = Mutex<RecorderRings?>(nil)
     /// Cascade commands naming a node without a relay slot (ignored).
     let nodeCommandsWithoutSlot = Atomic<Int>(0)
 

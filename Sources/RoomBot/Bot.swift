@@ -204,7 +204,8 @@ final class Bot {
             record.activeSpeakerMessages += 1
         case .trackPublished(_, let track):
             if track.kind == .video, !videoTrackIDs.contains(track.id) { videoTrackIDs.append(track.id) }
-        case .participantJoined, .participantLeft, .trackUnpublished, .trackMuted, .incomingCall, .callRinging,
+        case .participantJoined, .participantLeft, .participantUpdated, .trackUnpublished, .trackMuted, .incomingCall,
+            .callRinging,
             .callStarted, .callDeclined, .callEnded, .meshSignal, .pong:
             break
         }

@@ -53,4 +53,11 @@ package enum ErrorCode: String, Sendable, Codable, Equatable {
     /// Data channel messages faster than the server relays them
     /// (docs/PROTOCOL.md "Data channels"): this one was dropped.
     case rateLimited = "rate_limited"
+    /// The server API removed this participant from its room (or closed
+    /// the room); the connection closes after this error.
+    case removed = "removed"
+    /// The server API: no room of that name.
+    case unknownRoom = "unknown_room"
+    /// The server API: creating a room that exists.
+    case roomExists = "room_exists"
 }

@@ -32,10 +32,13 @@ package struct ParticipantInfo: Equatable, Sendable, Codable {
     package var id: ParticipantID
     package var identity: String
     package var tracks: [TrackInfo]
-    package init(id: ParticipantID, identity: String, tracks: [TrackInfo] = []) {
+    /// Set by the server API (`update` of a participant); absent when empty.
+    package var metadata: String?
+    package init(id: ParticipantID, identity: String, tracks: [TrackInfo] = [], metadata: String? = nil) {
         self.id = id
         self.identity = identity
         self.tracks = tracks
+        self.metadata = metadata
     }
 }
 
@@ -44,6 +47,9 @@ package enum ServerMessage: Equatable, Sendable {
     case joined(participantID: ParticipantID, room: String, mode: RoomMode, participants: [ParticipantInfo], resumed: Bool)
     case participantJoined(ParticipantInfo)
     case participantLeft(ParticipantID)
+    /// A participant's metadata changed (the server API): to everyone in
+    /// its room, itself included.
+    case participantUpdated(ParticipantInfo)
     case trackPublished(participantID: ParticipantID, track: TrackInfo)
     case trackUnpublished(participantID: ParticipantID, trackID: String)
     case trackMuted(participantID: ParticipantID, trackID: String, muted: Bool)
@@ -99,6 +105,8 @@ extension ServerMessage: Codable {
             try c.encode(p, forKey: .participant)
         case .participantLeft(let id):
             try c.encode(id, forKey: .participantId)
+        case .participantUpdated(let p):
+            try c.encode(p, forKey: .participant)
         case .trackPublished(let id, let track):
             try c.encode(id, forKey: .participantId)
             try c.encode(track, forKey: .track)
@@ -170,6 +178,7 @@ extension ServerMessage: Codable {
                 resumed: try c.decode(Bool.self, forKey: .resumed))
         case "participant-joined": self = .participantJoined(try c.decode(ParticipantInfo.self, forKey: .participant))
         case "participant-left": self = .participantLeft(try c.decode(ParticipantID.self, forKey: .participantId))
+        case "participant-updated": self = .participantUpdated(try c.decode(ParticipantInfo.self, forKey: .participant))
         case "track-published":
             self = .trackPublished(
                 participantID: try c.decode(ParticipantID.self, forKey: .participantId),
@@ -237,6 +246,7 @@ extension ServerMessage {
         case .joined: "joined"
         case .participantJoined: "participant-joined"
         case .participantLeft: "participant-left"
+        case .participantUpdated: "participant-updated"
         case .trackPublished: "track-published"
         case .trackUnpublished: "track-unpublished"
         case .trackMuted: "track-muted"

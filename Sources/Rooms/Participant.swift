@@ -37,14 +37,23 @@ struct Participant {
     /// Set for a participant another node serves (the cascade): its node
     /// and tracks (`RoomDirectory+Remote.swift`).
     var remote: RemoteState?
+    /// Set by the server API; at most `RoomOptions.maxMetadataBytes`.
+    var metadata = ""
 
-    var info: ParticipantInfo { ParticipantInfo(id: id, identity: identity, tracks: tracks) }
+    var info: ParticipantInfo {
+        ParticipantInfo(id: id, identity: identity, tracks: tracks, metadata: metadata.isEmpty ? nil : metadata)
+    }
 }
 
 /// A room: who is in it and how it carries media.
 struct Room {
     let name: String
-    let mode: RoomMode
+    var options: RoomOptions
+    var mode: RoomMode { options.mode }
+    /// When an empty room with an `emptyTimeout` closes; nil while it has
+    /// members, or when it emptied and the next `closeEmptyRooms` has not
+    /// stamped it yet (`exit` has no time of its own).
+    var emptyDeadline: Instant?
     var members: [ParticipantID] = []
     /// A private two-party room made for a call.
     var isCallRoom = false

@@ -114,6 +114,9 @@ extension RoomDirectory {
             effects.append(
                 .media(.addIncomingTrack(room: room.name, participant: p.id, trackID: trackID, description: description)))
             effects += broadcast(to: room.name, except: p.id, .trackPublished(participantID: p.id, track: info))
+            if !room.isCallRoom, let publisher = participants[p.id] {
+                record(.trackPublished(room: room.name, participant: publisher.info, track: info))
+            }
             for member in room.members where member != p.id && participants[member]?.grants.subscribe == true {
                 effects += subscribe(member, to: trackID, of: p.id, renegotiate: false)
             }
@@ -273,6 +276,9 @@ extension RoomDirectory {
         }
         participants[publisher]?.publisher?.tracks[trackID] = nil
         participants[publisher]?.tracks.removeAll { $0.id == trackID }
+        if rooms[p.room]?.isCallRoom == false {
+            record(.trackUnpublished(room: p.room, participant: p.info, trackID: trackID))
+        }
         var effects: [RoomEffect] = [.media(.removeIncomingTrack(room: p.room, participant: publisher, trackID: trackID))]
         effects += broadcast(to: p.room, except: publisher, .trackUnpublished(participantID: publisher, trackID: trackID))
         for member in members(of: p.room) where member != publisher { effects += unsubscribe(member, from: trackID) }

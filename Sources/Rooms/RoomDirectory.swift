@@ -59,6 +59,17 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     /// session's PATCH or DELETE sends it here.
     package var sessionNode: String?
     private var calls: [CallID: Call] = [:]
+    /// What happened since the shell last drained (`takeEvents`), for
+    /// webhooks; at most `RoomEvent.pendingLimit`.
+    var events: [RoomEvent] = []
+    /// Whether events are recorded at all: a server without webhooks
+    /// turns it off and pays nothing for them.
+    package var recordsEvents = true
+    /// Events dropped because nobody drained (`RoomEvent.pendingLimit`).
+    package internal(set) var droppedEvents = 0
+    /// Empty rooms that keep an `emptyTimeout` and wait for
+    /// `closeEmptyRooms` to stamp their deadline.
+    var emptiedRooms: Set<String> = []
     /// Set by `startDraining`: when this server closes its sessions.
     package private(set) var drain: Drain?
     package var isDraining: Bool { drain != nil }
@@ -96,6 +107,9 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     package func participant(on connection: ConnectionID) -> ParticipantID? { byConnection[connection] }
     package func members(of room: String) -> [ParticipantID] { rooms[room]?.members ?? [] }
     package func room(of participant: ParticipantID) -> String? { participants[participant]?.room }
+    /// The token identity a participant joined with (a recording's file
+    /// name and event carry it).
+    package func identity(of participant: ParticipantID) -> String? { participants[participant]?.identity }
     package func mode(of room: String) -> RoomMode? { rooms[room]?.mode }
 
     /// The earliest grace deadline.
@@ -241,8 +255,9 @@ package struct RoomDirectory<IDs: IdentifierSource> {
         let limits = configuration.limits
         if let existing = rooms[room] {
             // Participants other nodes serve are theirs to bound.
-            guard existing.members.count(where: { participants[$0]?.remote == nil }) < limits.participantsPerRoom else {
-                return RoomError(.roomFull, "room '\(room)' holds at most \(limits.participantsPerRoom) participants")
+            let limit = min(existing.options.maxParticipants ?? limits.participantsPerRoom, limits.participantsPerRoom)
+            guard existing.members.count(where: { participants[$0]?.remote == nil }) < limit else {
+                return RoomError(.roomFull, "room '\(room)' holds at most \(limit) participants")
             }
             return nil
         }
@@ -309,6 +324,11 @@ package struct RoomDirectory<IDs: IdentifierSource> {
         }
         effects += broadcast(to: name, except: id, .participantJoined(p.info))
         effects += subscribeToExistingTracks(id)
+        rooms[name]?.emptyDeadline = nil
+        emptiedRooms.remove(name)
+        if !resumed, p.remote == nil, rooms[name]?.isCallRoom == false {
+            record(.participantJoined(room: name, participant: p.info))
+        }
         return effects
     }
 
@@ -321,7 +341,8 @@ package struct RoomDirectory<IDs: IdentifierSource> {
         room.members.removeAll { $0 == id }
         effects += broadcast(members: room.members, .participantLeft(id))
         if room.mode == .sfu { effects.append(.media(.releaseParticipant(room: room.name, participant: id))) }
-        rooms[room.name] = room.members.isEmpty ? nil : room
+        rooms[room.name] = room
+        if room.members.isEmpty { roomEmptied(room.name) }
         participants[id]?.tracks = []
         // The last local member gone: this node serves no part of the
         // room any more, so its remote members go too (their nodes keep
@@ -335,6 +356,11 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     mutating func remove(_ id: ParticipantID, reason: String) -> [RoomEffect] {
         guard let p = participants[id] else { return [] }
         var effects: [RoomEffect] = []
+        if p.remote == nil, rooms[p.room]?.isCallRoom == false {
+            // Its tracks end with it: reported before it leaves.
+            for track in p.tracks { record(.trackUnpublished(room: p.room, participant: p.info, trackID: track.id)) }
+            record(.participantLeft(room: p.room, participant: p.info, reason: reason))
+        }
         if let call = p.call {
             let others = calls[call].map { [$0.caller, $0.callee].filter { $0 != id } } ?? []
             effects += endCall(call, reason: "\(p.identity) \(reason)", returning: others)
@@ -358,7 +384,12 @@ package struct RoomDirectory<IDs: IdentifierSource> {
     /// index into `MediaEndpoint.workers`: the worker executing
     /// `openTransport` ignores a command for any index but its own.
     mutating func newRoom(_ name: String, mode: RoomMode, isCallRoom: Bool = false) -> Room {
-        var room = Room(name: name, mode: mode, isCallRoom: isCallRoom)
+        newRoom(name, options: RoomOptions(mode: mode), isCallRoom: isCallRoom)
+    }
+
+    mutating func newRoom(_ name: String, options: RoomOptions, isCallRoom: Bool = false) -> Room {
+        var room = Room(name: name, options: options, isCallRoom: isCallRoom)
+        if !isCallRoom { record(.roomStarted(room: name)) }
         let workers = max(1, configuration.media?.workers.count ?? 1)
         room.worker = configuration.placement.leastLoaded(workerScores(), startingAt: nextWorker % workers)
         nextWorker = (room.worker + 1) % workers
@@ -389,12 +420,17 @@ package struct RoomDirectory<IDs: IdentifierSource> {
 
     // MARK: Tracks
 
-    private mutating func mute(_ p: Participant, trackID: String, muted: Bool) -> [RoomEffect] {
+    mutating func mute(_ p: Participant, trackID: String, muted: Bool) -> [RoomEffect] {
         guard let index = p.tracks.firstIndex(where: { $0.id == trackID }) else {
             return send(p.id, .error(code: .unknownTrack, message: "no track \(trackID) of yours"))
         }
         participants[p.id]?.tracks[index].muted = muted
-        return broadcast(to: p.room, except: p.id, .trackMuted(participantID: p.id, trackID: trackID, muted: muted))
+        var effects = broadcast(to: p.room, except: p.id, .trackMuted(participantID: p.id, trackID: trackID, muted: muted))
+        // Enforced where the media is: a local SFU publisher's track.
+        if p.remote == nil, rooms[p.room]?.mode == .sfu {
+            effects.append(.media(.setTrackMuted(room: p.room, participant: p.id, trackID: trackID, muted: muted)))
+        }
+        return effects
     }
 
     // MARK: Mesh

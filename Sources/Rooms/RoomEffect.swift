@@ -70,6 +70,10 @@ package enum MediaCommand: Equatable, Sendable {
     /// Send one relayed message on the participant's data channel labelled
     /// `label` (docs/PROTOCOL.md "Data channels"); dropped when it has none.
     case sendData(room: String, participant: ParticipantID, label: String, isText: Bool, payload: [UInt8])
+    /// A muted track's packets go nowhere (no subscriber, no relay) until
+    /// it is unmuted, when its publisher is asked for a keyframe: what
+    /// `mute` (the publisher's own, or the server API's) enforces.
+    case setTrackMuted(room: String, participant: ParticipantID, trackID: String, muted: Bool)
 
     // The cascade (issue #15, docs/CLUSTER.md): a room whose participants
     // are served by several nodes. A track published on another node is

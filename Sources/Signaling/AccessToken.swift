@@ -94,6 +94,12 @@ package enum AccessToken {
             // Strings, integers and booleans always encode.
             preconditionFailure("access token claims failed to encode: \(error)")
         }
+        return sign(payload: payload, secret: secret)
+    }
+
+    /// Any JSON `payload` as an HS256 JWS with our header (webhook
+    /// signatures carry other claims than access tokens).
+    package static func sign(payload: [UInt8], secret: String) -> String {
         let signingInput =
             Base64.encode(Array(header.utf8), .url) + "." + Base64.encode(payload, .url)
         guard let mac = signature(signingInput, secret: secret) else {
@@ -106,5 +112,23 @@ package enum AccessToken {
 
     static func signature(_ signingInput: String, secret: String) -> [UInt8]? {
         HMAC.authenticationCode(.sha256, key: Array(secret.utf8), message: Array(signingInput.utf8))
+    }
+}
+
+extension AccessToken {
+    /// The payload of an HS256 JWS signed with `secret`, or nil when it is
+    /// not one (the signature compared in constant time). For receivers of
+    /// our webhooks and their tests; access tokens go through
+    /// `AccessTokenVerifier`, which also checks the claims.
+    package static func verifiedPayload(_ token: String, secret: String) -> [UInt8]? {
+        guard token.utf8.count <= AccessTokenVerifier.maxTokenBytes else { return nil }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerJSON = Base64.decode(parts[0], .url),
+            String(decoding: headerJSON, as: UTF8.self).contains("\"HS256\""),
+            let payload = Base64.decode(parts[1], .url), let mac = Base64.decode(parts[2], .url),
+            let expected = signature(String(parts[0]) + "." + String(parts[1]), secret: secret),
+            AccessTokenVerifier.constantTimeEqual(expected, mac)
+        else { return nil }
+        return payload
     }
 }

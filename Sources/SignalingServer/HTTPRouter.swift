@@ -31,6 +31,7 @@ struct HTTPRouter: Sendable {
         if let response = HTTPSessionRoutes(service: service, remote: remote).respond(to: request, now: now) {
             return response
         }
+        if let response = ServerAPIRoute(service: service).respond(to: request) { return response }
         if let response = web.respond(to: request) { return response }
         if let response = devTokens?.respond(to: request) { return response }
         if let response = ICEServersRoute.respond(to: request, service: service) { return response }
@@ -89,6 +90,19 @@ struct HTTPRouter: Sendable {
         for (reason, count) in s.joinFailures.sorted(by: { $0.key < $1.key }) {
             out += "swiftlet_join_failures_total{reason=\"\(reason)\"} \(count)\n"
         }
+        let webhooks = service.webhookBox.withLock { $0 }?.counts ?? .init()
+        out += """
+            # HELP swiftlet_webhooks_sent_total Webhook events a receiver accepted (2xx).
+            # TYPE swiftlet_webhooks_sent_total counter
+            swiftlet_webhooks_sent_total \(webhooks.sent)
+            # HELP swiftlet_webhooks_failed_total Webhook delivery attempts that failed (no answer in time, refused, non-2xx).
+            # TYPE swiftlet_webhooks_failed_total counter
+            swiftlet_webhooks_failed_total \(webhooks.failed)
+            # HELP swiftlet_webhooks_dropped_total Webhook events given up after their retry time, or refused by a full queue.
+            # TYPE swiftlet_webhooks_dropped_total counter
+            swiftlet_webhooks_dropped_total \(webhooks.dropped)
+
+            """
         out += mediaMetrics()
         return out
     }

@@ -296,6 +296,9 @@ final class HTTPSession: TCPConnectionHandler {
         _ parser: HTTPRequestParser, after deferred: Deferred, with response: HTTPResponse, now: Instant
     ) -> TCPConnectionAction {
         mode = .http(parser)
+        // The cluster's own refusals (502, 503, 504) are text; the server
+        // API answers JSON errors whoever writes them.
+        let response = ServerAPIRoute.isAPI(deferred.request.path) ? ServerAPIRoute.jsonError(from: response) : response
         let bytes = response.serialize(omittingBody: deferred.request.method == "HEAD")
         guard deferred.request.keepAlive else { return .sendThenClose(bytes) }
         var action = [UInt8]().withUnsafeBytes { handle($0, now: now) }

@@ -69,6 +69,7 @@ struct HTTPSessionRoutes: Sendable {
     /// session this node holds is answered here whatever the placement
     /// says, any other goes where the room lives.
     func clusterStep(for request: HTTPRequest, now: Instant) -> ClusterStep {
+        if let room = ServerAPIRoute.roomToLocate(request, service: service) { return .place(room: room) }
         guard case .session(let kind, let room, let last) = Self.target(of: request.path) else { return .local }
         switch (request.method, last) {
         case ("POST", nil),

@@ -13,6 +13,8 @@ extension MediaCommand {
         case .addIncomingTrack(let room, let participant, let track, let d):
             "track \(track) (\(d.kind.rawValue), mid \(d.mid)) from \(participant) in '\(room)'"
         case .removeIncomingTrack(let room, let participant, let track): "track \(track) of \(participant) in '\(room)' removed"
+        case .setTrackMuted(let room, let participant, let track, let muted):
+            "track \(track) of \(participant) in '\(room)' \(muted ? "muted" : "unmuted")"
         case .forward(let room, let track, let subscriber, let outgoing):
             "forward \(track) to \(subscriber) as SSRC \(outgoing.ssrc) PT \(outgoing.codec.payloadType) in '\(room)'"
         case .stopForward(let room, let track, let subscriber): "stop forwarding \(track) to \(subscriber) in '\(room)'"

@@ -50,6 +50,11 @@ package protocol ClusterRouting: Sendable {
     /// of the room yet. Empty when there are none or Redis cannot say.
     /// Placement queue only.
     func remoteParts(of room: String) -> [String: [RemoteParticipant]]
+    /// Where `room` lives now, without placing it (the server API's
+    /// room-scoped calls): its home here or on a live node, nil when it
+    /// has no home, unavailable when Redis cannot say. Placement queue
+    /// only.
+    func home(of room: String) -> ClusterRoute?
 }
 
 /// The cluster link of a `RoomService`: the routing, the proxy, the

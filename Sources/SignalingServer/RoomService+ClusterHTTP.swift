@@ -32,7 +32,11 @@ extension RoomService {
             // A session's PATCH or DELETE goes where its id says it lives;
             // a new session is placed like any participant.
             let route: ClusterRoute
-            if request.method == "PATCH" || request.method == "DELETE", case .session(_, _, let session?)? = target,
+            if ServerAPIRoute.isAPI(request.path) {
+                // The server API goes where the room lives and never
+                // places it: no home, answered here (404).
+                route = link.routing.home(of: room) ?? .here(epoch: 0)
+            } else if request.method == "PATCH" || request.method == "DELETE", case .session(_, _, let session?)? = target,
                 let node = HTTPSessionID.node(of: session)
             {
                 route = link.routing.route(sessionNode: node)
@@ -43,6 +47,8 @@ extension RoomService {
             if let client { fields.append(("remote", client)) }
             let answer: DeferredHTTPAnswer
             switch route {
+            case .here where ServerAPIRoute.isAPI(request.path):
+                answer = .local
             case .here(let epoch):
                 // Placed through another node at another epoch: that
                 // node's view is stale (the room was placed again since).

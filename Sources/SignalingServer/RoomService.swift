@@ -46,6 +46,8 @@ package final class RoomService: Sendable {
     private let media: @Sendable (MediaCommand) -> Void
     let outletBox = Mutex<(any SignalingOutlet)?>(nil)
     let clusterBox = Mutex<ClusterLink?>(nil)
+    let webhookBox = Mutex<WebhookNotifier?>(nil)
+    let recorderBox = Mutex<(any RecordingControl)?>(nil)
     let log: ServerLog
     /// A copy of the directory's limits, read without the lock: SDPs are
     /// parsed under them before the lock is taken.
@@ -60,7 +62,10 @@ package final class RoomService: Sendable {
         iceServers: (@Sendable (String) -> [ICEServer])? = nil
     ) {
         self.iceServers = iceServers
-        state = Mutex(State(directory: RoomDirectory(configuration: configuration, ids: RandomIdentifiers())))
+        var directory = RoomDirectory(configuration: configuration, ids: RandomIdentifiers())
+        // Until webhooks are attached nobody reads the rooms' events.
+        directory.recordsEvents = false
+        state = Mutex(State(directory: directory))
         self.verifier = verifier
         self.media = media
         self.log = log
@@ -167,6 +172,8 @@ package final class RoomService: Sendable {
 
     package func tick(now: Instant) {
         let effects = state.withLock { s -> [RoomEffect] in
+            s.directory.closeEmptyRooms(now: now)
+            drainRoomEvents(&s)
             guard let d = s.directory.nextDeadline, d <= now else { return [] }
             log(.info, "grace period over: participants who did not reconnect leave")
             return s.directory.handleTimeout(now: now)
@@ -217,6 +224,8 @@ package final class RoomService: Sendable {
 
     /// `logged`: the caller logged the refusal these effects carry.
     func perform(_ effects: [RoomEffect], logged: Bool = false) {
+        // The events of the change these effects come from.
+        if webhookBox.withLock({ $0 != nil }) { state.withLock { drainRoomEvents(&$0) } }
         let outlet = outletBox.withLock { $0 }
         for effect in effects {
             switch effect {

@@ -4,6 +4,8 @@ enum Help {
     static let commands: [(name: String, summary: String)] = [
         ("serve", "run the server: rooms over WebSocket, WHIP and WHEP, media on UDP"),
         ("token", "print an access token for a participant"),
+        ("rooms", "list, create, get, update or close rooms through the server API"),
+        ("participants", "list, get, remove, mute or update participants through the server API"),
         ("help", "show the help of a command: swiftlet help serve"),
         ("version", "show the version (also --version)"),
     ]
@@ -29,6 +31,7 @@ enum Help {
               swiftlet serve --dev
               swiftlet serve --config /etc/swiftlet.json --log-format json
               swiftlet token --dev --room demo --identity alice --ttl 1h
+              swiftlet rooms list --dev
 
             Options come from flags, SWIFTLET_* environment variables and a JSON
             config file, in that order of precedence (docs/CONFIGURATION.md).
@@ -75,6 +78,33 @@ enum Help {
               SWIFTLET_API_KEY=prod SWIFTLET_API_SECRET=... swiftlet token --room demo --identity bob --publish --ttl 15m
 
             EXIT STATUS: 0 printed, 64 bad options.
+            """
+        case "rooms", "participants":
+            """
+            swiftlet rooms|participants: the server API (docs/API.md); each call signs
+            a five-minute admin token for every room with the API key given
+
+            USAGE:
+              swiftlet rooms list
+              swiftlet rooms create NAME [--mode sfu|mesh] [--max-participants N]
+                                         [--empty-timeout D] [--metadata TEXT]
+              swiftlet rooms get|close NAME
+              swiftlet rooms update NAME --metadata TEXT
+              swiftlet participants list ROOM
+              swiftlet participants get|remove ROOM IDENTITY
+              swiftlet participants mute ROOM IDENTITY TRACK_ID [--unmute]
+              swiftlet participants update ROOM IDENTITY --metadata TEXT
+              (names first, then options; plus --url, and --dev or --api-key/--api-secret)
+
+            OPTIONS:
+            \(APICommand.parser.helpText())
+            EXAMPLES:
+              swiftlet rooms list --dev
+              SWIFTLET_API_KEY=prod SWIFTLET_API_SECRET=... swiftlet rooms create standup --max-participants 10 --url http://10.0.0.5:8080
+              swiftlet participants remove standup alice --dev
+
+            EXIT STATUS: 0 done, 1 the API refused (its code and message on stderr),
+            64 bad options, 69 the server was not reached.
             """
         case "help": "swiftlet help [COMMAND]: show the help of swiftlet or of a command (\(commandList))"
         case "version": "swiftlet version: show the version (also swiftlet --version)"

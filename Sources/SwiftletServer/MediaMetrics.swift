@@ -75,6 +75,11 @@ enum MediaMetrics {
                 sum(\.relayNACKsSent)
             ),
             (
+                "swiftlet_relay_nacks_suppressed_total",
+                "Far subscribers' NACKs not sent upstream: the same loss was asked for within 100 ms.",
+                sum(\.relayNACKsSuppressed)
+            ),
+            (
                 "swiftlet_relay_retransmissions_sent_total",
                 "Packets resent from the buffer to a far worker or node for its NACKs.",
                 sum(\.relayRetransmissionsSent)
@@ -101,6 +106,7 @@ enum MediaMetrics {
             drops.map { reason, path in (reason, sum { $0.dropped[keyPath: path] }) })
         let filters: [(String, KeyPath<LayerFilter, UInt64>)] = [
             ("other_layer", \.otherLayer), ("temporal_layer_above", \.temporalLayerAbove), ("paused", \.paused),
+            ("muted", \.muted),
         ]
         out += labelled(
             "swiftlet_layer_filtered_packets_total",

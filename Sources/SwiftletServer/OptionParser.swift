@@ -94,7 +94,16 @@ struct OptionParser<Options>: Sendable {
             try apply(spec, text: text, origin: name, to: &result.options)
             result.sources[spec.key] = .environment
         }
-        for (spec, name, value) in flags {
+        // A repeatable flag's values become one comma-separated value.
+        var merged: [(spec: OptionSpec<Options>, name: String, value: String)] = []
+        for flag in flags {
+            if flag.spec.repeatable, let i = merged.firstIndex(where: { $0.spec.key == flag.spec.key }) {
+                merged[i].value += "," + flag.value
+            } else {
+                merged.append(flag)
+            }
+        }
+        for (spec, name, value) in merged {
             try apply(spec, text: value, origin: name, to: &result.options)
             result.sources[spec.key] = .flag
         }

@@ -44,6 +44,9 @@ struct OptionSpec<Options>: Sendable {
     var setMap: @Sendable (inout Options, [(String, String)]) -> Bool = { _, _ in false }
     /// The effective value for the start-up print; nil: not shown.
     var show: @Sendable (Options) -> String? = { _ in nil }
+    /// The flag may be given more than once: its values are joined with
+    /// commas and applied as one (`--webhook-url A --webhook-url B`).
+    var repeatable = false
 
     var placeholder: String? {
         if case .value(let p, _) = kind { return p }

@@ -269,6 +269,18 @@ enum ServeCluster {
             return .elsewhere(node: target.rawValue, httpAddress: record.httpAddress, epoch: home.epoch)
         }
 
+        func home(of room: String) -> ClusterRoute? {
+            let stored: StoredRoomHome
+            do { stored = try agent.storedHome(room) } catch { return .unavailable(error.description) }
+            guard case .home(let node, let epoch) = stored else { return nil }
+            if node == agent.record.id { return .here(epoch: epoch) }
+            let found: NodeRecord?
+            do { found = try agent.liveRecord(of: node) } catch { return .unavailable(error.description) }
+            // A home whose node died: nobody serves the room now.
+            guard let record = found else { return nil }
+            return .elsewhere(node: node.rawValue, httpAddress: record.httpAddress, epoch: epoch)
+        }
+
         func route(sessionNode node: String) -> ClusterRoute {
             // Not a node id (the session id came from a URL): no such
             // session anywhere, answered here (404).

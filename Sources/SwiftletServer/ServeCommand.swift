@@ -1,6 +1,7 @@
 import ClusterService
 import DTLS
 import Foundation
+import MediaRecorder
 import MediaWorker
 import NetIO
 import RoomProtocol
@@ -106,19 +107,27 @@ enum ServeCommand {
         let loads = WorkerLoadMeter(plane: media)
         rooms.workerLoads = { loads.read() }
         let clusterSlot = ServeCluster.Slot()
+        // Recording (docs/RECORDING.md): made before signalling so that it
+        // sees every track from the first; the rooms' identities come from
+        // the service once it exists.
+        let serviceSlot = ServeRecording.ServiceSlot()
+        let recorder = ServeRecording.start(options, media: media, service: serviceSlot)
         let signaling: SignalingServer
         do {
             signaling = try SignalingServer(
                 bindingTo: options.httpAddress, secure: tlsSlot.map { (options.httpsAddress, $0) },
                 verifier: AccessTokenVerifier(keys: options.keys),
                 rooms: rooms,
-                media: { media.post($0) },
+                media: { command in
+                    media.post(command)
+                    recorder?.observe(command)
+                },
                 mediaMetrics: {
                     MediaMetrics.prometheus(media.snapshots()) + MediaMetrics.relayPrometheus(media.relayCounts())
                         + MediaMetrics.udpSendPrometheus(media.udpSends())
                         + MediaMetrics.workerDelayPrometheus(media.workerDelays())
                         + MediaMetrics.receiveBufferDropsPrometheus(media.receiveBufferDrops())
-                        + ProcessMetrics.prometheus() + clusterSlot.prometheus()
+                        + ProcessMetrics.prometheus() + clusterSlot.prometheus() + (recorder?.prometheus ?? "")
                 },
                 timeouts: options.signalingTimeouts, connectionLimits: options.connectionLimits,
                 log: ServerLog(
@@ -135,6 +144,21 @@ enum ServeCommand {
             return 71
         }
 
+        var webhooks: WebhookNotifier?
+        if !options.webhookURLs.isEmpty, let signer = options.webhookSigner {
+            var configuration = WebhookNotifier.Configuration(urls: options.webhookURLs, key: signer.key, secret: signer.secret)
+            configuration.policy.giveUpAfter = options.webhookRetryFor
+            configuration.capacity = options.webhookQueue
+            let notifier = WebhookNotifier(
+                configuration,
+                log: ServerLog(minimum: options.effectiveLogLevel, format: options.logFormat, secrets: Array(options.keys.values))
+            )
+            signaling.service.attachWebhooks(notifier)
+            webhooks = notifier
+        }
+
+        serviceSlot.service.withLock { $0 = signaling.service }
+        if let recorder { signaling.service.attachRecorder(recorder) }
         media.onTransportEnded { participant, _, failed in
             signaling.service.transportFailed(participant, failed: failed, now: MonotonicClock.now())
         }
@@ -177,6 +201,12 @@ enum ServeCommand {
         for (address, candidates) in zip(media.tcpAddresses, media.endpoint.workers) {
             let announced = candidates.filter { $0.transport == .tcpPassive }.map { SocketAddress($0.address).description }
             print("  media worker on tcp \(address) (ICE-TCP), announcing \(announced.joined(separator: " "))")
+        }
+        if let recorder {
+            let rooms = recorder.options.autoRecordRooms
+            print(
+                "  recording        to \(recorder.options.directory)/<room>/ (WebM)\(rooms.isEmpty ? "" : ", rooms \(rooms.joined(separator: ","))")"
+            )
         }
         if let turn {
             print("  TURN             \(turn.urls.joined(separator: "   "))   (relays only to this node's media)")
@@ -227,8 +257,12 @@ enum ServeCommand {
         // refresh (2 s) on; the record goes when the drain is over.
         cluster?.setDraining(true)
         let status = ServeDrain.run(
-            after: received, seconds: options.drainSeconds, signaling: signaling, media: media, reload: reload)
+            after: received, seconds: options.drainSeconds, signaling: signaling, media: media, recorder: recorder,
+            reload: reload)
         turn?.service.stop()
+        // The drain's last events (participants left, rooms finished):
+        // delivered for up to 2 s more, then given up.
+        webhooks?.finish(within: .seconds(2))
         // Off the cluster at once: the others stop placing rooms here.
         cluster?.stop()
         if let tlsFiles { ServeTLS.cleanUp(tlsFiles) }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaRecorder
 import MediaWorker
 import NetIO
 import SignalingServer
@@ -18,6 +19,7 @@ import Wire
 /// 3. When every participant has left, or at the deadline: room
 ///    WebSockets get a close frame with 1001 (waiting up to a second for
 ///    the clients' closes), every media transport sends DTLS close_notify,
+///    every recording is closed with its trailer (playable, seekable),
 ///    the workers stop, exit 0.
 ///
 /// A second SIGTERM or SIGINT during step 2 skips to step 3 without
@@ -26,7 +28,8 @@ import Wire
 /// a process a signal stopped: the drain was cut short.
 enum ServeDrain {
     static func run(
-        after first: Int32, seconds: Int64, signaling: SignalingServer, media: MediaPlane, reload: () -> Void = {}
+        after first: Int32, seconds: Int64, signaling: SignalingServer, media: MediaPlane, recorder: Recorder? = nil,
+        reload: () -> Void = {}
     ) -> Int32 {
         let deadline = MonotonicClock.now() + .seconds(seconds)
         let wallDeadline = Date().addingTimeInterval(TimeInterval(seconds))
@@ -57,6 +60,9 @@ enum ServeDrain {
         fflush(nil)
         let open = signaling.closeSessions(wait: second == nil ? .seconds(1) : .zero)
         let closed = media.closeAllTransports()
+        // Every recording's trailer is written before the workers stop,
+        // so each file is complete and seekable (docs/RECORDING.md).
+        recorder?.stop()
         signaling.stop()
         media.stop()
         print(

@@ -137,6 +137,50 @@ extension ServeOptions {
                 return true
             }, show: { Duration.seconds($0.drainSeconds).compactDescription }),
         OptionSpec(
+            key: "recordDir", flag: "--record-dir", environment: "SWIFTLET_RECORD_DIR",
+            kind: .value(placeholder: "DIR", json: .string), expects: "an existing directory", defaultText: "off",
+            help: "turns recording on: one WebM file per participant under DIR/<room>/ (docs/RECORDING.md)",
+            example: "--record-dir /var/lib/swiftlet/recordings",
+            set: { o, v in
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: v, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    return false
+                }
+                o.recordDirectory = v
+                return true
+            }, show: { $0.recordDirectory ?? "off" }),
+        OptionSpec(
+            key: "recordRooms", flag: "--record-rooms", environment: "SWIFTLET_RECORD_ROOMS",
+            kind: .value(placeholder: "ROOMS", json: .string),
+            expects: "comma-separated room names, each may end in * (a prefix)", defaultText: "none",
+            help: "rooms recorded from their first track without an API call (needs --record-dir)",
+            example: "--record-rooms 'town-hall,class-*'",
+            set: { o, v in
+                let rooms = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                guard rooms.count <= 64, rooms.allSatisfy({ $0.count <= 128 }) else { return false }
+                o.recordRooms = rooms
+                return true
+            }, show: { $0.recordRooms.isEmpty ? "none" : $0.recordRooms.joined(separator: ",") }),
+        OptionSpec(
+            key: "recordMaxDuration", flag: "--record-max-duration", environment: "SWIFTLET_RECORD_MAX_DURATION",
+            kind: .value(placeholder: "DURATION", json: .duration), expects: "a duration from 1s to 24h",
+            defaultText: "4h", help: "a recording file is closed at this length", example: "--record-max-duration 2h",
+            set: { o, v in
+                guard let d = Duration(parsing: v), d >= .seconds(1), d <= .seconds(86_400) else { return false }
+                o.recordMaxDuration = d
+                return true
+            }, show: { $0.recordMaxDuration.compactDescription }),
+        OptionSpec(
+            key: "recordMinFreeMB", flag: "--record-min-free-mb", environment: "SWIFTLET_RECORD_MIN_FREE_MB",
+            kind: .value(placeholder: "MB", json: .integer), expects: "a whole number 0...1048576", defaultText: "512",
+            help: "recordings stop (and none start) while the directory's file system has less free space",
+            example: "--record-min-free-mb 2048",
+            set: { o, v in
+                guard let n = Int64(v), (0...1_048_576).contains(n) else { return false }
+                o.recordMinFreeMB = n
+                return true
+            }, show: { "\($0.recordMinFreeMB)" }),
+        OptionSpec(
             key: "maxSSRCsPerTransport", flag: "--max-ssrcs-per-transport",
             environment: "SWIFTLET_MAX_SSRCS_PER_TRANSPORT", kind: .value(placeholder: "N", json: .integer),
             expects: "a whole number 4...1024", defaultText: "\(PeerTransport.defaultMaxInboundSSRCs)",
@@ -253,6 +297,50 @@ extension ServeOptions {
                 o.allowedOrigins = origins
                 return true
             }, show: { $0.allowedOrigins.isEmpty ? "any" : $0.allowedOrigins.joined(separator: ",") }),
+        OptionSpec(
+            key: "webhook.urls", flag: "--webhook-url", environment: "SWIFTLET_WEBHOOK_URLS",
+            kind: .value(placeholder: "URL", json: .string),
+            expects: "http://HOST[:PORT][/PATH] (several: repeat the flag, or separate with commas)", defaultText: "none",
+            help: "receive room events as signed JSON POSTs (docs/API.md, Webhooks); repeatable",
+            example: "--webhook-url http://127.0.0.1:9000/hooks",
+            set: { o, v in
+                let urls = v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+                guard !urls.isEmpty, urls.count <= 16, urls.allSatisfy({ WebhookNotifier.problem(url: $0) == nil }) else {
+                    return false
+                }
+                o.webhookURLs = urls
+                return true
+            }, show: { $0.webhookURLs.isEmpty ? "none" : $0.webhookURLs.joined(separator: ",") }, repeatable: true),
+        OptionSpec(
+            key: "webhook.key", flag: "--webhook-key", environment: "SWIFTLET_WEBHOOK_KEY",
+            kind: .value(placeholder: "KEY", json: .string),
+            expects: "the name of one of the API keys", defaultText: "the only key, or the first by name",
+            help: "the API key whose secret signs webhook requests (the JWT's iss)",
+            set: { o, v in
+                guard !v.isEmpty else { return false }
+                o.webhookKey = v
+                return true
+            }, show: { $0.webhookKey ?? "(first key)" }),
+        OptionSpec(
+            key: "webhook.retryFor", flag: "--webhook-retry-for", environment: "SWIFTLET_WEBHOOK_RETRY_FOR",
+            kind: .value(placeholder: "D", json: .duration),
+            expects: "a duration from 0 to 1h", defaultText: "30s",
+            help: "how long a webhook event is retried (backoff 0.5 s doubling to 8 s) before it is dropped",
+            set: { o, v in
+                guard let d = Duration(parsing: v), d >= .zero, d <= .seconds(3600) else { return false }
+                o.webhookRetryFor = d
+                return true
+            }, show: { "\($0.webhookRetryFor)" }),
+        OptionSpec(
+            key: "webhook.queue", flag: "--webhook-queue", environment: "SWIFTLET_WEBHOOK_QUEUE",
+            kind: .value(placeholder: "N", json: .integer),
+            expects: "1 to 100000", defaultText: "1000",
+            help: "webhook events waiting per URL; when full, new events are dropped and counted",
+            set: { o, v in
+                guard let n = Int(v), (1...100_000).contains(n) else { return false }
+                o.webhookQueue = n
+                return true
+            }, show: { "\($0.webhookQueue)" }),
         OptionSpec(
             key: "trustedProxies", flag: "--trusted-proxies", environment: "SWIFTLET_TRUSTED_PROXIES",
             kind: .value(placeholder: "PREFIXES", json: .string),

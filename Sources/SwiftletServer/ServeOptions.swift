@@ -43,6 +43,11 @@ struct ServeOptions: Equatable {
     var announceLinkLocal = false
     /// How long SIGTERM waits for sessions to end.
     var drainSeconds: Int64 = 30
+    /// Recording (docs/RECORDING.md): on when a directory is given.
+    var recordDirectory: String?
+    var recordRooms: [String] = []
+    var recordMaxDuration: Duration = .seconds(4 * 3600)
+    var recordMinFreeMB: Int64 = 512
     /// SSRCs a peer may send SRTP/SRTCP from per media transport
     /// (docs/SECURITY.md).
     var maxSSRCsPerTransport = PeerTransport.defaultMaxInboundSSRCs
@@ -56,6 +61,14 @@ struct ServeOptions: Equatable {
     var logFormat = ServerLog.Format.text
     /// Origins the room WebSocket accepts; empty: any.
     var allowedOrigins: [String] = []
+    /// Where webhook events go (docs/API.md); empty: none.
+    var webhookURLs: [String] = []
+    /// The API key that signs them; nil: the only key, or the first by name.
+    var webhookKey: String?
+    /// How long one event is retried before it is dropped.
+    var webhookRetryFor: Duration = .seconds(30)
+    /// Events waiting per URL at most.
+    var webhookQueue = 1000
     /// PEM files for HTTPS/WSS: the certificate chain (leaf first) and its
     /// key. With them a second listener serves TLS on `httpsAddress`;
     /// SIGHUP re-reads both.
@@ -174,6 +187,16 @@ struct ServeOptions: Equatable {
                 }
             }
         }
+        if let webhookKey, keys[webhookKey] == nil {
+            throw Invalid("--webhook-key '\(webhookKey)' is not one of the API keys")
+        }
+    }
+
+    /// The key and secret that sign webhooks, once keys are known.
+    var webhookSigner: (key: String, secret: String)? {
+        let name = webhookKey ?? keys.keys.sorted().first
+        guard let name, let secret = keys[name] else { return nil }
+        return (name, secret)
     }
 
     static func ip(_ v: String) -> String? { SocketAddress(ip: v, port: 1) != nil ? v : nil }

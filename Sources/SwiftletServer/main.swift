@@ -33,6 +33,8 @@ case "serve":
     exit(ServeCommand.run(Array(arguments.dropFirst())))
 case "token":
     exit(TokenCommand.run(Array(arguments.dropFirst())))
+case "rooms", "participants":
+    exit(APICommand.run(arguments[0], Array(arguments.dropFirst())))
 default:
     let suggestion = String.suggestion(Help.commands.map(\.name).nearest(to: arguments[0]) { $0 })
     FileHandleStderr.write(

@@ -198,6 +198,40 @@ import WorkerRelay
         #expect(room.publisher.nacks.isEmpty)
     }
 
+    @Test func twoFarSubscribersNACKingOneRelayLossAskUpstreamOnce() throws {
+        var room = try Room(workers: 2, subscribers: [0, 2])
+        room.stream(for: .milliseconds(500))
+        let ring = try #require(room.bed.media[0][1])
+        var armed = true
+        room.stream(for: .milliseconds(100)) { _ in
+            if armed {
+                armed = false
+                ring.refuseNext = 1
+            }
+        }
+        #expect(room.bed.routers[0].counters.relayDrops == 1)
+        func gap(of subscriber: TestPeer) throws -> UInt16 {
+            let seqs = Self.received(subscriber.rtp).filter { $0.ssrc == TestTrack.outgoingSSRC }.map(\.sequenceNumber)
+            return try #require(zip(seqs, seqs.dropFirst()).first { $1 &- $0 == 2 }).0 &+ 1
+        }
+        let far = room.subscribers[1]
+        // Both NACKs reach the far worker before the resend does.
+        for (i, subscriber) in far.enumerated() {
+            room.bed.send(
+                RTCPBuilders.nack(sender: SSRC(1), media: TestTrack.outgoingSSRC, lost: [try gap(of: subscriber)]),
+                from: subscriber, rtcp: true, pump: i == far.count - 1)
+        }
+        // One NACK upstream, one resend across the relay, and both far
+        // subscribers got the packet.
+        #expect(room.bed.routers[1].counters.relayNACKsSent == 1)
+        #expect(room.bed.routers[1].counters.relayNACKsSuppressed == 1)
+        #expect(room.bed.routers[0].counters.relayRetransmissionsSent == 1)
+        for subscriber in far {
+            let got = Self.received(subscriber.rtp).filter { $0.ssrc == TestTrack.outgoingSSRC }.map(\.sequenceNumber)
+            #expect(Set(got).count == got.count, "each far subscriber got the resent packet once")
+        }
+    }
+
     @Test func thePublishersSenderReportsCrossEachRelayOnce() throws {
         var room = try Room(workers: 3, subscribers: [0, 1, 2])
         room.stream(for: .milliseconds(300))

@@ -54,6 +54,18 @@ import WorkerRelay
         return nil
     }
 
+    /// A mute goes to the track's source only: relays carry nothing it
+    /// does not pass on. An unknown track's mute goes nowhere.
+    @Test func aMuteGoesToTheTracksSourceWorkerOnly() {
+        var planner = Self.withPublisher(on: 2)
+        _ = planner.plan(Self.open("b", on: 1))
+        _ = planner.plan(Self.forward("TR_1", to: "b"))
+        let mute = MediaCommand.setTrackMuted(room: Self.room, participant: Self.p("pub"), trackID: "TR_1", muted: true)
+        #expect(planner.plan(mute) == [PlannedCommand(worker: 2, .media(mute))])
+        let unknown = MediaCommand.setTrackMuted(room: Self.room, participant: Self.p("pub"), trackID: "TR_9", muted: true)
+        #expect(planner.plan(unknown).isEmpty)
+    }
+
     @Test func aRoomOnOneWorkerGetsExactlyItsCommandsThereAndNoRelay() {
         var planner = RoomSpanPlanner(workers: 4)
         let opened = planner.plan(Self.open("pub", .publisher, on: 1))

@@ -363,15 +363,17 @@ final class RouterTestbed {
         return false
     }
 
-    /// Protects and sends one RTP packet (or RTCP compound) from `peer`.
-    func send(_ packet: [UInt8], from peer: TestPeer, rtcp: Bool = false) {
+    /// Protects and sends one RTP packet (or RTCP compound) from `peer`;
+    /// `pump` false leaves what it caused in flight (two peers' packets
+    /// then reach the routers before either's answers move).
+    func send(_ packet: [UInt8], from peer: TestPeer, rtcp: Bool = false, pump: Bool = true) {
         var buffer = packet + [UInt8](repeating: 0, count: SRTPSession.rtcpTrailerRoom)
         let result = buffer.withUnsafeMutableBytes { raw in
             rtcp ? peer.transport.protectRTCP(raw, length: packet.count) : peer.transport.protectRTP(raw, length: packet.count)
         }
         guard let result else { return }
         deliver(Array(buffer[0..<result.length]), from: peer)
-        pump()
+        if pump { self.pump() }
     }
 
     private func deliver(_ bytes: [UInt8], from peer: TestPeer) {

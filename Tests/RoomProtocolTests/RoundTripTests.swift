@@ -46,6 +46,7 @@ import Testing
         .participantJoined(ParticipantInfo(id: b, identity: "bob", tracks: [TrackInfo(id: "TR_2", kind: .audio)])),
         .participantLeft(b), .trackPublished(participantID: b, track: TrackInfo(id: "TR_1", kind: .video, layers: ["q"])),
         .trackUnpublished(participantID: b, trackID: "TR_1"), .trackMuted(participantID: b, trackID: "TR_1", muted: true),
+        .participantUpdated(ParticipantInfo(id: b, identity: "bob", metadata: "{\"hand\":true}")),
         .publishAnswer(
             sdp: sdp, tracks: [OwnTrack(id: "TR_1", kind: .video, mid: "1"), OwnTrack(id: "TR_2", kind: .audio, mid: "0")]),
         .publishAnswer(sdp: sdp, tracks: []), .subscriberOffer(sdp: sdp, version: 3),
@@ -80,7 +81,7 @@ import Testing
     }
 
     @Test func everyServerMessageRoundTripsBothWays() throws {
-        #expect(Set(Self.serverMessages.map(\.typeName)).count == 20)
+        #expect(Set(Self.serverMessages.map(\.typeName)).count == 21)
         for message in Self.serverMessages {
             // The server writes, roombot reads.
             let text = try message.json()

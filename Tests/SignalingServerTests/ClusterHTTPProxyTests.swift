@@ -31,6 +31,7 @@ extension ClusterProcessSuite {
             }
             func route(sessionNode node: String) -> ClusterRoute { route(room: "", identity: nil, arrivedVia: nil) }
             func remoteParts(of room: String) -> [String: [RemoteParticipant]] { [:] }
+            func home(of room: String) -> ClusterRoute? { route(room: room, identity: nil, arrivedVia: nil) }
         }
 
         private static func server(requestTimeout: Duration = .seconds(10)) throws -> SignalingServer {
@@ -116,6 +117,56 @@ extension ClusterProcessSuite {
                 a.localAddress, "POST", "/whip/r", headers: Self.offerHeaders("alice"), body: Self.offer())
             #expect(served.status == 201, "\(served.body)")
             #expect(b.service.snapshot.participants == 1)
+        }
+
+        /// The server API (docs/API.md, "In a cluster"): a room-scoped
+        /// call reaching a node without the room goes to the room's node,
+        /// found without placing the room; a refused token costs no lookup.
+        @Test(.timeLimit(.minutes(1)))
+        func serverAPICallsGoToTheRoomsNode() throws {
+            let b = try Self.server()
+            defer { b.stop() }
+            let (a, routing) = try Self.entry(Self.elsewhere(b.localAddress))
+            defer { a.stop() }
+            let now = Int64(Date().timeIntervalSince1970)
+            let admin = AccessToken.mint(
+                claims: AccessTokenClaims(
+                    issuer: "k", subject: "backend", notBefore: now - 5, expiresAt: now + 600, room: "*",
+                    grants: AccessTokenGrants(admin: true)),
+                secret: "s")
+            let auth = [("Authorization", "Bearer \(admin)")]
+            // The room lives on B (a WHIP publisher there).
+            let created = try rawHTTPRequest(
+                b.localAddress, "POST", "/whip/r", headers: Self.offerHeaders("alice"), body: Self.offer())
+            #expect(created.status == 201)
+            let room = try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/r", headers: auth)
+            #expect(room.status == 200 && room.body.contains(#""participants":1"#), "\(room.body)")
+            let looked = routing.calls.load(ordering: .relaxed)
+            #expect(looked == 1)
+            let listed = try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/r/participants", headers: auth)
+            #expect(listed.body.contains(#""kind":"whip""#), "\(listed.body)")
+            let removed = try rawHTTPRequest(a.localAddress, "DELETE", "/api/v1/rooms/r/participants/alice", headers: auth)
+            #expect(removed.status == 200, "\(removed.body)")
+            #expect(try rawHTTPRequest(b.localAddress, "GET", "/api/v1/rooms/r", headers: auth).status == 404)
+            // A bad token is refused on A without asking where the room is.
+            let before = routing.calls.load(ordering: .relaxed)
+            #expect(
+                try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/r", headers: [("Authorization", "Bearer x")]).status
+                    == 401)
+            #expect(routing.calls.load(ordering: .relaxed) == before)
+            // Redis cannot say: the cluster's 503, as the API's JSON error.
+            routing.route.withLock { $0 = .unavailable("redis: connection refused") }
+            let down = try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/r", headers: auth)
+            #expect(down.status == 503 && down.body.contains(#""code":"unavailable""#), "\(down.body)")
+            #expect(down.headers["retry-after"] != nil)
+            // No home anywhere: answered on A, and nothing is placed.
+            routing.route.withLock { $0 = .here(epoch: 0) }
+            #expect(try rawHTTPRequest(a.localAddress, "GET", "/api/v1/rooms/nowhere", headers: auth).status == 404)
+            // Creating rooms in a cluster is not built yet.
+            let create = try rawHTTPRequest(
+                a.localAddress, "POST", "/api/v1/rooms", headers: auth + [("Content-Type", "application/json")],
+                body: #"{"name":"n"}"#)
+            #expect(create.status == 501 && create.body.contains("cluster_unsupported"))
         }
 
         @Test func anEpochIsComparedForEqualityAndAnUnreadableOneRefused() {
