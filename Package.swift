@@ -60,6 +60,13 @@ let package = Package(
         // One-line C wrappers for what Swift cannot import: function-like
         // macros, variadic calls, recvmmsg/sendmmsg.
         .target(name: "CShim", dependencies: ["COpenSSL", "COpus"]),
+        // SCTP for data channels (RFC 8261): usrsctp in its conn mode, no
+        // sockets or threads of its own; the C half of its callbacks and
+        // socket options.
+        // No pkgConfig: usrsctp.pc adds -DINET -DINET6, which SwiftPM
+        // refuses (a warning per build) and usrsctp.h does not use.
+        .systemLibrary(name: "CUsrsctp", providers: [.apt(["libusrsctp-dev"])]),
+        .target(name: "CSCTPShim", dependencies: ["CUsrsctp"], linkerSettings: [.linkedLibrary("usrsctp")]),
 
         // Base.
         protocolTarget("Wire", []),
@@ -78,6 +85,11 @@ let package = Package(
         protocolTarget("DTLS", ["Wire", "CryptoPrimitives", "COpenSSL", "CShim"]),
         // TLS over a byte stream (HTTPS, WSS) on memory BIOs.
         protocolTarget("TLS", ["CryptoPrimitives", "COpenSSL", "CShim"]),
+        // Data channels: one SCTP association over DTLS on usrsctp
+        // (RFC 8261), and DCEP with the channel table (RFC 8831, 8832),
+        // pure and fuzzable.
+        protocolTarget("SCTP", ["CSCTPShim", "Wire", "DataChannel"]),
+        protocolTarget("DataChannel", ["Wire"]),
         // The TURN server's engine (RFC 8656): allocations, permissions,
         // channels, REST-API credentials; sans-IO.
         protocolTarget("TURN", ["Wire", "STUN", "CryptoPrimitives", "Signaling"]),
@@ -117,14 +129,17 @@ let package = Package(
             "MediaRouter",
             [
                 "Wire", "RTP", "RTCP", "Codecs", "Forwarding", "RTPStreams", "LossRecovery", "BandwidthEstimation", "PeerSession",
-                "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay",
+                "Rooms", "RoomProtocol", "Negotiation", "ICE", "DTLS", "SRTP", "WorkerRelay", "SCTP", "DataChannel",
             ]),
 
         // Composition: one remote peer's secure transport and the receive
         // side of its RTP streams, shared by the server and roombot.
         protocolTarget(
             "PeerSession",
-            ["Wire", "STUN", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "LossRecovery", "BandwidthEstimation"]),
+            [
+                "Wire", "STUN", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "LossRecovery", "BandwidthEstimation",
+                "SCTP", "DataChannel",
+            ]),
 
         // Test support: virtual clock, packet builders.
         protocolTarget("SFUTesting", ["Wire", "RTP", "RTCP", "STUN", "Codecs", "ICE", "DTLS", "SRTP", "PeerSession"]),
@@ -136,7 +151,7 @@ let package = Package(
             [
                 "Wire", "STUN", "RTP", "RTCP", "Codecs", "SDP", "Signaling", "DTLS", "TLS", "ICE", "Negotiation",
                 "BandwidthEstimation",
-                "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP", "Cluster",
+                "BotMedia", "TURN", "RoomProtocol", "WorkerRelay", "SRTP", "Cluster", "DataChannel",
             ]),
 
         // Edge: the only target with sockets (and, later, epoll, threads and
@@ -208,7 +223,7 @@ let package = Package(
             dependencies: [
                 "Wire", "CShim", "COpus", "CVPX", "BotMedia", "Codecs", "NetIO", "Signaling", "Negotiation", "PeerSession", "ICE",
                 "DTLS", "SRTP", "RTP", "RTCP", "RTPStreams", "SDP", "LossRecovery", "Forwarding", "TLS", "RoomProtocol",
-                "BandwidthEstimation", "HTTPClient",
+                "BandwidthEstimation", "HTTPClient", "SCTP", "DataChannel",
             ], exclude: ["README.md"],
             swiftSettings: swiftSettings),
 
@@ -277,11 +292,15 @@ let package = Package(
         testTarget("ClusterTests", ["Cluster", "Negotiation", "SDP", "RTP", "Codecs", "Wire"]),
         testTarget(
             "ClusterServiceTests", ["ClusterService", "Cluster", "NetIO", "Wire", "RedisTesting", "Negotiation", "SDP", "RTP"]),
-        testTarget("PeerSessionTests", ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting"]),
+        testTarget(
+            "PeerSessionTests",
+            ["PeerSession", "ICE", "DTLS", "SRTP", "RTP", "RTCP", "Wire", "SFUTesting", "SCTP", "DataChannel"]),
         testTarget("ICETests", ["ICE", "STUN", "Wire", "SFUTesting"]),
         testTarget("SRTPTests", ["SRTP", "Wire", "SFUTesting", "CShim"]),
         testTarget("DTLSTests", ["DTLS", "Wire", "SFUTesting"], resources: [.copy("Fixtures")]),
         testTarget("TLSTests", ["TLS", "DTLS", "CryptoPrimitives"]),
+        testTarget("SCTPTests", ["SCTP", "DataChannel", "Wire"]),
+        testTarget("DataChannelTests", ["DataChannel", "Wire"]),
         testTarget(
             "InteropTests",
             [

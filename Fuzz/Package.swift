@@ -11,6 +11,7 @@ let entries = [
     "TransportFeedback": "transportFeedback", "Negotiation": "negotiation",
     "StreamFraming": "streamFraming", "H264Depacketizer": "h264Depacketizer", "TURN": "turn", "RoomProtocol": "roomProtocol",
     "RelayMessage": "relayMessage", "SRTP": "srtp", "RedisReply": "redisReply", "RoomShardRecord": "roomShardRecord",
+    "DataChannelMessage": "dataChannelMessage",
 ]
 
 let package = Package(

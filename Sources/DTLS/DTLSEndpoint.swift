@@ -51,6 +51,13 @@ package struct DTLSEndpoint: ~Copyable {
     /// Datagrams screened out as malformed before reaching OpenSSL.
     package private(set) var droppedDatagrams = 0
     private var eventHead = 0
+    /// Application data records received (RFC 8261: each one SCTP packet),
+    /// oldest first, at most `maximumQueuedApplicationRecords`.
+    private var applicationRecords: [[UInt8]] = []
+    /// Records dropped because the queue was full (SCTP retransmits them).
+    package private(set) var droppedApplicationRecords = 0
+    /// Bound on `applicationRecords`: the owner drains after every input.
+    package static let maximumQueuedApplicationRecords = 64
 
     /// - Parameters:
     ///   - expectedPeerFingerprints: the peer's SDP `a=fingerprint` values,
@@ -180,6 +187,26 @@ package struct DTLSEndpoint: ~Copyable {
 
     // MARK: Output
 
+    /// The next application data record received (an SCTP packet, RFC 8261
+    /// section 5); nil when none. Only records that arrived after the
+    /// handshake, and only once the peer is authenticated: before
+    /// `.connected` this returns nil and keeps them.
+    package mutating func pollApplicationData() -> [UInt8]? {
+        guard phase == .connected, !applicationRecords.isEmpty else { return nil }
+        return applicationRecords.removeFirst()
+    }
+
+    /// Sends one application data record (RFC 8261: one SCTP packet per
+    /// DTLS record; usrsctp keeps packets under the path MTU we give it).
+    /// Nothing is sent unless connected and authenticated.
+    package mutating func send(applicationData: UnsafeRawBufferPointer) -> Bool {
+        guard phase == .connected, applicationData.count > 0, applicationData.count <= 16_384 else { return false }
+        ERR_clear_error()
+        let written = SSL_write(ssl, applicationData.baseAddress, Int32(applicationData.count))
+        ERR_clear_error()
+        return written == applicationData.count
+    }
+
     /// The next datagram to send, boundaries preserved; nil when none.
     package mutating func pollTransmit() -> [UInt8]? { queues.popOutgoing() }
 
@@ -231,19 +258,26 @@ package struct DTLSEndpoint: ~Copyable {
         }
     }
 
-    /// Reads post-handshake records: alerts matter; application data has no
-    /// consumer yet (data channels are not supported) and is discarded.
+    /// Reads post-handshake records: alerts, and application data (SCTP
+    /// packets for data channels, RFC 8261), queued with a bound.
     private mutating func readRecords() {
         guard queues.hasIncoming else { return }
         var buffer = [UInt8](repeating: 0, count: 16_384)
         // Bounded by the queue, in case OpenSSL ever answers > 0 without
-        // consuming a datagram.
-        var passesLeft = queues.incoming.count - queues.incomingHead + 1
+        // consuming a datagram; a datagram may carry several records.
+        var passesLeft = (queues.incoming.count - queues.incomingHead) * 16 + 1
         while passesLeft > 0 {
             passesLeft -= 1
             ERR_clear_error()
             let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if count > 0 { continue }
+            if count > 0 {
+                if applicationRecords.count < Self.maximumQueuedApplicationRecords {
+                    applicationRecords.append(Array(buffer[0..<Int(count)]))
+                } else {
+                    droppedApplicationRecords &+= 1
+                }
+                continue
+            }
             let code = SSL_get_error(ssl, count)
             switch code {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:

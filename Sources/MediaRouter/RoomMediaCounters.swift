@@ -60,6 +60,14 @@ package struct RoomMediaCounters: Equatable, Sendable {
     package var layerSwitchLatency = DurationHistogram(.layerSwitch)
     /// Commands for another worker, or naming an unknown transport or track.
     package var commandsIgnored: UInt64 = 0
+    /// Data channel messages read from publishers and reported, refused by
+    /// the channel table (bad DCEP, unknown stream), relayed to a
+    /// recipient, and not deliverable (no channel of that label, SCTP
+    /// buffer full or message too large).
+    package var dataMessagesReceived: UInt64 = 0
+    package var dataMessagesRefused: UInt64 = 0
+    package var dataMessagesSent: UInt64 = 0
+    package var dataMessagesUndeliverable: UInt64 = 0
     /// Relays between workers (a room spanning them): packets sent to far
     /// workers (once per packet per far worker; resends included) and
     /// received from source workers; relay messages dropped because the

@@ -5,6 +5,7 @@ import PeerSession
 import RTPStreams
 import RoomProtocol
 import Rooms
+import SCTP
 import Wire
 
 extension RoomRouter {
@@ -43,6 +44,16 @@ extension RoomRouter {
             if let id = s.transportID { links[id]?.allocationNeeded = true }
         case .releaseParticipant(_, let participant):
             release(participant, now: now, output: output)
+        case .enableDataChannels(let room, let participant, let remotePort):
+            guard let id = transportID(of: participant, role: .publisher), let t = transports.transport(id) else {
+                return ignored()
+            }
+            var sctp = SCTPConfiguration()
+            sctp.remotePort = remotePort
+            dataChannelRooms[participant] = room
+            t.enableDataChannels(sctp, now: now)
+        case .sendData(_, let participant, let label, let isText, let payload):
+            sendData(to: participant, label: label, isText: isText, payload: payload, now: now)
         case .setTrackMuted(let room, _, let trackID, let muted):
             guard let track = tracks[TrackKey(room: room, trackID: trackID)] else { return ignored() }
             let wasMuted = track.isMuted
@@ -171,5 +182,6 @@ extension RoomRouter {
         for track in tracks.values where track.publisher == participant { removeTrack(track) }
         for s in subscriptions.values where s.key.subscriber == participant { removeSubscription(s) }
         publisherRoutes[participant] = nil
+        dataChannelRooms[participant] = nil
     }
 }

@@ -74,6 +74,10 @@ package final class RoomRouter {
 
     package internal(set) var counters = RoomMediaCounters()
 
+    /// Participants whose publisher transport runs data channels, with
+    /// their room (the transport itself knows no room): where their
+    /// messages are reported.
+    var dataChannelRooms: [ParticipantID: String] = [:]
     var transportIDs: [TransportKey: TransportID] = [:]
     var transportKeys: [TransportID: TransportKey] = [:]
     var nextTransportNumber: UInt64 = 1
@@ -207,6 +211,10 @@ package final class RoomRouter {
     func handleEvent(_ id: TransportID, _ event: PeerTransportEvent) {
         if handleNodeRelayEvent(id, event) { return }
         guard let key = transportKeys[id] else { return }
+        if case .dataChannel(let dataEvent) = event {
+            handleDataChannelEvent(dataEvent, of: key, transport: id)
+            return
+        }
         switch event {
         case .failed(let failure):
             counters.failures.count(failure)

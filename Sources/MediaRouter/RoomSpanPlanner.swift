@@ -100,6 +100,13 @@ package struct RoomSpanPlanner: Sendable {
             if let w = room.transports[TransportKey(participant: participant, role: role)] ?? onlyWorker {
                 out.append(PlannedCommand(worker: w, .media(command)))
             }
+        case .enableDataChannels(_, let participant, _), .sendData(_, let participant, _, _, _):
+            // Data channels live on the publisher transport: its worker,
+            // whichever worker the sender is on (a room spanning workers
+            // relays through the rooms layer, docs/PROTOCOL.md).
+            if let w = room.transports[TransportKey(participant: participant, role: .publisher)] ?? onlyWorker {
+                out.append(PlannedCommand(worker: w, .media(command)))
+            }
         case .addIncomingTrack(_, let participant, let trackID, let description):
             guard let source = room.worker(of: participant, preferring: .publisher) ?? onlyWorker else { break }
             // A republished track: other nodes still want its id (their
@@ -449,7 +456,8 @@ extension MediaCommand {
             .removeIncomingTrack(let room, _, _), .forward(let room, _, _, _), .stopForward(let room, _, _),
             .setPreference(let room, _, _, _), .releaseParticipant(let room, _), .addRemoteTrack(let room, _, _, _, _, _),
             .setTrackMuted(let room, _, _, _),
-            .addRemoteSink(let room, _, _, _), .removeRemoteSink(let room, _, _):
+            .addRemoteSink(let room, _, _, _), .removeRemoteSink(let room, _, _), .enableDataChannels(let room, _, _),
+            .sendData(let room, _, _, _, _):
             room
         }
     }

@@ -88,6 +88,9 @@ package struct ClientOfferBuilder: Sendable {
     package private(set) var sessionVersion: UInt64 = 0
     /// The video codec of both offers: `vp8` unless set.
     package var videoCodec: CodecDescription = Self.vp8
+    /// Publish offers end with a data channel section (roombot
+    /// `--data-rate`).
+    package var offersDataChannel = false
     /// Our transport: full ICE (`isICELite` false), host candidates.
     package var local: LocalTransportParameters
 
@@ -127,6 +130,17 @@ package struct ClientOfferBuilder: Sendable {
                 a += sourceLines([layer.ssrc, layer.rtxSSRC], p)
             }
             media.append(section(.video, videoCodec, a))
+        }
+        if offersDataChannel {
+            // RFC 8841 section 4.1: one SCTP association, bundled.
+            var a = local.attributes(setup: .actpass, withCandidates: media.isEmpty)
+            a.append(.mid(MID(String(media.count)) ?? MID("0")))
+            a.append(.sctpPort(DataChannelSection.localPort))
+            a.append(.maxMessageSize(DataChannelSection.localMaximumMessageSize))
+            media.append(
+                MediaDescription(
+                    media: "application", port: local.defaultPort, proto: DataChannelSection.proto,
+                    formats: [DataChannelSection.format], connection: local.connection, attributes: a))
         }
         return session(media)
     }

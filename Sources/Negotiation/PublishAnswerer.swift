@@ -48,6 +48,9 @@ package struct PublishAnswerer: Sendable {
             case .accepted(let track):
                 media.append(answerSection(track, local: local, tagged: bundled.isEmpty))
                 bundled.append(track.mid)
+            case .dataChannel(let data):
+                media.append(Self.dataChannelSection(data, local: local, tagged: bundled.isEmpty))
+                bundled.append(data.mid)
             }
         }
         var session: [Attribute] = [.group(Group(semantics: Group.bundle, mids: bundled))]
@@ -67,6 +70,24 @@ package struct PublishAnswerer: Sendable {
             connection: ConnectionData(address: "0.0.0.0"), attributes: [.mid(r.mid)])
         if r.proto.contains("RTP") { m.attributes.append(.direction(.inactive)) }
         return m
+    }
+
+    /// The accepted data channel section (RFC 8841 sections 4.1, 5, 6):
+    /// `m=application <port> UDP/DTLS/SCTP webrtc-datachannel`, the
+    /// transport attributes every bundled section carries, our
+    /// `a=sctp-port` and `a=max-message-size`.
+    static func dataChannelSection(
+        _ data: DataChannelSection, local: LocalTransportParameters, tagged: Bool
+    )
+        -> MediaDescription
+    {
+        var a = local.attributes(setup: .passive, withCandidates: tagged)
+        a.append(.mid(data.mid))
+        a.append(.sctpPort(DataChannelSection.localPort))
+        a.append(.maxMessageSize(DataChannelSection.localMaximumMessageSize))
+        return MediaDescription(
+            media: "application", port: local.defaultPort, proto: DataChannelSection.proto,
+            formats: [DataChannelSection.format], connection: local.connection, attributes: a)
     }
 
     func answerSection(

@@ -32,11 +32,14 @@ package struct PublishOffer: Equatable, Sendable {
     package enum Section: Equatable, Sendable {
         case accepted(PublishedTrackDescription)
         case rejected(RejectedSection)
+        /// Data channels, accepted only where the caller allows them.
+        case dataChannel(DataChannelSection)
 
         package var mid: MID {
             switch self {
             case .accepted(let t): t.mid
             case .rejected(let r): r.mid
+            case .dataChannel(let d): d.mid
             }
         }
     }
@@ -51,15 +54,32 @@ package struct PublishOffer: Equatable, Sendable {
         sections.compactMap { if case .accepted(let t) = $0, t.isSending { t } else { nil } }
     }
 
-    /// Analyses `offer`. Throws when the transport is unusable (see
+    /// The accepted data channel section, if any (at most one: a second is
+    /// rejected, RFC 8841 section 4.1 allows one SCTP association per
+    /// transport).
+    package var dataChannel: DataChannelSection? {
+        sections.lazy.compactMap { if case .dataChannel(let d) = $0 { d } else { nil } }.first
+    }
+
+    /// Analyses `offer`. `acceptsDataChannels`: a room participant's
+    /// publisher transport takes an `m=application` data channel section;
+    /// WHIP sessions do not (answered with port 0, RFC 8829 section
+    /// 5.3.1). Throws when the transport is unusable (see
     /// `RemoteTransportParameters`) or when no m-section sends anything we
     /// accept (`nothingToPublish`: a recvonly-only offer belongs on the
     /// subscriber transport).
-    package init(_ offer: SessionDescription) throws(NegotiationError) {
+    package init(_ offer: SessionDescription, acceptsDataChannels: Bool = false) throws(NegotiationError) {
         transport = try RemoteTransportParameters(from: offer, as: .offer)
         description = offer
         let bundle = transport.bundle
-        let sections = try OfferedSections.map(offer) { m, mid in Self.analyse(m, mid: mid, bundle: bundle) }
+        var dataChannelTaken = !acceptsDataChannels
+        let sections = try OfferedSections.map(offer) { m, mid -> Section in
+            if !dataChannelTaken, let data = DataChannelSection(m, mid: mid, bundle: bundle) {
+                dataChannelTaken = true
+                return .dataChannel(data)
+            }
+            return Self.analyse(m, mid: mid, bundle: bundle)
+        }
         self.sections = sections
         if tracks.isEmpty { throw .nothingToPublish }
     }

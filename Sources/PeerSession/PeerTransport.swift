@@ -1,5 +1,7 @@
 import DTLS
+import DataChannel
 import ICE
+import SCTP
 import SRTP
 import Wire
 
@@ -82,6 +84,12 @@ package final class PeerTransport {
     /// datagrams whose socket does not say (one bound address).
     private var firstLocalCandidate: TransportAddress?
     private var events: [PeerTransportEvent] = []
+    /// Data channels (RFC 8831) over this transport's DTLS (RFC 8261),
+    /// when the negotiation accepted an `m=application` section: the SCTP
+    /// configuration asked for, and the endpoint once DTLS is connected.
+    /// Only DTLS application data and timers reach it, never RTP.
+    private var dataChannelConfiguration: SCTPConfiguration?
+    package private(set) var dataChannels: DataChannelEndpoint?
 
     package init(
         role: Role, certificate: DTLSCertificate, localCredentials: ICECredentials = .random(),
@@ -275,12 +283,15 @@ package final class PeerTransport {
     package var nextDeadline: Instant? {
         guard state == .connecting || state == .connected else { return nil }
         let iceDeadline = lite != nil ? lite?.nextDeadline : full?.nextDeadline
+        let deadline: Instant?
         switch (iceDeadline, dtls.nextDeadline) {
-        case let (a?, b?): return min(a, b)
-        case let (a?, nil): return a
-        case let (nil, b?): return b
-        case (nil, nil): return nil
+        case let (a?, b?): deadline = min(a, b)
+        case let (a?, nil): deadline = a
+        case let (nil, b?): deadline = b
+        case (nil, nil): deadline = nil
         }
+        guard let sctp = dataChannels?.nextDeadline else { return deadline }
+        return deadline.map { min($0, sctp) } ?? sctp
     }
 
     package func handleTimeout(now: Instant) {
@@ -288,6 +299,7 @@ package final class PeerTransport {
         lite?.handleTimeout(now: now)
         full?.handleTimeout(now: now)
         if let d = dtls.nextDeadline, d <= now { dtls.handleTimeout(now: now) }
+        if let d = dataChannels?.nextDeadline, d <= now { dataChannels?.handleTimeout(now: now) }
         drain(now: now)
     }
 
@@ -329,9 +341,62 @@ package final class PeerTransport {
         lite != nil ? lite?.selectedLocalAddress : full?.selectedPair?.local
     }
 
+    // MARK: Data channels
+
+    /// Runs data channels over this transport (the offer had an accepted
+    /// `m=application` section, RFC 8841): SCTP starts once DTLS is
+    /// connected, or now if it is. Once per transport; later calls do
+    /// nothing.
+    package func enableDataChannels(_ configuration: SCTPConfiguration, now: Instant) {
+        guard dataChannelConfiguration == nil else { return }
+        dataChannelConfiguration = configuration
+        if state == .connected { startDataChannels(now: now) }
+    }
+
+    /// Sends one message on a data channel; queued as DTLS records for
+    /// `pollTransmit`/`sendTransmits`.
+    package func sendData(stream: UInt16, isText: Bool, payload: [UInt8], now: Instant) throws(SCTPError) {
+        guard let endpoint = dataChannels, state == .connected else { throw .notEstablished }
+        try endpoint.send(stream: stream, isText: isText, payload: payload)
+        drain(now: now)
+    }
+
+    /// Opens a data channel of ours; nil when it cannot (see
+    /// `DataChannelEndpoint.open`).
+    package func openDataChannel(label: String, channelType: DataChannelType, now: Instant) -> UInt16? {
+        guard let endpoint = dataChannels, state == .connected else { return nil }
+        let stream = endpoint.open(label: label, channelType: channelType)
+        drain(now: now)
+        return stream
+    }
+
+    /// Sends `packet` as one DTLS application data record, bypassing SCTP:
+    /// for tests and fuzzing of the peer's SCTP input (garbage must cost
+    /// the record only). False when DTLS is not connected.
+    @discardableResult
+    package func sendRawApplicationRecord(_ packet: [UInt8], now: Instant) -> Bool {
+        guard state == .connected else { return false }
+        let sent = packet.withUnsafeBytes { dtls.send(applicationData: $0) }
+        drain(now: now)
+        return sent
+    }
+
+    private func startDataChannels(now: Instant) {
+        guard dataChannels == nil, let configuration = dataChannelConfiguration else { return }
+        do {
+            dataChannels = try DataChannelEndpoint(
+                role: role == .server ? .dtlsServer : .dtlsClient, configuration: configuration, now: now)
+        } catch {
+            // usrsctp refused a socket: media goes on without data channels.
+            events.append(.dataChannel(.closed))
+        }
+    }
+
     /// Sends DTLS close_notify; the transport is closed afterwards.
     package func close(now: Instant) {
         guard state == .connecting || state == .connected else { return }
+        dataChannels?.close()
+        dataChannels = nil
         dtls.close()
         drain(now: now)
         state = .closed
@@ -358,7 +423,30 @@ package final class PeerTransport {
     /// this transport's queues, reacting to their events.
     private func drain(now: Instant) {
         drainICE(now: now)
-        drainDTLS()
+        drainDTLS(now: now)
+        if dataChannels != nil {
+            drainDataChannels(now: now)
+        } else if dataChannelConfiguration == nil {
+            // No data channels negotiated: application data has no
+            // reader (each record costs itself, nothing is kept).
+            while dtls.pollApplicationData() != nil {}
+        }
+    }
+
+    /// DTLS application data into SCTP (RFC 8261 section 5: each record
+    /// one SCTP packet), SCTP's packets out as records, its events out.
+    private func drainDataChannels(now: Instant) {
+        guard let endpoint = dataChannels else { return }
+        while let record = dtls.pollApplicationData() { endpoint.handle(packet: record, now: now) }
+        while let packet = endpoint.pollTransmit() {
+            // A record DTLS refuses (not connected) is lost; SCTP resends.
+            _ = packet.withUnsafeBytes { dtls.send(applicationData: $0) }
+        }
+        while let event = endpoint.pollEvent() {
+            events.append(.dataChannel(event))
+            if event == .closed { dataChannels = nil }
+        }
+        drainDTLS(now: now)
     }
 
     private func drainICE(now: Instant) {
@@ -404,7 +492,7 @@ package final class PeerTransport {
         }
     }
 
-    private func drainDTLS() {
+    private func drainDTLS(now: Instant) {
         let destination: TransportAddress?
         let source: TransportAddress?
         if let a = lite {
@@ -427,7 +515,7 @@ package final class PeerTransport {
         }
         while let e = dtls.pollEvent() {
             switch e {
-            case .connected(let c): installKeys(c)
+            case .connected(let c): installKeys(c, now: now)
             case .failed(let error): fail(.dtls(error))
             case .closed:
                 if state == .connecting || state == .connected {
@@ -438,7 +526,7 @@ package final class PeerTransport {
         }
     }
 
-    private func installKeys(_ connected: DTLSConnected) {
+    private func installKeys(_ connected: DTLSConnected, now: Instant) {
         guard state == .connecting, let profile = connected.srtpProfile else { fail(.srtpSetupFailed); return }
         do {
             let keys = try SRTPKeyingMaterial(
@@ -457,6 +545,7 @@ package final class PeerTransport {
         srtpProfile = profile
         state = .connected
         events.append(.connected(profile))
+        startDataChannels(now: now)
     }
 
     private func fail(_ failure: PeerTransportFailure) {

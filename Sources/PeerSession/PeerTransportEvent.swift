@@ -1,4 +1,5 @@
 import DTLS
+import SCTP
 import Wire
 
 /// What a `PeerTransport` tells its owner; drained with `pollEvent()`.
@@ -13,6 +14,9 @@ package enum PeerTransportEvent: Equatable, Sendable {
     case failed(PeerTransportFailure)
     /// The peer closed DTLS (close_notify). Terminal.
     case closed
+    /// Data channels: the association came up or ended, a channel opened
+    /// or closed, a message arrived (RFC 8831).
+    case dataChannel(DataChannelEvent)
 }
 
 package enum PeerTransportFailure: Equatable, Sendable, Error {

@@ -32,6 +32,9 @@ final class Bot {
     var publisher: BotTransport?
     var subscriber: BotTransport?
     var offerBuilder: ClientOfferBuilder?
+    /// `--data-rate`: our "roombot" channel's stream and the next send.
+    var dataStream: UInt16?
+    var nextDataAt: Instant?
     var pendingOffer: SessionDescription?
     private var publication: ClientPublication?
     var answerBuilder: ClientAnswerBuilder?
@@ -238,6 +241,7 @@ final class Bot {
         publisher = transport
         var builder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
         builder.videoCodec = context.options.offeredVideoCodec
+        builder.offersDataChannel = context.options.dataRate > 0 && !usesWHIP
         func ssrc() -> SSRC { SSRC(UInt32.random(in: 1...UInt32.max, using: &random)) }
         var layers: [ClientPublication.VideoLayer] = []
         if publication == nil, !context.options.audioOnly {
@@ -263,9 +267,10 @@ final class Bot {
         do {
             let answer = try builder.applyAnswer(try SessionDescription.parse(sdp), to: offer)
             record.publishAnsweredAt = now
-            record.tracksPublished = answer.sections.filter(\.accepted).count
+            record.tracksPublished = answer.sections.filter { $0.accepted && $0.kind != nil }.count
             let t = answer.transport
             publisher.setRemote(credentials: t.credentials, fingerprints: t.fingerprints, candidates: t.candidates, now: now)
+            enableDataChannels(answer, now: now)
             let audio = answer.sections.first { $0.kind == .audio && $0.accepted }
             let video = answer.sections.first { $0.kind == .video && $0.accepted }
             let plan = BotMediaPlan(
@@ -426,6 +431,7 @@ final class Bot {
                 publisherFailureCounted = true
                 record.error(f.kind, "publisher transport: \(f.detail)")
             }
+            tickData(now: now)
             if p.isConnected, let source = mediaSource {
                 context.sendBuffer.withUnsafeMutableBytes { buffer in
                     // Room for the SRTP trailer after the packet.
@@ -577,6 +583,7 @@ final class Bot {
         consider(arrivals?.nextFeedback)
         consider(reconnectAt)
         consider(retryAt)
+        consider(dataStream == nil ? nil : nextDataAt)
         consider(connectDeadline)
         return earliest
     }

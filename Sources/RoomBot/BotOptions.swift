@@ -28,6 +28,9 @@ struct BotOptions: Equatable {
     /// transport, as the web client joins.
     var participants = 0
     var audioOnly = false
+    /// Data channel messages each publishing bot sends a second to its
+    /// room (0: no data channel); `--data-rate`.
+    var dataRate = 0.0
     var simulcast = true
     /// What publishers (and WHEP viewers) send and offer: VP8 (RFC 7741)
     /// or H.264 constrained baseline, packetization mode 1 (RFC 6184).
@@ -152,6 +155,8 @@ struct BotOptions: Equatable {
           --publishers N       publishing bots per room (default 1; 0 with --participants)
           --subscribers N      subscribing bots per room (default 1; 0 with --participants)
           --audio-only         publish audio only
+          --data-rate N        each publisher also sends N data channel messages a
+                               second to its room; reports delivery and latency
           --simulcast          publish VP8 as three rid layers q/h/f (default)
           --no-simulcast       publish one VP8 stream
           --video-codec C      vp8 (default) or h264: publishers (room and WHIP) encode and offer C, WHEP
@@ -267,6 +272,11 @@ struct BotOptions: Equatable {
             case "--subscribers": subscribers = try count(a)
             case "--participants": o.participants = try count(a, min: 1)
             case "--audio-only": o.audioOnly = true
+            case "--data-rate":
+                o.dataRate = try number(a)
+                guard o.dataRate >= 0, o.dataRate <= 1000 else {
+                    throw Invalid(description: "--data-rate wants 0 to 1000 messages a second")
+                }
             case "--simulcast": o.simulcast = true
             case "--no-simulcast": o.simulcast = false
             case "--video-codec":

@@ -94,6 +94,13 @@ final class BotRecord {
     /// RTP this bot sent (publishers, participants): packets and bytes
     /// before SRTP (as received bytes are counted after it), and the
     /// first send, from which the send rate is measured.
+    /// `--data-rate`: messages sent to the room, messages received from
+    /// other bots, and each received one's latency (bots share the
+    /// process's clock, so the send time in the message is comparable).
+    var dataSent = 0
+    var dataReceived = 0
+    var dataLatencyMilliseconds: [Double] = []
+    var dataChannelOpen = false
     var packetsSent: UInt64 = 0
     var bytesSent: UInt64 = 0
     var firstSentAt: Instant?

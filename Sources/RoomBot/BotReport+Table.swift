@@ -80,7 +80,16 @@ extension GroupSummary {
             "requested \(switchesRequested) took p50/p95 \(switchMs) ms", "audio decode errors \(audioDecodeErrors)",
             "NACKs \(nacksSent) sent/\(nacksReceived) received", "PLIs \(plisSent)", "transport-cc \(transportFeedbackSent)",
             "RTX \(retransmissionsReceived)",
-        ] + (reconnects > 0 ? ["reconnects \(reconnects)"] : []) + rejoinLines
+        ] + (reconnects > 0 ? ["reconnects \(reconnects)"] : []) + rejoinLines + dataLines
+    }
+
+    /// `--data-rate`: messages sent and received, the delivery ratio and
+    /// the latency p50/p95/p99.
+    var dataLines: [String] {
+        guard dataSent > 0 || dataReceived > 0 else { return [] }
+        let ratio = dataDeliveryRatio.map { String(format: "%.3f", $0) } ?? "-"
+        let latency = "\(BotReport.ms(dataLatency.p50))/\(BotReport.ms(dataLatency.p95))/\(BotReport.ms(dataLatency.p99))"
+        return ["data \(dataSent) sent/\(dataReceived) received (delivery \(ratio)), latency p50/p95/p99 \(latency) ms"]
     }
 
     /// After a rejoin: how many, and the time from the drop to the first

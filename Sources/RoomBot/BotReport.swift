@@ -83,6 +83,14 @@ struct GroupSummary {
     /// (`reconnects`), or as a new participant that negotiated afresh
     /// (`rejoins`).
     var reconnects = 0
+    /// `--data-rate`: messages sent, received, and expected (each sent one
+    /// times the other bots of its room whose data channel opened; only
+    /// the bots of this group), and the latency of those received.
+    var dataSent = 0
+    var dataReceived = 0
+    var dataExpected = 0
+    var dataLatency = Percentiles([])
+    var dataDeliveryRatio: Double? { dataExpected > 0 ? Double(dataReceived) / Double(dataExpected) : nil }
     var rejoins = 0
     /// Per rejoin that brought media back, from the drop to the first
     /// frame after it (`BotRecord.recoveryMilliseconds`), and the longest.
@@ -105,6 +113,14 @@ struct GroupSummary {
         connect = Percentiles(records.compactMap(\.connectMilliseconds))
         firstFrame = Percentiles(records.compactMap(\.firstFrameMilliseconds))
         rtt = Percentiles(records.flatMap(\.rttMilliseconds))
+        dataLatency = Percentiles(records.flatMap(\.dataLatencyMilliseconds))
+        var dataBotsByRoom: [String: Int] = [:]
+        for r in records where r.dataChannelOpen { dataBotsByRoom[r.room, default: 0] += 1 }
+        for r in records {
+            dataSent += r.dataSent
+            dataReceived += r.dataReceived
+            dataExpected += r.dataSent * max(0, (dataBotsByRoom[r.room] ?? 0) - 1)
+        }
         let recoveries = records.flatMap(\.recoveryMilliseconds)
         recovery = Percentiles(recoveries)
         recoveryMax = recoveries.max()
@@ -204,6 +220,8 @@ struct GroupSummary {
             "retransmissionsReceived": retransmissionsReceived, "keyframeRequestsReceived": keyframeRequestsReceived,
             "nacksReceived": nacksReceived, "reconnects": reconnects, "rejoins": rejoins,
             "recoveryMs": recovery.json.merging(["max": recoveryMax ?? NSNull()]) { $1 },
+            "dataSent": dataSent, "dataReceived": dataReceived, "dataExpected": dataExpected,
+            "dataDeliveryRatio": dataDeliveryRatio ?? NSNull(), "dataLatencyMs": dataLatency.json,
         ]
     }
 }

@@ -4,6 +4,7 @@ import NetIO
 import PeerSession
 import RTCP
 import RTP
+import SCTP
 import SRTP
 import Wire
 
@@ -20,6 +21,8 @@ final class BotTransport {
     private var remoteCredentials: ICECredentials?
     private var remoteCandidates: Set<TransportAddress> = []
     private(set) var connectedAt: Instant?
+    /// Data channel events since the bot last took them (`--data-rate`).
+    var dataEvents: [DataChannelEvent] = []
     /// Why the transport died, as an error kind (`ice_failed`,
     /// `consent_expired`, `dtls_failed`, `srtp_failed`, `dtls_closed`) and a
     /// detail; nil while it lives.
@@ -124,6 +127,9 @@ final class BotTransport {
             // close_notify (RFC 5246 section 7.2.1): the server ended DTLS.
             case .closed: failure = failure ?? ("dtls_closed", "close_notify from the server")
             case .selectedAddressChanged: break
+            case .dataChannel(let event):
+                // Taken by the bot each tick; bounded in case it does not.
+                if dataEvents.count < 1024 { dataEvents.append(event) }
             }
         }
     }

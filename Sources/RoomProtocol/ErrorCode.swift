@@ -50,6 +50,9 @@ package enum ErrorCode: String, Sendable, Codable, Equatable {
     /// node takes rooms), or the room moved and the client should
     /// reconnect. The message says which (docs/CLUSTER.md).
     case unavailable = "unavailable"
+    /// Data channel messages faster than the server relays them
+    /// (docs/PROTOCOL.md "Data channels"): this one was dropped.
+    case rateLimited = "rate_limited"
     /// The server API removed this participant from its room (or closed
     /// the room); the connection closes after this error.
     case removed = "removed"

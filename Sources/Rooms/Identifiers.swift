@@ -12,11 +12,19 @@ package struct Grants: Hashable, Sendable, Codable {
     package var publish: Bool
     package var subscribe: Bool
     package var admin: Bool
-    package init(publish: Bool = false, subscribe: Bool = false, admin: Bool = false) {
+    /// Data channel messages relayed to the room (docs/TOKENS.md); nil
+    /// when the token does not say, which means the `publish` grant.
+    package var publishData: Bool?
+    package init(publish: Bool = false, subscribe: Bool = false, admin: Bool = false, publishData: Bool? = nil) {
         self.publish = publish
         self.subscribe = subscribe
         self.admin = admin
+        self.publishData = publishData
     }
+
+    /// Whether the server relays this participant's data channel messages:
+    /// `publishData`, or for tokens without it (older ones) `publish`.
+    package var mayPublishData: Bool { publishData ?? publish }
 }
 
 /// Makes identifiers. Injected so tests get predictable ones; the server

@@ -13,10 +13,15 @@ package enum MediaEvent: Equatable, Sendable {
     /// A subscription's state or forwarded layer changed.
     case streamState(
         room: String, subscriber: ParticipantID, trackID: String, state: StreamState, layer: Int?, reason: StreamStateReason)
+    /// A message a participant sent on its data channel `label` (never on
+    /// the media path: the worker reads it from SCTP and posts it here).
+    case dataReceived(room: String, sender: ParticipantID, label: String, isText: Bool, payload: [UInt8])
 
     package var room: String {
         switch self {
-        case .activeSpeakers(let room, _), .publisherLayers(let room, _, _, _), .streamState(let room, _, _, _, _, _): room
+        case .activeSpeakers(let room, _), .publisherLayers(let room, _, _, _), .streamState(let room, _, _, _, _, _),
+            .dataReceived(let room, _, _, _, _):
+            room
         }
     }
 }

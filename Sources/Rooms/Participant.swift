@@ -10,6 +10,8 @@ struct Participant {
     /// The grants of the token it joined or last resumed with.
     var grants: Grants
     var room: String
+    /// Data channel messages it may still send now (docs/PROTOCOL.md).
+    var dataBucket = DataRateBucket()
     /// nil while disconnected within the grace period.
     var connection: ConnectionID?
     /// When a disconnected participant is dropped.
@@ -75,6 +77,9 @@ struct PublisherState {
     var answerer: PublishAnswerer
     /// Published tracks by track id, with what their m-section said.
     var tracks: [String: PublishedTrackDescription] = [:]
+    /// The publish offer had a data channel section: relayed messages
+    /// may be sent to this participant.
+    var dataChannels = false
 }
 
 /// A participant's subscriber transport: we offer, it answers.

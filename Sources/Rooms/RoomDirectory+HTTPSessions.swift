@@ -31,7 +31,7 @@ extension RoomDirectory {
     ) -> Result<HTTPSessionAnswer, RoomError> {
         if let refusal = refuseHTTPSession(request) { return .failure(refusal) }
         let offer: PublishOffer
-        switch checkPublishOffer(grants: request.grants, parsed: parsed) {
+        switch checkPublishOffer(grants: request.grants, parsed: parsed, acceptsDataChannels: false) {
         case .failure(let error): return .failure(error)
         case .success(let o): offer = o
         }

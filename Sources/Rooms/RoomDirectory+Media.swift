@@ -10,7 +10,7 @@ import Wire
 extension RoomDirectory {
     /// A WebSocket `publish`: the answer goes back as `publish-answer`.
     mutating func publish(_ p: Participant, parsed: Result<SessionDescription, RoomError>) -> [RoomEffect] {
-        switch checkPublishOffer(grants: p.grants, parsed: parsed) {
+        switch checkPublishOffer(grants: p.grants, parsed: parsed, acceptsDataChannels: true) {
         case .failure(let error): return send(p.id, .error(code: error.code, message: error.message))
         case .success(let offer):
             guard let applied = applyPublish(p, offer: offer) else {
@@ -25,8 +25,14 @@ extension RoomDirectory {
 
     /// Everything that can refuse a publish offer, before any state
     /// changes: the grant, media workers, the SDP itself (parsed under
-    /// `RoomLimits` by the caller), the track limit.
-    func checkPublishOffer(grants: Grants, parsed: Result<SessionDescription, RoomError>) -> Result<PublishOffer, RoomError> {
+    /// `RoomLimits` by the caller), the track limit. A room participant's
+    /// publisher transport takes a data channel section; a WHIP session's
+    /// does not (`acceptsDataChannels`).
+    func checkPublishOffer(
+        grants: Grants, parsed: Result<SessionDescription, RoomError>, acceptsDataChannels: Bool
+    )
+        -> Result<PublishOffer, RoomError>
+    {
         guard grants.publish else { return .failure(RoomError(.forbidden, "your token has no publish grant")) }
         guard configuration.media != nil else {
             return .failure(RoomError(.negotiationFailed, "this server has no media workers"))
@@ -38,7 +44,7 @@ extension RoomDirectory {
         }
         let offer: PublishOffer
         do throws(NegotiationError) {
-            offer = try PublishOffer(description)
+            offer = try PublishOffer(description, acceptsDataChannels: acceptsDataChannels)
         } catch {
             return .failure(RoomError(.negotiationFailed, error.reason))
         }
@@ -81,6 +87,11 @@ extension RoomDirectory {
         let local = LocalTransportParameters(
             credentials: state.credentials, fingerprint: media.fingerprint, candidates: candidates)
         let answer = state.answerer.makeAnswer(to: offer, local: local)
+        if let data = offer.dataChannel, !state.dataChannels {
+            state.dataChannels = true
+            transport.append(
+                .media(.enableDataChannels(room: room.name, participant: p.id, remotePort: data.remotePort)))
+        }
 
         // Tracks that appeared, and tracks whose m-section stopped sending.
         var published: [(String, PublishedTrackDescription)] = []

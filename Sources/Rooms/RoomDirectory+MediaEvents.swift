@@ -20,6 +20,9 @@ extension RoomDirectory {
                 return []
             }
             return send(subscriber, .streamState(trackID: trackID, state: state, layer: layer, reason: reason))
+        case .dataReceived:
+            // Needs the time for the rate limit: `handle(_:now:)`.
+            return []
         }
     }
 }

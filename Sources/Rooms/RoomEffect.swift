@@ -63,6 +63,13 @@ package enum MediaCommand: Equatable, Sendable {
     /// The participant is gone: close its transports and stop every
     /// forwarding to or from it.
     case releaseParticipant(room: String, participant: ParticipantID)
+    /// The participant's publish offer had a data channel section (RFC
+    /// 8841): run SCTP on its publisher transport, to the peer's
+    /// `a=sctp-port`.
+    case enableDataChannels(room: String, participant: ParticipantID, remotePort: UInt16)
+    /// Send one relayed message on the participant's data channel labelled
+    /// `label` (docs/PROTOCOL.md "Data channels"); dropped when it has none.
+    case sendData(room: String, participant: ParticipantID, label: String, isText: Bool, payload: [UInt8])
     /// A muted track's packets go nowhere (no subscriber, no relay) until
     /// it is unmuted, when its publisher is asked for a keyframe: what
     /// `mute` (the publisher's own, or the server API's) enforces.

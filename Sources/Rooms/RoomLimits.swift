@@ -8,6 +8,14 @@ package struct RoomLimits: Equatable, Sendable {
     /// Bytes of one SDP from a client (offer or answer): refused before it
     /// is parsed (`tooLarge`, HTTP 413).
     package var sdpBytes = 128 * 1024
+    /// Bytes of one relayed data channel message, envelope included;
+    /// larger ones are refused (`tooLarge`) and the session kept. SCTP
+    /// itself stops at 64 KiB (`a=max-message-size`).
+    package var dataMessageBytes = 16 * 1024
+    /// Data channel messages one participant may send: a token bucket of
+    /// this many per second, bursting to `dataMessageBurst`.
+    package var dataMessagesPerSecond = 20
+    package var dataMessageBurst = 40
     /// m-sections in one publish (WHIP, `publish`) or playback (WHEP)
     /// offer; the parser stops at the first one over (`tooManyTracks`).
     package var sectionsPerOffer = 16

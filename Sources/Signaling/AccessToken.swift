@@ -12,11 +12,15 @@ package struct AccessTokenGrants: Codable, Equatable, Sendable {
     package var publish: Bool
     package var subscribe: Bool
     package var admin: Bool
+    /// `publishData`: data channel messages relayed to the room; absent
+    /// (nil) means the same as `publish` (docs/TOKENS.md).
+    package var publishData: Bool?
 
-    package init(publish: Bool = false, subscribe: Bool = false, admin: Bool = false) {
+    package init(publish: Bool = false, subscribe: Bool = false, admin: Bool = false, publishData: Bool? = nil) {
         self.publish = publish
         self.subscribe = subscribe
         self.admin = admin
+        self.publishData = publishData
     }
 
     package init(from decoder: any Decoder) throws {
@@ -24,6 +28,7 @@ package struct AccessTokenGrants: Codable, Equatable, Sendable {
         publish = try c.decodeIfPresent(Bool.self, forKey: .publish) ?? false
         subscribe = try c.decodeIfPresent(Bool.self, forKey: .subscribe) ?? false
         admin = try c.decodeIfPresent(Bool.self, forKey: .admin) ?? false
+        publishData = try c.decodeIfPresent(Bool.self, forKey: .publishData)
     }
 
     package func allows(_ grant: Grant) -> Bool {

@@ -26,6 +26,10 @@ extension MediaCommand {
             "track \(track) (\(d.kind.rawValue)) from \(participant) on node \(node) as \(relay) in '\(room)'"
         case .addRemoteSink(let room, let track, let node, let relay): "send \(track) to node \(node) as \(relay) in '\(room)'"
         case .removeRemoteSink(let room, let track, let node): "stop sending \(track) to node \(node) in '\(room)'"
+        case .enableDataChannels(let room, let participant, let port):
+            "data channels on \(participant)'s publisher transport (SCTP port \(port)) in '\(room)'"
+        case .sendData(let room, let participant, let label, _, let payload):
+            "\(payload.count)-byte data message to \(participant) on '\(label)' in '\(room)'"
         }
     }
 }

@@ -1,3 +1,4 @@
+import NetIO
 import RoomProtocol
 import Rooms
 import Signaling
@@ -86,6 +87,7 @@ extension RoomService {
     /// Any thread: a media worker's report (active speakers, dynacast
     /// layers, stream state) for the participants concerned.
     package func mediaEvent(_ event: MediaEvent) {
-        perform(state.withLock { $0.directory.handle(event) })
+        let now = MonotonicClock.now()
+        perform(state.withLock { $0.directory.handle(event, now: now) })
     }
 }

@@ -100,7 +100,8 @@ package final class RoomService: Sendable {
             do throws(AccessTokenError) {
                 let claims = try verifier.verify(token, room: nil, required: nil, nowSeconds: Self.wallClockSeconds())
                 let grants = Grants(
-                    publish: claims.grants.publish, subscribe: claims.grants.subscribe, admin: claims.grants.admin)
+                    publish: claims.grants.publish, subscribe: claims.grants.subscribe, admin: claims.grants.admin,
+                    publishData: claims.grants.publishData)
                 join = JoinRequest(identity: claims.subject, room: claims.room, grants: grants, mode: mode)
             } catch {
                 state.withLock { $0.joinFailures[error.metricLabel, default: 0] += 1 }

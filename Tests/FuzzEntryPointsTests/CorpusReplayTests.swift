@@ -129,6 +129,10 @@ struct FuzzTarget: Sendable, CustomStringConvertible {
         FuzzTarget(
             name: "room-shard-record", entry: { FuzzEntryPoints.roomShardRecord($0) },
             interesting: Array(#"{}[]",:\0-1e.tfnu"#.utf8) + [0x00, 0x7F, 0xC3, 0xFF], mutationsPerSeed: 200),
+        // DCEP messages (RFC 8832) and the channel table behind them.
+        FuzzTarget(
+            name: "data-channel-message", entry: { FuzzEntryPoints.dataChannelMessage($0) },
+            interesting: [0x00, 0x01, 0x02, 0x03, 0x32, 0x33, 0x35, 0x38, 0x39, 0x80, 0x81, 0x82, 0xC3, 0xFF]),
         // SRTP and SRTCP unprotect on the OpenSSL and libsrtp2 backends at
         // once (profile byte, then control/length/bytes chunks, most
         // protected first): the two must agree on every chunk. Four

@@ -62,6 +62,10 @@ async function join() {
     if (streamStateLog.length > 200) streamStateLog.shift();
   });
   client.addEventListener('server-error', (e) => show(`${e.detail.code}: ${e.detail.message}`));
+  client.addEventListener('chat', (e) => addChatLine(e.detail));
+  client.addEventListener('chat-open', () => {
+    $('chat').hidden = false;
+  });
   client.addEventListener('client-error', (e) => show(e.detail));
   $('join').hidden = true;
   $('controls').hidden = false;
@@ -87,9 +91,25 @@ function setMuted(kind, muted) {
   if (current !== muted) $(kind).click();
   return true;
 }
+// One line of the chat log; text only (never HTML from the network).
+function addChatLine({ from, text, own }) {
+  const item = document.createElement('li');
+  const who = document.createElement('b');
+  who.textContent = own ? 'you' : from;
+  item.append(who, document.createTextNode(` ${text}`));
+  $('chat-log').append(item);
+  while ($('chat-log').children.length > 200) $('chat-log').firstChild.remove();
+  item.scrollIntoView({ block: 'nearest' });
+}
+$('chat-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (client && client.sendChat($('chat-text').value)) $('chat-text').value = '';
+});
 $('leave').onclick = () => {
   client.leave();
   grid.clear();
+  $('chat').hidden = true;
+  $('chat-log').replaceChildren();
   $('join').hidden = false;
   $('controls').hidden = true;
   show('left the room');
@@ -118,6 +138,11 @@ window.swiftlet = {
   streamStates: () => streamStateLog.slice(),
   outbound: () => outboundVideo(),
   selectedPairs: () => selectedPairs(),
+  sendChat: (text) => (client ? client.sendChat(text) : false),
+  openDataChannel: (label, options) => (client ? client.openDataChannel(label, options) : false),
+  sendData: (label, text) => (client ? client.sendData(label, text) : false),
+  dataMessages: (label) => (client && client.dataMessages ? (client.dataMessages[label] || []).slice() : []),
+  chat: () => (client ? client.chat.slice() : []),
 };
 
 // The local candidate of each connection's selected pair (type, and for a

@@ -146,6 +146,8 @@ export class SwiftletClient extends EventTarget {
     this.localStream = null;
     this.publisher = null;
     this.subscriber = null;
+    this.chatChannel = null;
+    this.chat = []; // {from, text, own}: the room's chat as this page saw it (last 200)
     this.mediaRoom = null;
     this.offers = Promise.resolve();
     this.layerChanges = Promise.resolve();
@@ -463,9 +465,66 @@ export class SwiftletClient extends EventTarget {
     for (const track of stream.getAudioTracks()) {
       pc.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
     }
+    // The room's chat: a reliable channel labelled "chat" on the publisher
+    // connection; the server relays it to everyone's "chat" channel with
+    // the sender's identity in front (docs/PROTOCOL.md "Data channels").
+    const chat = pc.createDataChannel('chat');
+    this.chatChannel = chat;
+    chat.onmessage = ({ data }) => {
+      if (typeof data !== 'string') return;
+      const i = data.indexOf('\n');
+      if (i < 0) return;
+      this.addChat({ from: data.slice(0, i), text: data.slice(i + 1), own: false });
+    };
+    chat.onopen = () => this.emit('chat-open');
     await pc.setLocalDescription(await pc.createOffer());
     if (pc !== this.publisher) return;
     this.send({ type: 'publish', sdp: pc.localDescription.sdp });
+  }
+
+  addChat(entry) {
+    this.chat.push(entry);
+    if (this.chat.length > 200) this.chat.shift();
+    this.emit('chat', entry);
+  }
+
+  // Opens another data channel on the publisher connection (no new offer:
+  // DCEP opens it over the running association, RFC 8832). Messages the
+  // server relays on it are kept in `dataMessages[label]` ([from, text]).
+  openDataChannel(label, options) {
+    if (!this.publisher) return false;
+    const channel = this.publisher.createDataChannel(label, options);
+    this.dataChannels = this.dataChannels || new Map();
+    this.dataMessages = this.dataMessages || {};
+    this.dataChannels.set(label, channel);
+    this.dataMessages[label] = [];
+    channel.onmessage = ({ data }) => {
+      if (typeof data !== 'string') return;
+      const i = data.indexOf('\n');
+      const list = this.dataMessages[label];
+      list.push([data.slice(0, i), data.slice(i + 1)]);
+      if (list.length > 1000) list.shift();
+    };
+    return true;
+  }
+
+  // Sends on a channel from `openDataChannel`; false until it is open.
+  sendData(label, text) {
+    const channel = this.dataChannels && this.dataChannels.get(label);
+    if (!channel || channel.readyState !== 'open') return false;
+    channel.send(text);
+    return true;
+  }
+
+  // Sends one chat line to the room; false while the channel is not open.
+  // A line starting with "@" must be escaped ("@\n" first): the server
+  // reads "@names\n" as a recipient list.
+  sendChat(text) {
+    const channel = this.chatChannel;
+    if (!channel || channel.readyState !== 'open' || !text) return false;
+    channel.send(text.startsWith('@') ? `@\n${text}` : text);
+    this.addChat({ from: null, text, own: true });
+    return true;
   }
 
   async answerOffer(m) {
