@@ -7,7 +7,9 @@ channels on its publisher PeerConnection before the offer: "chat"
 (reliable, ordered) and "lossy" (unordered, maxRetransmits 0). Then:
 the first two send numbered messages to the room on both channels, the
 first sends one message to the second only ("@<identity>\\n..."), and
-one message over the server's size limit, then one more. Prints one
+one message over the server's size limit, then one more; with
+--api-token, the server API sends one message to the room ("chat"),
+which arrives with an empty sender identity. Prints one
 JSON line: per client, what arrived on each channel (sender identity and
 text, as the server's envelope "<identity>\\n<text>" says), the room
 protocol errors it got, and its connection states. Loopback only; about
@@ -18,6 +20,7 @@ import asyncio
 import json
 import os
 import sys
+import urllib.request
 
 import websockets
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
@@ -95,6 +98,7 @@ async def main():
     parser.add_argument("--tokens", required=True)
     parser.add_argument("--identities", required=True)
     parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--api-token")
     args = parser.parse_args()
     identities = json.loads(args.identities)
     clients = [Client(args.url, t) for t in json.loads(args.tokens)]
@@ -112,6 +116,15 @@ async def main():
         ann.channels["chat"].send("x" * 20000)  # over the 16 KiB limit
         await asyncio.sleep(0.5)
         ann.channels["chat"].send("after the refusal")
+        await asyncio.sleep(0.3)
+        if args.api_token:
+            # The server API's data message (docs/API.md), to the whole room.
+            room_url = args.url.replace("ws://", "http://").replace("/rtc", "/api/v1/rooms/data/data")
+            request = urllib.request.Request(
+                room_url, data=json.dumps({"data": "from the server", "label": "chat"}).encode(), method="POST",
+                headers={"Authorization": f"Bearer {args.api_token}", "Content-Type": "application/json"})
+            answer = await asyncio.to_thread(lambda: urllib.request.urlopen(request, timeout=5).read())
+            result["api"] = json.loads(answer)
         await asyncio.sleep(1.0)
     except Exception as error:
         result["errors"].append(repr(error))

@@ -60,3 +60,35 @@ extension RoomDirectory {
         return effects
     }
 }
+
+extension RoomDirectory {
+    /// A data message from the server API (docs/API.md): to every
+    /// participant of `room` whose publish offer had a data channel
+    /// section, or to those of `identities` among them, on `label`.
+    /// Receivers see an empty sender identity (`\n` then the message):
+    /// no participant's identity is empty, so it names the server.
+    /// Returns how many it went to.
+    package mutating func sendServerData(
+        room: String, label: String, isText: Bool, payload: [UInt8], to identities: Set<String>
+    ) -> Result<(Int, [RoomEffect]), RoomError> {
+        guard let members = rooms[room]?.members else { return .failure(RoomError(.unknownRoom, "no room '\(room)'")) }
+        let limits = configuration.limits
+        guard payload.count <= limits.dataMessageBytes else {
+            return .failure(RoomError(.tooLarge, "a data message is at most \(limits.dataMessageBytes) bytes"))
+        }
+        guard !label.isEmpty, label.utf8.count <= 255 else {
+            return .failure(RoomError(.badRequest, "label must be 1 to 255 bytes"))
+        }
+        guard identities.count <= DataMessageEnvelope.maximumRecipients else {
+            return .failure(RoomError(.badRequest, "at most \(DataMessageEnvelope.maximumRecipients) recipients"))
+        }
+        let relayed = DataMessageEnvelope.relayed(from: "", body: payload[...])
+        var effects: [RoomEffect] = []
+        for member in members {
+            guard let receiver = participants[member], receiver.publisher?.dataChannels == true else { continue }
+            if !identities.isEmpty, !identities.contains(receiver.identity) { continue }
+            effects.append(.media(.sendData(room: room, participant: member, label: label, isText: isText, payload: relayed)))
+        }
+        return .success((effects.count, effects))
+    }
+}

@@ -129,8 +129,27 @@ struct ServerAPIRoute: Sendable {
             return Self.json(200, ["closed": rest[0]])
         case ("POST", 2) where rest[1] == "data":
             _ = try authorize(request, room: rest[0])
-            throw Failure(
-                501, "not_implemented", "sending data messages waits for data channels (issue #16); this route is reserved")
+            let body: SendData = try decode(request)
+            let payload: [UInt8]
+            let isText: Bool
+            switch (body.data, body.base64) {
+            case (let text?, nil):
+                (payload, isText) = (Array(text.utf8), true)
+            case (nil, let encoded?):
+                guard let bytes = Data(base64Encoded: encoded) else {
+                    throw Failure(400, "bad_request", "base64 is not base64")
+                }
+                (payload, isText) = (Array(bytes), false)
+            default:
+                throw Failure(400, "bad_request", "give exactly one of data (text) and base64 (binary)")
+            }
+            let sent = try unwrap(
+                service.administer { d in
+                    d.sendServerData(
+                        room: rest[0], label: body.label ?? "chat", isText: isText, payload: payload,
+                        to: Set(body.destinationIdentities ?? []))
+                })
+            return Self.json(200, ["sent": sent])
         case ("POST", 2) where rest[1] == "recording":
             _ = try authorize(request, room: rest[0])
             let recorder = try recordingControl()
@@ -230,6 +249,15 @@ struct ServerAPIRoute: Sendable {
 
     struct Mute: Decodable {
         var muted: Bool
+    }
+
+    /// `POST .../data`: text or binary, on `label` ("chat" by default),
+    /// to everyone with a data channel or the identities named.
+    struct SendData: Decodable {
+        var data: String?
+        var base64: String?
+        var label: String?
+        var destinationIdentities: [String]?
     }
 
     /// `POST .../recording`: every track without a body or `tracks`.

@@ -18,12 +18,18 @@ import Testing
         let identities = ["ann", "ben", "cal"]
         let result = try swiftlet.runScript(
             "aiortc_data.py", tokens: swiftlet.tokens(for: identities, room: "data"),
-            arguments: ["--identities", #"["ann","ben","cal"]"#], timeout: .seconds(40))
+            arguments: ["--identities", #"["ann","ben","cal"]"#, "--api-token", swiftlet.adminToken(room: "data")],
+            timeout: .seconds(40))
         #expect((result["errors"] as? [Any])?.isEmpty == true, "\(result["errors"] ?? "")")
         let clients = try #require(result["clients"] as? [[String: Any]])
         try #require(clients.count == 3)
         func received(_ client: Int, _ label: String) -> [[String]] {
             ((clients[client]["received"] as? [String: Any])?[label] as? [[String]]) ?? []
+        }
+        // The server API's message reached all three, sent by nobody.
+        #expect((result["api"] as? [String: Any])?["sent"] as? Int == 3, "\(result["api"] ?? "")")
+        for client in 0..<3 {
+            #expect(received(client, "chat").filter { $0[0].isEmpty }.map { $0[1] } == ["from the server"])
         }
         let chat = (0..<10).map { "chat \($0)" }
         // Reliable and ordered: every message, in order, from each sender.

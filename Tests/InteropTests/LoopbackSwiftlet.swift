@@ -129,6 +129,16 @@ final class LoopbackSwiftlet {
         }
     }
 
+    /// A server API token (the admin grant) for `room`.
+    func adminToken(room: String) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return AccessToken.mint(
+            claims: AccessTokenClaims(
+                issuer: "k", subject: "backend", notBefore: now - 5, expiresAt: now + 600, room: room,
+                grants: AccessTokenGrants(admin: true)),
+            secret: "s")
+    }
+
     func stop() {
         server.stop()
         turn?.stop()

@@ -104,8 +104,17 @@ import Wire
         let mute = try call(
             server, "POST", "/api/v1/rooms/r/participants/alice/tracks/TR_none/mute", token: good, json: #"{"muted":true}"#)
         #expect(mute.status == 404 && object(mute)["code"] as? String == "unknown_track", "\(mute.body)")
-        let data = try call(server, "POST", "/api/v1/rooms/r/data", token: good, json: "{}")
-        #expect(data.status == 501 && object(data)["code"] as? String == "not_implemented")
+        // alice joined over the WebSocket only: no data channel, so the
+        // message reaches nobody (aiortc's data channel test sees one
+        // arrive); a body that is neither text nor binary is refused.
+        let data = try call(server, "POST", "/api/v1/rooms/r/data", token: good, json: #"{"data":"hi"}"#)
+        #expect(data.status == 200 && object(data)["sent"] as? Int == 0, "\(data.body)")
+        #expect(try call(server, "POST", "/api/v1/rooms/r/data", token: good, json: "{}").status == 400)
+        #expect(try call(server, "POST", "/api/v1/rooms/r/data", token: good, json: #"{"base64":"%%"}"#).status == 400)
+        let tooBig = try call(
+            server, "POST", "/api/v1/rooms/r/data", token: good, json: "{\"data\":\"\(String(repeating: "x", count: 17000))\"}")
+        #expect(tooBig.status == 413 || object(tooBig)["code"] as? String == "too_large", "\(tooBig.status)")
+        #expect(try call(server, "POST", "/api/v1/rooms/nowhere/data", token: token(), json: #"{"data":"hi"}"#).status == 404)
         let exists = try call(server, "POST", "/api/v1/rooms", token: good, json: #"{"name":"r"}"#)
         #expect(exists.status == 409 && object(exists)["code"] as? String == "room_exists", "\(exists.body)")
         #expect(try call(server, "POST", "/api/v1/rooms", token: good, json: "{nope").status == 400)
