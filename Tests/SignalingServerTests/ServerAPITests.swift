@@ -70,6 +70,8 @@ import Wire
             ("PATCH", "/api/v1/rooms/r/participants/alice", #"{"metadata":"x"}"#),
             ("POST", "/api/v1/rooms/r/participants/alice/tracks/TR_none/mute", #"{"muted":true}"#),
             ("POST", "/api/v1/rooms/r/data", #"{"data":"aGk="}"#),
+            ("POST", "/api/v1/rooms/r/recording", nil),
+            ("DELETE", "/api/v1/rooms/r/recording", nil),
             ("POST", "/api/v1/rooms", #"{"name":"r"}"#),
             ("DELETE", "/api/v1/rooms/r/participants/alice", nil),
             ("DELETE", "/api/v1/rooms/r", nil),
@@ -115,6 +117,13 @@ import Wire
             server, "POST", "/api/v1/rooms/r/data", token: good, json: "{\"data\":\"\(String(repeating: "x", count: 17000))\"}")
         #expect(tooBig.status == 413 || object(tooBig)["code"] as? String == "too_large", "\(tooBig.status)")
         #expect(try call(server, "POST", "/api/v1/rooms/nowhere/data", token: token(), json: #"{"data":"hi"}"#).status == 404)
+        // This server records nothing (no --record-dir): the recording
+        // calls say so (the recorder's own test drives them for real).
+        for method in ["POST", "DELETE"] {
+            let recording = try call(server, method, "/api/v1/rooms/r/recording", token: good)
+            #expect(
+                recording.status == 501 && object(recording)["code"] as? String == "recording_unavailable", "\(recording.body)")
+        }
         let exists = try call(server, "POST", "/api/v1/rooms", token: good, json: #"{"name":"r"}"#)
         #expect(exists.status == 409 && object(exists)["code"] as? String == "room_exists", "\(exists.body)")
         #expect(try call(server, "POST", "/api/v1/rooms", token: good, json: "{nope").status == 400)
