@@ -34,18 +34,23 @@ extension ICEAgent {
     /// consent check, consent expiry and the connect timeout.
     package var nextDeadline: Instant? {
         guard state != .failed else { return nil }
-        var deadlines: [Instant?] = transactions.map(\.deadline)
-        if hasCheckToSend { deadlines.append(nextCheckAt) }
+        // Asked on every wake-up of a transport's owner: no array built.
+        var earliest: Instant?
+        func consider(_ d: Instant?) {
+            if let d, earliest.map({ d < $0 }) ?? true { earliest = d }
+        }
+        for t in transactions { consider(t.deadline) }
+        if hasCheckToSend { consider(nextCheckAt) }
         if awaitingNomination, !pairs.contains(where: \.nominating), let first = firstValidAt {
-            deadlines.append(first + configuration.nominationWait)
+            consider(first + configuration.nominationWait)
         }
         if selectedPair == nil {
-            deadlines.append(connectDeadline)
+            consider(connectDeadline)
         } else {
-            if remoteCredentials != nil { deadlines.append(nextConsentAt) }
-            deadlines.append(lastConsent.map { $0 + configuration.consentTimeout })
+            if remoteCredentials != nil { consider(nextConsentAt) }
+            consider(lastConsent.map { $0 + configuration.consentTimeout })
         }
-        return deadlines.compactMap { $0 }.min()
+        return earliest
     }
 
     package mutating func handleTimeout(now: Instant) {

@@ -282,7 +282,7 @@ package final class PeerTransport {
 
     package var nextDeadline: Instant? {
         guard state == .connecting || state == .connected else { return nil }
-        let iceDeadline = lite != nil ? lite?.nextDeadline : full?.nextDeadline
+        let iceDeadline = Self.iceDeadline(&lite, full: &full)
         let deadline: Instant?
         switch (iceDeadline, dtls.nextDeadline) {
         case let (a?, b?): deadline = min(a, b)
@@ -417,6 +417,13 @@ package final class PeerTransport {
     // issue #14).
     private static func validates(_ lite: inout ICELiteAgent?, full: inout ICEAgent?, _ address: TransportAddress) -> Bool {
         lite?.isValidatedAddress(address) ?? full?.isValidRemote(address) ?? false
+    }
+
+    // Asked on every wake-up of the owner's loop; `inout` for the same
+    // reason as `validates`: roombot's full agents were copied whole on
+    // each call (perf, issue #14).
+    private static func iceDeadline(_ lite: inout ICELiteAgent?, full: inout ICEAgent?) -> Instant? {
+        lite != nil ? lite?.nextDeadline : full?.nextDeadline
     }
 
     /// Moves everything the ICE agent and the DTLS endpoint produced into

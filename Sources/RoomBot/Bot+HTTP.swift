@@ -28,6 +28,9 @@ extension Bot {
         if subscriber == nil {
             guard let (t, local) = openTransport(now: now) else { return }
             subscriber = t
+            // WHEP viewers are the bench's light subscribers: before this
+            // they decrypted every packet (issue #14).
+            t.countsHeadersOnly = light
             playbackBuilder = ClientOfferBuilder(sessionID: UInt64.random(in: 1...UInt64.max, using: &random), local: local)
             playbackBuilder?.videoCodec = context.options.offeredVideoCodec
         }

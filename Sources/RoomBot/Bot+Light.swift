@@ -22,20 +22,25 @@ extension Bot {
         // Every packet counts for transport-cc, RTX and probes included.
         arrivals?.record(header, packet: RawSpan(_unsafeBytes: UnsafeRawBufferPointer(bytes)), arrival: arrival)
         let ssrc = header.ssrc
-        if record.tracks[ssrc] == nil {
+        // By index: `tracks[ssrc] == nil` copied the whole statistics
+        // value out per packet (perf, issue #14).
+        var index = record.tracks.index(forKey: ssrc)
+        if index == nil {
             // RTX and probes come on SSRCs no track announces: not counted.
             guard let track = announced[ssrc] else { return }
             var stats = TrackStats(track: track, ssrc: ssrc)
             stats.delay = LatencySamples(capacity: 2048)
             stats.captureTimeID = captureTimeIDs[ssrc]
             record.tracks[ssrc] = stats
+            index = record.tracks.index(forKey: ssrc)
             if record.firstMediaAt == nil { record.firstMediaAt = arrival }
         }
+        guard let index else { return }
         if record.recoveringSince != nil { record.recovered(at: arrival) }
         let packet = RawSpan(_unsafeBytes: UnsafeRawBufferPointer(bytes))
         let clock = context.clock
         // One lookup, the statistics mutated in place.
-        record.tracks[ssrc]?.headerOnly(header, packet: packet, arrival: arrival, clock: clock)
+        record.tracks.values[index].headerOnly(header, packet: packet, arrival: arrival, clock: clock)
     }
 }
 

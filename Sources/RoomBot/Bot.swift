@@ -25,6 +25,11 @@ import Wire
 /// the `publish-answer`; subscribers answer each `subscriber-offer` with a
 /// `ClientAnswerBuilder` answer, echoing `version`.
 final class Bot {
+    /// The bot's index in its loop's `bots` (set by `BotLoop`).
+    var loopSlot = -1
+    /// The epoll tag of the bot's current room WebSocket (set by
+    /// `BotLoop` when it registers one).
+    var signalingTag: UInt64?
     let record: BotRecord
     /// Set again by `BotLoopGroup` to the context of the loop that runs it.
     var context: BotContext
@@ -367,13 +372,18 @@ final class Bot {
             header = h
         }
         guard let track = announced[header.ssrc] else { return }  // not yet announced
-        if record.tracks[header.ssrc] == nil {
+        // By index, mutated in place in the dictionary: a copy out and back
+        // (or `tracks[ssrc] == nil`) would copy the statistics and the NACK
+        // generator's storage per packet.
+        var index = record.tracks.index(forKey: header.ssrc)
+        if index == nil {
             record.tracks[header.ssrc] = TrackStats(track: track, ssrc: header.ssrc, repairsLoss: track.kind == .video)
+            index = record.tracks.index(forKey: header.ssrc)
         }
-        // Mutated in place in the dictionary: a copy out and back would
-        // copy the NACK generator's storage per packet.
-        record.tracks[header.ssrc]?.stream.received(header, arrival: arrival, isRetransmission: isRetransmission)
-        record.tracks[header.ssrc]?.packet(bytes: raw.count, at: arrival)
+        if let index {
+            record.tracks.values[index].stream.received(header, arrival: arrival, isRetransmission: isRetransmission)
+            record.tracks.values[index].packet(bytes: raw.count, at: arrival)
+        }
         if record.firstMediaAt == nil { record.firstMediaAt = arrival }
         if sinks[header.ssrc]?.received(raw, header: header, track: track, now: arrival) == .keyframeNeeded {
             sendPLI(ssrc: header.ssrc, now: arrival)
@@ -569,8 +579,9 @@ final class Bot {
         }
     }
 
-    /// The earliest of the bot's timers; asked every loop round, so
-    /// without building an array.
+    /// The earliest of the bot's timers, without building an array; the
+    /// loop asks after each `tick` and keeps the answer until the bot is
+    /// ticked again.
     var nextDeadline: Instant? {
         var earliest: Instant?
         func consider(_ d: Instant?) {
@@ -585,6 +596,10 @@ final class Bot {
         consider(retryAt)
         consider(dataStream == nil ? nil : nextDataAt)
         consider(connectDeadline)
+        // Every timer `tick` acts on is here: the loop ticks a bot only
+        // when one of its sockets was ready or this deadline has passed.
+        consider(nextReport)
+        consider(nextSwitchAt)
         return earliest
     }
 

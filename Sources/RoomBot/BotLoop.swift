@@ -90,6 +90,15 @@ final class BotLoop {
     private var watchingWritable: [UInt64: Bool] = [:]
     private var nextTag: UInt64 = 1
     private let progress: (Instant) -> Void
+    /// Bots to tick this round (a socket of theirs was ready, they were
+    /// started, or a timer of theirs is due), by slot, each once.
+    private var touched: [Int]
+    private var isTouched: [Bool]
+    /// Each bot's `nextDeadline` as of its last tick (`Int64.max`: none).
+    /// A round ticks only the touched bots: with hundreds of light viewers
+    /// on one thread, ticking and asking every bot each round cost more
+    /// than receiving the packets (issue #14).
+    private var dueNanoseconds: [Int64]
     /// Bots started per second by this loop: `--ramp` shared among the
     /// loops (`BotLoopGroup`).
     let ramp: Double
@@ -97,6 +106,11 @@ final class BotLoop {
     init(context: BotContext, bots: [Bot], ramp: Double? = nil, progress: @escaping (Instant) -> Void) {
         self.context = context
         self.bots = bots
+        for (slot, bot) in bots.enumerated() { bot.loopSlot = slot }
+        // Every bot is ticked in the first round.
+        touched = Array(bots.indices)
+        isTouched = [Bool](repeating: true, count: bots.count)
+        dueNanoseconds = [Int64](repeating: .max, count: bots.count)
         self.ramp = ramp ?? context.options.ramp
         self.progress = progress
         epoll = swiftlet_epoll_create()
@@ -124,6 +138,7 @@ final class BotLoop {
             let tag = self.nextTag
             self.nextTag += 1
             self.endpoints[tag] = .signaling(bot)
+            bot.signalingTag = tag
             self.watchingWritable[tag] = true
             _ = swiftlet_epoll_add_interest(self.epoll, s.descriptor, tag, 1, 1)
         }
@@ -137,6 +152,7 @@ final class BotLoop {
         let interval = Duration.nanoseconds(Int64(1e9 / ramp))
         let end = context.options.duration > 0 ? start + .nanoseconds(Int64(context.options.duration * 1e9)) : nil
         var started = 0
+        var allGaveUp = false
         var nextStart = start
         var nextProgress = start + .seconds(1)
         var tags = [UInt64](repeating: 0, count: 256)
@@ -145,15 +161,20 @@ final class BotLoop {
             var now = MonotonicClock.now()
             while started < bots.count, nextStart <= now {
                 bots[started].start(now: now)
+                touch(bots[started])
                 started += 1
                 nextStart = nextStart + interval
             }
             if started == bots.count, let end, now >= end { break }
-            // Every bot gave up connecting: waiting longer measures nothing.
-            if started == bots.count, bots.allSatisfy(\.record.gaveUp) { break }
+            if allGaveUp, started == bots.count { break }
             var wake = nextProgress
             if started < bots.count { wake = min(wake, nextStart) }
-            for bot in bots { if let d = bot.nextDeadline { wake = min(wake, d) } }
+            if touched.isEmpty {
+                let due = dueNanoseconds.min() ?? .max
+                if due < wake.nanoseconds { wake = Instant(nanoseconds: due) }
+            } else {
+                wake = now
+            }
             let waitNs = max(0, (wake - now).nanoseconds)
             let waitMs = Int32(min((waitNs + 999_999) / 1_000_000, 100))
             let n = tags.withUnsafeMutableBufferPointer { t in
@@ -166,6 +187,7 @@ final class BotLoop {
                 let bits = ready[i]
                 switch endpoints[tags[i]] {
                 case .signaling(let bot)?:
+                    touch(bot)
                     guard let s = bot.signaling else { continue }
                     let events = s.handleReady(
                         readable: bits & SWIFTLET_READY_READABLE != 0, writable: bits & SWIFTLET_READY_WRITABLE != 0,
@@ -173,8 +195,10 @@ final class BotLoop {
                     bot.handle(events, now: now)
                     updateInterest(tag: tags[i], client: s)
                 case .http(let bot, let exchange)?:
+                    touch(bot)
                     dispatchHTTP(bot, exchange, tag: tags[i], bits: bits, now: now)
                 case .media(let bot, let transport)?:
+                    touch(bot)
                     transport.pump(now: now) { kind, bytes, at in
                         bot.received(kind, bytes, at: at, from: transport)
                     } headerOnly: { bytes, at in
@@ -185,12 +209,11 @@ final class BotLoop {
                 }
             }
             now = MonotonicClock.now()
-            for bot in bots { bot.tick(now: now) }
-            // Writes queued by messages handled above.
-            for (tag, endpoint) in endpoints {
-                if case .signaling(let bot) = endpoint, let s = bot.signaling { updateInterest(tag: tag, client: s) }
-            }
+            tickTouchedAndDue(now: now)
             if now >= nextProgress {
+                // Once a second: asking every bot each round copied each
+                // record.
+                allGaveUp = started == bots.count && bots.allSatisfy(\.record.gaveUp)
                 progress(now)
                 nextProgress = nextProgress + .seconds(1)
             }
@@ -221,6 +244,34 @@ final class BotLoop {
                 }
             }
         }
+    }
+
+    private func touch(_ bot: Bot) {
+        let slot = bot.loopSlot
+        guard slot >= 0, slot < isTouched.count, !isTouched[slot] else { return }
+        isTouched[slot] = true
+        touched.append(slot)
+    }
+
+    /// Ticks the bots touched this round and those whose deadline has
+    /// passed, then keeps each one's next deadline; a bot's signalling
+    /// writes queued by its tick set its socket's write interest.
+    private func tickTouchedAndDue(now: Instant) {
+        let nowNs = now.nanoseconds
+        for slot in dueNanoseconds.indices where dueNanoseconds[slot] <= nowNs && !isTouched[slot] {
+            isTouched[slot] = true
+            touched.append(slot)
+        }
+        for slot in touched {
+            let bot = bots[slot]
+            bot.tick(now: now)
+            dueNanoseconds[slot] = bot.nextDeadline?.nanoseconds ?? .max
+            isTouched[slot] = false
+            if let tag = bot.signalingTag, let s = bot.signaling, endpoints[tag] != nil {
+                updateInterest(tag: tag, client: s)
+            }
+        }
+        touched.removeAll(keepingCapacity: true)
     }
 
     private func dispatchHTTP(_ bot: Bot, _ exchange: HTTPExchange, tag: UInt64, bits: UInt32, now: Instant) {

@@ -154,5 +154,10 @@ import Testing
         let decoded = video(subscribers[0])
         #expect(decoded > 400, "roombot output:\n\(text)")
         #expect(video(subscribers[1]) > decoded * 0.8, "\(subscribers)")
+        // The light viewer counted headers: its delay comes from the
+        // abs-capture-time it read in clear. (It once decrypted every
+        // packet on WHEP and had no delay samples.)
+        let delay = subscribers[1]["delayMs"] as? [String: Any]
+        #expect(subscribers[1]["light"] as? Bool == true && (delay?["count"] as? Int ?? 0) > 100, "\(subscribers)")
     }
 }
