@@ -193,7 +193,8 @@ extension RoomRouter {
                         packet, header: header, vp8: vp8, rewrite: rewrite, to: s, captureTime: capture, now: now,
                         output: output)
                 else { continue }
-                s.history?.record(rewrite, sourceSSRC: header.ssrc, sourceSequenceNumber: header.sequenceNumber)
+                s.history?.record(
+                    rewrite, sourceSSRC: header.ssrc, sourceSequenceNumber: header.sequenceNumber, now: now)
                 s.sendStatistics.record(timestamp: rewrite.timestamp, payloadOctets: header.payloadLength, sentAt: now)
                 counters.forwarded &+= 1
             }
