@@ -66,6 +66,8 @@ package struct SentPacketHistory: Sendable {
     }
 
     private var slots: [Slot]
+    /// `slots.count - 1` (a power of two minus one).
+    private var mask: Int64
     private var highest: Int64?
     /// The oldest number ever recorded: nothing before it was sent.
     private var oldest: Int64?
@@ -75,7 +77,7 @@ package struct SentPacketHistory: Sendable {
     package let retention: Duration
 
     /// - Parameters:
-    ///   - capacity: the most packets remembered; at least 1.
+    ///   - capacity: the most packets remembered, rounded up to a power of two.
     ///   - initialCapacity: slots allocated at first (clamped to
     ///     1...capacity).
     ///   - retention: a slot younger than this is not reused while the ring
@@ -87,9 +89,17 @@ package struct SentPacketHistory: Sendable {
         retention: Duration = SentPacketHistory.defaultRetention,
         firstSequenceNumber: UInt16 = 0
     ) {
-        self.capacity = max(1, capacity)
+        // Powers of two, so a slot is a mask away (no 64-bit division per
+        // packet sent).
+        func rounded(_ n: Int) -> Int {
+            var size = 1
+            while size < n, size < 1 << 20 { size <<= 1 }
+            return size
+        }
+        self.capacity = rounded(max(1, capacity))
         self.retention = retention
-        slots = Array(repeating: Slot(), count: min(max(1, initialCapacity), self.capacity))
+        slots = Array(repeating: Slot(), count: min(rounded(max(1, initialCapacity)), self.capacity))
+        mask = Int64(slots.count - 1)
         counter = firstSequenceNumber
     }
 
@@ -112,13 +122,13 @@ package struct SentPacketHistory: Sendable {
         let extended = extend(transportSequenceNumber)
         if extended > (highest ?? .min) { highest = extended }
         if extended < (oldest ?? .max) { oldest = extended }
-        var index = Int(extended % Int64(slots.count))
+        var index = Int(extended & mask)
         let previous = slots[index]
         if previous.sequenceNumber >= 0, previous.sequenceNumber != extended, slots.count < capacity,
             at.nanoseconds &- previous.sentNanoseconds < retention.nanoseconds
         {
             grow()
-            index = Int(extended % Int64(slots.count))
+            index = Int(extended & mask)
         }
         slots[index] = Slot(
             sequenceNumber: extended, sentNanoseconds: at.nanoseconds,
@@ -132,9 +142,10 @@ package struct SentPacketHistory: Sendable {
         let larger = min(slots.count * 2, capacity)
         var moved = Array(repeating: Slot(), count: larger)
         for slot in slots where slot.sequenceNumber >= 0 {
-            moved[Int(slot.sequenceNumber % Int64(larger))] = slot
+            moved[Int(slot.sequenceNumber & Int64(larger - 1))] = slot
         }
         slots = moved
+        mask = Int64(larger - 1)
     }
 
     /// The record of the packet with this wire number, if it is still held.
@@ -142,7 +153,7 @@ package struct SentPacketHistory: Sendable {
         guard highest != nil else { return nil }
         let extended = extend(transportSequenceNumber)
         guard extended >= 0 else { return nil }
-        let slot = slots[Int(extended % Int64(slots.count))]
+        let slot = slots[Int(extended & mask)]
         guard slot.sequenceNumber == extended else { return nil }
         return SentPacket(
             sequenceNumber: extended, size: Int(slot.size),

@@ -319,6 +319,10 @@ final class Subscription {
     var rewriter: StreamRewriter?
     /// Video: layer selection and switching (wraps its own rewriter).
     var simulcast: SimulcastForwarder?
+    /// `simulcast != nil`, fixed at init: the per-packet branch reads this
+    /// flag, where `simulcast != nil` copied the optional forwarder out
+    /// (perf: 1.2 to 1.8 % of the worker, issue #14).
+    let forwardsLayers: Bool
     /// Layer switches already added to the worker's counters.
     var switchesCounted = 0
     /// What each outgoing sequence number was, to answer NACKs: only with
@@ -351,7 +355,8 @@ final class Subscription {
         rtxSSRC = rtxPayloadType == nil ? nil : outgoing.rtxSSRC
         history = rtxSSRC == nil ? nil : ForwardedPacketHistory()
         self.sink = sink
-        if outgoing.kind == .video {
+        forwardsLayers = outgoing.kind == .video
+        if forwardsLayers {
             simulcast = SimulcastForwarder(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)
         } else {
             rewriter = StreamRewriter(outgoingSSRC: outgoing.ssrc, clockRate: outgoing.codec.clockRate)

@@ -163,7 +163,7 @@ extension RoomRouter {
 
         for s in track.subscriptions {
             let decision: ForwardDecision
-            if s.simulcast != nil {
+            if s.forwardsLayers {
                 let outcome = s.simulcast?.handle(SimulcastPacket(source: source, spatialLayer: layer), arrival: now)
                 if let k = outcome?.keyframeRequest {
                     requestKeyframe(.pli, of: track, layer: k, now: now, output: output)
