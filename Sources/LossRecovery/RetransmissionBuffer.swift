@@ -5,12 +5,18 @@ import Wire
 /// subscriber's Generic NACK (RFC 4585 section 6.2.1) can be answered by
 /// retransmission (RFC 4588) without asking the publisher.
 ///
-/// Memory: one allocation at `init`, never resized: the slot table, the
-/// per-SSRC sequence index and `capacity × maxPacketSize` bytes of packet
-/// storage. `store` and `withPacket` allocate nothing and run in constant
-/// time. `~Copyable` because the struct owns that allocation and frees it
-/// in `deinit`; the owner (the media worker's per-track class) holds it
-/// by value.
+/// Memory: one allocation holding the slot table, the per-SSRC sequence
+/// index and `capacity × maxPacketSize` bytes of packet storage. It starts
+/// at `capacity` and doubles, up to `maximumCapacity`, only when the slot
+/// about to be reused holds a packet younger than `maxAge`: the buffer
+/// then holds about the track's packet rate × `maxAge`, so a simulcast
+/// publisher at ~460 packets/s keeps 512 slots (768 KB), not the fixed
+/// 1.5 MB every video track had (issue #14). Growth follows what the
+/// publisher sends and happens at most log2(maximum / initial) times per
+/// track; `store` and `withPacket` otherwise allocate nothing and run in
+/// constant time. `~Copyable` because the struct owns that allocation and
+/// frees it in `deinit`; the owner (the media worker's per-track class)
+/// holds it by value.
 ///
 /// Eviction: slots are reused in arrival order (a ring), so the oldest
 /// stored packet goes first when the buffer is full; a packet older than
@@ -40,11 +46,14 @@ package struct RetransmissionBuffer: ~Copyable {
         var lastStore: Int64
     }
 
-    package let capacity: Int
+    /// Slots now.
+    package private(set) var capacity: Int
+    /// The most slots the buffer may grow to.
+    package let maximumCapacity: Int
     package let maxAge: Duration
     package let maxPacketSize: Int
     /// Sequence index entries per SSRC (a power of two).
-    package let indexSize: Int
+    package private(set) var indexSize: Int
 
     /// Packets stored (duplicates included).
     package private(set) var storedPackets = 0
@@ -52,56 +61,71 @@ package struct RetransmissionBuffer: ~Copyable {
     /// `maxPacketSize`.
     package private(set) var oversizedPackets = 0
 
-    private let memory: UnsafeMutableRawPointer
-    private let slots: UnsafeMutablePointer<Slot>
-    private let index: UnsafeMutablePointer<Int32>
-    private let packets: UnsafeMutableRawPointer
+    private var memory: UnsafeMutableRawPointer
+    private var slots: UnsafeMutablePointer<Slot>
+    private var index: UnsafeMutablePointer<Int32>
+    private var packets: UnsafeMutableRawPointer
     private var ssrcs: InlineArray<4, SSRCEntry>
     private var nextSlot = 0
 
-    /// Bytes of the single allocation made at init.
-    package let allocatedByteCount: Int
+    /// Bytes of the allocation held now.
+    package private(set) var allocatedByteCount: Int
+    /// Times the buffer grew.
+    package private(set) var growths = 0
 
     /// - Parameters:
-    ///   - capacity: packets kept, across all SSRCs of the track (clamped to
-    ///     1...65536).
-    ///   - maxAge: a stored packet older than this is not returned.
+    ///   - capacity: packets kept at first, across all SSRCs of the track
+    ///     (clamped to 1...65536).
+    ///   - maxAge: a stored packet older than this is not returned; a ring
+    ///     lap faster than this grows the buffer.
     ///   - maxPacketSize: larger packets are not stored (clamped to
     ///     1...65535).
-    package init(capacity: Int, maxAge: Duration, maxPacketSize: Int = 1500) {
+    ///   - maximumCapacity: the most slots it may grow to (at least
+    ///     `capacity`, at most 65536); nil: never grows.
+    package init(capacity: Int, maxAge: Duration, maxPacketSize: Int = 1500, maximumCapacity: Int? = nil) {
         let capacity = min(max(capacity, 1), 65536)
         let maxPacketSize = min(max(maxPacketSize, 1), Int(UInt16.max))
         self.capacity = capacity
+        self.maximumCapacity = min(max(maximumCapacity ?? capacity, capacity), 65536)
         self.maxAge = maxAge
         self.maxPacketSize = maxPacketSize
-        var indexSize = 1
-        while indexSize < 2 * capacity { indexSize <<= 1 }
-        self.indexSize = indexSize
-
-        let slotBytes = capacity * MemoryLayout<Slot>.stride
-        let indexBytes = Self.maximumSSRCs * indexSize * MemoryLayout<Int32>.stride
-        let total = slotBytes + indexBytes + capacity * maxPacketSize
-        allocatedByteCount = total
-        memory = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: MemoryLayout<Slot>.alignment)
+        let layout = Self.layout(capacity: capacity, maxPacketSize: maxPacketSize)
+        indexSize = layout.indexSize
+        allocatedByteCount = layout.total
+        memory = UnsafeMutableRawPointer.allocate(byteCount: layout.total, alignment: MemoryLayout<Slot>.alignment)
         slots = memory.bindMemory(to: Slot.self, capacity: capacity)
         slots.initialize(repeating: Slot(arrival: 0, ssrc: 0, sequenceNumber: 0, length: 0), count: capacity)
-        index = (memory + slotBytes).bindMemory(to: Int32.self, capacity: Self.maximumSSRCs * indexSize)
-        index.initialize(repeating: -1, count: Self.maximumSSRCs * indexSize)
-        packets = memory + slotBytes + indexBytes
+        index = (memory + layout.slotBytes).bindMemory(to: Int32.self, capacity: Self.maximumSSRCs * layout.indexSize)
+        index.initialize(repeating: -1, count: Self.maximumSSRCs * layout.indexSize)
+        packets = memory + layout.slotBytes + layout.indexBytes
         ssrcs = .init(repeating: SSRCEntry(ssrc: 0, inUse: false, lastStore: 0))
+    }
+
+    private static func layout(
+        capacity: Int, maxPacketSize: Int
+    ) -> (indexSize: Int, slotBytes: Int, indexBytes: Int, total: Int) {
+        var indexSize = 1
+        while indexSize < 2 * capacity { indexSize <<= 1 }
+        let slotBytes = capacity * MemoryLayout<Slot>.stride
+        let indexBytes = maximumSSRCs * indexSize * MemoryLayout<Int32>.stride
+        return (indexSize, slotBytes, indexBytes, slotBytes + indexBytes + capacity * maxPacketSize)
     }
 
     deinit {
         memory.deallocate()
     }
 
-    /// Video: 1 s of three simulcast layers under a 2.5 Mbit/s top layer.
-    /// Chrome's layers sum to about 2.5 + 0.9 + 0.3 ≈ 3.7 Mbit/s, which at
-    /// ~1,000-byte packets is 3.7e6 / 8 / 1000 ≈ 460 packets per second;
-    /// doubled for keyframe bursts and small packets → 1,024 slots of
-    /// 1,500 bytes (1.5 MB per track).
+    /// Video: one second of every simulcast layer. It starts at 256 slots
+    /// of 1,500 bytes (384 KB: a second of a 2 Mbit/s single layer) and
+    /// grows with the rate: Chrome's three layers (about 2.5 + 0.9 + 0.3
+    /// Mbit/s, some 460 packets a second) settle at 512 slots (768 KB); the
+    /// bound, 4,096 slots (6 MB), is a second at about 40 Mbit/s. One
+    /// second because a NACK is sent one round trip after the gap is seen
+    /// and retried a few times (RFC 4585 section 3.5.4); a packet older
+    /// than that is too late for the receiver's jitter buffer, so the
+    /// round trip sets no larger size.
     package static func video() -> RetransmissionBuffer {
-        RetransmissionBuffer(capacity: 1024, maxAge: .seconds(1))
+        RetransmissionBuffer(capacity: 256, maxAge: .seconds(1), maximumCapacity: 4096)
     }
 
     /// Audio: 0.5 s of Opus at 50 packets per second is 25 packets; with
@@ -121,9 +145,16 @@ package struct RetransmissionBuffer: ~Copyable {
             return
         }
         let table = tableIndex(for: ssrc.rawValue, arrival: arrival.nanoseconds)
-        let entry = table * indexSize + (Int(sequenceNumber) & (indexSize - 1))
+        var entry = table * indexSize + (Int(sequenceNumber) & (indexSize - 1))
         var slot = Int(index[entry])
         if slot < 0 || !holds(slot, ssrc: ssrc.rawValue, sequenceNumber: sequenceNumber) {
+            let reused = slots[nextSlot]
+            if reused.length > 0, arrival.nanoseconds &- reused.arrival < maxAge.nanoseconds,
+                capacity < maximumCapacity
+            {
+                grow()
+                entry = table * indexSize + (Int(sequenceNumber) & (indexSize - 1))
+            }
             slot = nextSlot
             nextSlot = nextSlot + 1 == capacity ? 0 : nextSlot + 1
             index[entry] = Int32(truncatingIfNeeded: slot)
@@ -152,6 +183,45 @@ package struct RetransmissionBuffer: ~Copyable {
     /// `true` when `withPacket` would find the packet.
     package func contains(ssrc: SSRC, sequenceNumber: UInt16, now: Instant) -> Bool {
         withPacket(ssrc: ssrc, sequenceNumber: sequenceNumber, now: now) { _ in true } ?? false
+    }
+
+    /// Doubles the buffer: the stored packets move, oldest first, to the
+    /// start of a new allocation (so the ring keeps evicting in arrival
+    /// order), and the index is rebuilt for the new size. Packets of an
+    /// SSRC whose index was taken over are unreachable already and are
+    /// dropped.
+    private mutating func grow() {
+        let newCapacity = min(capacity * 2, maximumCapacity)
+        let layout = Self.layout(capacity: newCapacity, maxPacketSize: maxPacketSize)
+        let newMemory = UnsafeMutableRawPointer.allocate(
+            byteCount: layout.total, alignment: MemoryLayout<Slot>.alignment)
+        let newSlots = newMemory.bindMemory(to: Slot.self, capacity: newCapacity)
+        newSlots.initialize(repeating: Slot(arrival: 0, ssrc: 0, sequenceNumber: 0, length: 0), count: newCapacity)
+        let newIndex = (newMemory + layout.slotBytes).bindMemory(
+            to: Int32.self, capacity: Self.maximumSSRCs * layout.indexSize)
+        newIndex.initialize(repeating: -1, count: Self.maximumSSRCs * layout.indexSize)
+        let newPackets = newMemory + layout.slotBytes + layout.indexBytes
+        var moved = 0
+        for i in 0..<capacity {
+            let old = (nextSlot + i) % capacity
+            let meta = slots[old]
+            guard meta.length > 0, let table = existingTable(for: meta.ssrc) else { continue }
+            newSlots[moved] = meta
+            (newPackets + moved * maxPacketSize).copyMemory(
+                from: packets + old * maxPacketSize, byteCount: Int(meta.length))
+            newIndex[table * layout.indexSize + (Int(meta.sequenceNumber) & (layout.indexSize - 1))] = Int32(moved)
+            moved += 1
+        }
+        memory.deallocate()
+        memory = newMemory
+        slots = newSlots
+        index = newIndex
+        packets = newPackets
+        capacity = newCapacity
+        indexSize = layout.indexSize
+        allocatedByteCount = layout.total
+        nextSlot = moved == newCapacity ? 0 : moved
+        growths += 1
     }
 
     @inline(__always)

@@ -126,27 +126,95 @@ extension RetransmissionBuffer {
 
     @Test func presetsMatchTheirDocumentedSizes() {
         let video = RetransmissionBuffer.video()
-        #expect(video.capacity == 1024)
+        #expect(video.capacity == 256 && video.maximumCapacity == 4096)
         #expect(video.maxAge == .seconds(1))
         #expect(video.maxPacketSize == 1500)
         let audio = RetransmissionBuffer.audio()
-        #expect(audio.capacity == 64)
+        #expect(audio.capacity == 64 && audio.maximumCapacity == 64)
         #expect(audio.maxAge == .milliseconds(500))
     }
 
-    /// A long run at video rates across three layers: the allocation made
-    /// at init is all there is, and the packet 100 numbers back on each
-    /// layer (about 0.5 s old) is always there, with its own bytes.
-    @Test func longRunKeepsItsSingleAllocationAndRecentPackets() {
+    /// Stores `seconds` of `rate` packets a second on three interleaved
+    /// layers from `start` ms; returns the next instant.
+    @discardableResult
+    private func feed(_ buffer: inout RetransmissionBuffer, rate: Int, seconds: Int, from start: Int64 = 0) -> Int64 {
+        var seqs: [UInt16] = [65000, 100, 30000]
+        var ms = start
+        for step in 0..<(rate * seconds) {
+            let layer = step % 3
+            ms = start + Int64(step) * 1000 / Int64(rate)
+            let seq = seqs[layer]
+            buffer.store(
+                fakePacket(ssrc: UInt32(0x100 + layer), sequenceNumber: seq, count: 300), ssrc: UInt32(0x100 + layer),
+                sequenceNumber: seq, arrival: at(ms: ms))
+            seqs[layer] &+= 1
+        }
+        return ms
+    }
+
+    /// The video buffer settles at the power of two of slots that holds a
+    /// second of the track's rate, and then stops growing: a 300 kbit/s
+    /// track stays at 256, Chrome's three layers (~460/s) settle at 512,
+    /// 2,000/s at 2,048; a buffer without a maximum never grows.
+    @Test func growsToHoldOneSecondOfTheRate() {
+        for (rate, settled) in [(150, 256), (460, 512), (2000, 2048)] {
+            var buffer = RetransmissionBuffer.video()
+            feed(&buffer, rate: rate, seconds: 4)
+            let grown = buffer.growths
+            #expect(buffer.capacity == settled, "\(rate) packets/s")
+            #expect(buffer.allocatedByteCount == settled * 16 + 4 * 2 * settled * 4 + settled * 1500)
+            feed(&buffer, rate: rate, seconds: 4, from: 10_000)
+            #expect(buffer.growths == grown, "\(rate) packets/s: grew again in steady state")
+        }
+        var fixed = RetransmissionBuffer(capacity: 64, maxAge: .seconds(1))
+        feed(&fixed, rate: 2000, seconds: 2)
+        #expect(fixed.capacity == 64 && fixed.growths == 0)
+        // 16, 32, 64, then the bound.
+        var bounded = RetransmissionBuffer(capacity: 16, maxAge: .seconds(1), maximumCapacity: 100)
+        feed(&bounded, rate: 5000, seconds: 1)
+        #expect(bounded.capacity == 100)
+    }
+
+    /// Growth keeps every stored packet with its bytes, and the ring still
+    /// evicts the oldest first afterwards.
+    @Test func growthKeepsPacketsAndEvictionOrder() {
+        var buffer = RetransmissionBuffer(capacity: 4, maxAge: .seconds(1), maximumCapacity: 8)
+        // 0...3 fill the ring at 0 ms; 4 at 10 ms would reuse 0's slot,
+        // stored 10 ms ago: the buffer doubles instead.
+        for seq in UInt16(0)...4 {
+            buffer.store(
+                fakePacket(ssrc: 7, sequenceNumber: seq), ssrc: 7, sequenceNumber: seq, arrival: at(ms: seq == 4 ? 10 : 0))
+        }
+        #expect(buffer.capacity == 8 && buffer.growths == 1)
+        for seq in UInt16(0)...4 {
+            #expect(buffer.bytes(ssrc: 7, sequenceNumber: seq, now: at(ms: 20)) == fakePacket(ssrc: 7, sequenceNumber: seq))
+        }
+        // At its maximum: 5...7 fill it, 8 and 9 evict 0 and 1.
+        for seq in UInt16(5)...9 {
+            buffer.store(fakePacket(ssrc: 7, sequenceNumber: seq), ssrc: 7, sequenceNumber: seq, arrival: at(ms: 30))
+        }
+        #expect(buffer.capacity == 8)
+        #expect(buffer.bytes(ssrc: 7, sequenceNumber: 0, now: at(ms: 40)) == nil)
+        #expect(buffer.bytes(ssrc: 7, sequenceNumber: 1, now: at(ms: 40)) == nil)
+        for seq in UInt16(2)...9 {
+            #expect(buffer.bytes(ssrc: 7, sequenceNumber: seq, now: at(ms: 40)) == fakePacket(ssrc: 7, sequenceNumber: seq))
+        }
+    }
+
+    /// A long run at video rates across three layers: the buffer grows to
+    /// its settled size in the first second and allocates nothing after,
+    /// and the packet 100 numbers back on each layer (about 0.5 s old) is
+    /// always there, with its own bytes, growth included.
+    @Test func longRunSettlesAndKeepsRecentPackets() {
         var buffer = RetransmissionBuffer.video()
-        let allocated = buffer.allocatedByteCount
-        #expect(allocated == 1024 * 16 + 4 * 2048 * 4 + 1024 * 1500)
         var scratch = [UInt8](repeating: 0xEE, count: 1500)
         var seqs: [UInt16] = [65000, 100, 30000]
         var ms: Int64 = 0
         var misses = 0
         var wrongBytes = 0
+        var settled = 0
         for step in 0..<60_000 {
+            if step == 3000 { settled = buffer.allocatedByteCount }
             let layer = step % 3
             let ssrc = UInt32(0x100 + layer)
             let seq = seqs[layer]
@@ -170,7 +238,8 @@ extension RetransmissionBuffer {
         }
         #expect(misses == 0)
         #expect(wrongBytes == 0)
-        #expect(buffer.allocatedByteCount == allocated)
+        #expect(buffer.capacity == 1024)
+        #expect(buffer.allocatedByteCount == settled)
         #expect(buffer.storedPackets == 60_000)
     }
 }
