@@ -327,7 +327,9 @@ final class Subscription {
     var switchesCounted = 0
     /// What each outgoing sequence number was, to answer NACKs: only with
     /// RTX, the one way a NACK is answered (`retransmit`); nil without it
-    /// (all audio: no ~30 KiB table per subscription that nothing reads).
+    /// (all audio: no table per subscription that nothing reads; a video
+    /// one holds about a second of what is forwarded: 512 entries of 28
+    /// bytes, 14 KiB, at 720p).
     var history: ForwardedPacketHistory?
     var sendStatistics: SendStatistics
     /// The subscriber's preference (`set-preference`).
